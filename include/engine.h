@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/*
+ * The engine: demand model + governor, the seam between event sources and the actuator. It does not know
+ * whether events come from perf rings (live) or from a trace file (replay), nor how frequencies are written:
+ * decisions go out through a commit callback. No I/O, no clock reads: every input carries its time.
+ *
+ * Time is CLOCK_MONOTONIC in ns. Events must be fed in time order; an event older than the last one fed is
+ * applied at the last time (and counted as late).
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "sched-event.h"
+#include "topology.h"
+
+typedef enum DecisionKind {
+        DECISION_LOCAL,           /* triggered by an event recorded on a CPU of the policy */
+        DECISION_REMOTE,          /* triggered by an event on another CPU, permitted by the policy */
+        _DECISION_KIND_MAX,
+        _DECISION_KIND_INVALID = -EINVAL,
+} DecisionKind;
+
+typedef enum DecisionReason {
+        DECISION_REASON_DEMAND,   /* utilisation × headroom */
+        DECISION_REASON_RT,       /* an RT/DL task is runnable: max */
+        DECISION_REASON_IOWAIT,   /* iowait boost dominated */
+        DECISION_REASON_LIMITS,   /* scaling limits changed */
+        _DECISION_REASON_MAX,
+        _DECISION_REASON_INVALID = -EINVAL,
+} DecisionReason;
+
+typedef struct Decision {
+        uint64_t time_ns;         /* time of the event (or tick) that triggered it */
+        unsigned policy_index;    /* index into the topology's policies */
+        unsigned policy_id;       /* policyN */
+        uint32_t old_khz, new_khz;
+        int cpu;                  /* CPU whose event caused it */
+        DecisionKind kind;
+        DecisionReason reason;
+        unsigned util;            /* the policy's demand, 0..1024 */
+        SchedEventType event;     /* the triggering event, or _SCHED_EVENT_TYPE_INVALID for a tick */
+} Decision;
+
+/* Called for every frequency change. Return 0 when applied, or a negative errno to keep the old frequency. */
+typedef int (*EngineCommitFn)(const Decision *d, void *userdata);
+
+typedef struct EngineStats {
+        uint64_t events;
+        uint64_t late_events;
+        uint64_t ticks;
+        uint64_t decisions[_DECISION_KIND_MAX];
+        uint64_t deferred;
+        uint64_t commit_errors;
+} EngineStats;
+
+typedef struct Engine Engine;
+
+/*
+ * @topo and @cfg are copied where needed (the engine keeps no pointer to them). Only policies for which
+ * config_manages_policy() is true are governed. Initial policy frequency: the topology's cur_khz, else
+ * scaling_max_khz.
+ */
+int engine_new(const Topology *topo, const Config *cfg, EngineCommitFn commit, void *userdata, Engine **ret);
+Engine *engine_free(Engine *e);
+static inline void engine_freep(Engine **e) {
+        if (*e)
+                engine_free(*e);
+}
+
+/* Feeds one event. Returns 0, or a negative errno on out-of-memory (malformed events are counted, not errors). */
+int engine_event(Engine *e, const SchedEvent *ev);
+
+/*
+ * The tick: advances every CPU's signals to @now_ns and re-evaluates policies that are busy or whose
+ * utilisation is still decaying (the kernel does this from the scheduler tick and blocked-load updates).
+ * Returns 1 while further ticks are needed, 0 when everything is idle and settled (the caller may stop its
+ * timer until the next event), or a negative errno.
+ */
+int engine_tick(Engine *e, uint64_t now_ns);
+
+/* Current state, for status and tests. */
+unsigned engine_cpu_util(const Engine *e, unsigned cpu);
+uint32_t engine_policy_khz(const Engine *e, unsigned policy_index);
+unsigned engine_policy_util(const Engine *e, unsigned policy_index);
+const EngineStats *engine_stats(const Engine *e);
+
+/* Apply a configuration change (headroom, rate limit, remote modes) without losing model state. */
+int engine_reconfigure(Engine *e, const Config *cfg);
+
+const char *decision_kind_to_string(DecisionKind k);
+const char *decision_reason_to_string(DecisionReason r);

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/*
+ * A scheduler event, decoded: what the model consumes, whether it came from a perf ring (live) or from a
+ * `perf script` text line (replay). One code path, two sources.
+ */
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define TASK_COMM_LEN 16
+
+typedef enum SchedEventType {
+        SCHED_EVENT_SWITCH,       /* sched:sched_switch */
+        SCHED_EVENT_WAKEUP,       /* sched:sched_wakeup */
+        SCHED_EVENT_WAKEUP_NEW,   /* sched:sched_wakeup_new */
+        SCHED_EVENT_MIGRATE,      /* sched:sched_migrate_task */
+        SCHED_EVENT_EXIT,         /* sched:sched_process_exit */
+        SCHED_EVENT_RUNTIME,      /* sched:sched_stat_runtime */
+        _SCHED_EVENT_TYPE_MAX,
+        _SCHED_EVENT_TYPE_INVALID = -EINVAL,
+} SchedEventType;
+
+typedef struct SchedEvent {
+        SchedEventType type;
+        uint64_t time_ns;         /* CLOCK_MONOTONIC (perf use_clockid) */
+        int cpu;                  /* the CPU that recorded the event ("exec_cpu") */
+        union {
+                struct {
+                        char prev_comm[TASK_COMM_LEN];
+                        int32_t prev_pid;
+                        int32_t prev_prio;
+                        int64_t prev_state;       /* raw value as recorded */
+                        bool prev_runnable;       /* decoded: prev stays enqueued (R or preempted) */
+                        char next_comm[TASK_COMM_LEN];
+                        int32_t next_pid;         /* 0 = the CPU goes idle */
+                        int32_t next_prio;
+                } sw;
+                struct {                          /* WAKEUP, WAKEUP_NEW */
+                        char comm[TASK_COMM_LEN];
+                        int32_t pid;
+                        int32_t prio;
+                        int32_t target_cpu;
+                } wakeup;
+                struct {
+                        char comm[TASK_COMM_LEN];
+                        int32_t pid;
+                        int32_t prio;
+                        int32_t orig_cpu;
+                        int32_t dest_cpu;
+                } migrate;
+                struct {
+                        char comm[TASK_COMM_LEN];
+                        int32_t pid;
+                        int32_t prio;
+                } exit;
+                struct {
+                        char comm[TASK_COMM_LEN];
+                        int32_t pid;
+                        uint64_t runtime_ns;
+                } runtime;
+        };
+} SchedEvent;
+
+const char *sched_event_type_to_string(SchedEventType t);       /* "sched_switch", … */
+SchedEventType sched_event_type_from_string(const char *s);     /* accepts "sched_switch" and "sched:sched_switch" */

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/*
+ * The topology description: the machine's cpufreq policies in the INI format that `schedfreqd topology`
+ * prints and that `schedfreqd replay --topology` and the cpufreq emulator read (shared/DESIGN.md).
+ *
+ *   [system]                      optional
+ *   online = 0-3                  CPUs online (default: every CPU of every policy)
+ *   possible = 0-7                CPUs possible/present (default: 0..highest CPU of any policy)
+ *
+ *   [policy0]                     one section per policy; N is the policy number (its first CPU by convention)
+ *   cpus = 0-3                    related_cpus (all CPUs of the policy, offline ones included)
+ *   driver = cpufreq-dt           scaling_driver
+ *   cpuinfo_min_khz = 500000
+ *   cpuinfo_max_khz = 2000000
+ *   scaling_min_khz = 500000      default cpuinfo_min_khz
+ *   scaling_max_khz = 2000000     default cpuinfo_max_khz
+ *   frequencies_khz = 500000 1000000 2000000   optional; absent = continuous (intel_cpufreq, cppc)
+ *   capacity = 1024               optional: cpuN/cpu_capacity of every CPU of the policy; 0/absent = no file
+ *   transition_latency_ns = 100000  cpuinfo_transition_latency; default 1000000 (CPUFREQ_DEFAULT_TRANSITION_LATENCY_NS)
+ *   governor = schedutil          optional: current scaling_governor
+ *   governors = conservative ondemand userspace powersave performance schedutil   optional: available ones
+ *                                 (default: "performance powersave" for setpolicy drivers intel_pstate and
+ *                                 amd-pstate-epp, otherwise the six above)
+ *   cur_khz = 2000000             optional: current frequency (default: scaling_max_khz)
+ *
+ * Unknown keys and bad values are errors reported as "FILE:LINE: reason".
+ */
+
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define TOPOLOGY_DRIVER_MAX 64
+#define TOPOLOGY_GOVERNOR_MAX 32
+#define TOPOLOGY_GOVERNORS_MAX 256
+#define TOPOLOGY_DEFAULT_LATENCY_NS UINT64_C(1000000)
+#define CAPACITY_SCALE 1024u /* SCHED_CAPACITY_SCALE, include/linux/sched.h */
+
+typedef struct PolicyDesc {
+        unsigned id;                   /* N of [policyN] / cpufreq/policyN */
+        cpu_set_t cpus;                /* related_cpus */
+        char driver[TOPOLOGY_DRIVER_MAX];
+        uint32_t cpuinfo_min_khz, cpuinfo_max_khz;
+        uint32_t scaling_min_khz, scaling_max_khz;
+        uint32_t *frequencies_khz;     /* ascending, no duplicates; NULL when continuous */
+        size_t n_frequencies;
+        unsigned capacity;             /* 0 = no cpu_capacity file (treat as 1024) */
+        uint64_t transition_latency_ns;
+        char governor[TOPOLOGY_GOVERNOR_MAX];        /* "" = unknown */
+        char governors[TOPOLOGY_GOVERNORS_MAX];      /* space separated; "" = unknown */
+        uint32_t cur_khz;              /* 0 = unknown */
+} PolicyDesc;
+
+typedef struct Topology {
+        PolicyDesc *policies;          /* sorted by id */
+        size_t n_policies;
+        cpu_set_t online;
+        cpu_set_t possible;
+} Topology;
+
+Topology *topology_free(Topology *t);
+static inline void topology_freep(Topology **t) {
+        if (*t)
+                topology_free(*t);
+}
+
+/* Allocates an empty topology. */
+int topology_new(Topology **ret);
+/* Appends a policy (copying @p, including its frequency table) and keeps the array sorted by id. */
+int topology_add_policy(Topology *t, const PolicyDesc *p);
+
+/*
+ * Parses the INI text of @f; @name is used in error messages. On a parse error returns -EINVAL and, when
+ * @ret_error is non-NULL, a malloc'd "NAME:LINE: reason" message. Checks cross-field consistency
+ * (min <= max, scaling within cpuinfo, table sorted and within cpuinfo, no CPU in two policies).
+ */
+int topology_parse_file(FILE *f, const char *name, Topology **ret, char **ret_error);
+int topology_load(const char *path, Topology **ret, char **ret_error);
+
+/* Writes @t in the format above (what `schedfreqd topology` prints). */
+int topology_write(FILE *f, const Topology *t);
+
+/* The policy that contains @cpu, or NULL. */
+const PolicyDesc *topology_policy_of_cpu(const Topology *t, unsigned cpu);
+/* The governors a driver offers when the description does not say: setpolicy drivers have no userspace. */
+const char *topology_default_governors(const char *driver);
+/* True when @governors (space separated) contains @name as a whole word. */
+bool governors_contains(const char *governors, const char *name);
+/* Lowest table frequency >= @khz after clamping to [min_khz, max_khz] (CPUFREQ_RELATION_L in
+ * drivers/cpufreq/cpufreq.c __resolve_freq()); the clamped value itself for continuous policies. */
+uint32_t policy_resolve_khz(const PolicyDesc *p, uint32_t min_khz, uint32_t max_khz, uint32_t khz);
