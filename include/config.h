@@ -8,6 +8,7 @@
  * with errors is rejected as a whole, so a reload with a bad file keeps the running config.
  */
 
+#include <errno.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -34,7 +35,7 @@ typedef enum RemoteMode {
 
 typedef struct PolicyConfig {
         bool present;             /* a [policyN] section exists */
-        RemoteMode remote;
+        RemoteMode remote;        /* _REMOTE_MODE_INVALID: not set, [governor] remote applies */
 } PolicyConfig;
 
 typedef struct Config {
@@ -61,7 +62,8 @@ void config_set_defaults(Config *c);
  * Loads @path and then, in name order, @path.d/ *.conf, on top of the defaults. Returns 0 and fills @ret,
  * or a negative errno; on parse errors -EINVAL and, if @ret_error is non-NULL, a malloc'd message with one
  * "FILE:LINE: reason" per line. A missing main file is not an error when @missing_ok.
- * @ret is only written on success.
+ * @ret is only written on success. On other errors except -ENOMEM (a missing main file without @missing_ok:
+ * -ENOENT; an unreadable file: its errno) *@ret_error is set too, to "FILE: reason".
  */
 int config_load(const char *path, bool missing_ok, Config *ret, char **ret_error);
 

@@ -49,12 +49,13 @@ typedef struct Decision {
 typedef int (*EngineCommitFn)(const Decision *d, void *userdata);
 
 typedef struct EngineStats {
-        uint64_t events;
-        uint64_t late_events;
+        uint64_t events;                  /* every event fed, late and invalid ones included */
+        uint64_t late_events;             /* older than the latest time applied: applied at that time */
+        uint64_t invalid_events;          /* unknown type or a CPU outside the topology: ignored */
         uint64_t ticks;
-        uint64_t decisions[_DECISION_KIND_MAX];
+        uint64_t decisions[_DECISION_KIND_MAX]; /* frequency changes handed to the commit callback */
         uint64_t deferred;
-        uint64_t commit_errors;
+        uint64_t commit_errors;           /* of those, rejected by the callback (old frequency kept) */
 } EngineStats;
 
 typedef struct Engine Engine;
@@ -78,7 +79,8 @@ int engine_event(Engine *e, const SchedEvent *ev);
  * The tick: advances every CPU's signals to @now_ns and re-evaluates policies that are busy or whose
  * utilisation is still decaying (the kernel does this from the scheduler tick and blocked-load updates).
  * Returns 1 while further ticks are needed, 0 when everything is idle and settled (the caller may stop its
- * timer until the next event), or a negative errno.
+ * timer until the next event), or a negative errno. Only managed policies count: an unmanaged policy's
+ * CPUs are still modelled, but need no tick.
  */
 int engine_tick(Engine *e, uint64_t now_ns);
 

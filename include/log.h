@@ -51,3 +51,5 @@ int log_internal(int level, int error, const char *file, int line, const char *f
 
 /* For errors we make up ourselves: log_error_errno(SYNTHETIC_ERRNO(EINVAL), "…"). */
 #define SYNTHETIC_ERRNO(e) (e)
+
+#define log_oom() log_error_errno(ENOMEM, "Out of memory.")

@@ -1,0 +1,814 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * actuator.c: take-over (save, state file, userspace governor), kept-open scaling_setspeed fds, restore.
+ *
+ * Kernel behaviour this relies on (drivers/cpufreq/):
+ *  - cpufreq_userspace.c: starting the governor sets its setspeed to policy->cur, so the frequency does not
+ *    jump when we take over; a setspeed write is resolved to the table (CPUFREQ_RELATION_L) and clamped.
+ *  - cpufreq.c store_scaling_setspeed(): -EINVAL unless the governor is userspace. kernfs hands every
+ *    write(2) whole to store() and ignores the offset (fs/sysfs/file.c sysfs_kf_write()), so one fd serves
+ *    the whole run; pwrite at offset 0 needs no lseek and keeps plain files (tests) right too.
+ *  - cpufreq.c store_scaling_{min,max}_freq(): each is a user frequency-QoS request; the effective limits are
+ *    what scaling_{min,max}_freq show.
+ * Writes go through plain open/write on the policy directory (or the kept fd): libcpupower's setters reread
+ * three files and reopen every time; only the governor switch at take-over uses libcpupower.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cpufreq.h>
+
+#include "actuator.h"
+#include "cpufreq-sysfs.h"
+#include "log.h"
+#include "macro.h"
+
+/* CPUFREQ_NAME_LEN (include/linux/cpufreq.h): governor names are shorter. */
+#define GOVERNOR_NAME_MAX 16
+
+typedef struct HeldPolicy {
+        unsigned index;           /* into the topology */
+        unsigned cpu;             /* libcpupower's handle: the policy's first online CPU with cpufreq */
+        bool switched;            /* we wrote "userspace": putting back must restore the governor */
+        int setspeed_fd;
+} HeldPolicy;
+
+struct Actuator {
+        ActuatorSaved *saved;     /* managed policies in topology order: what the state file holds */
+        HeldPolicy *held;         /* parallel to saved */
+        size_t n;
+        int *slot;                /* topology index -> position in saved/held, -1 when not managed */
+        size_t n_topology;
+        char *state_path;
+        bool is_held;
+};
+
+/* Records the first failure's context; later ones are only returned. */
+_printf_(3, 4) static int error_set(char **error, int r, const char *fmt, ...) {
+        va_list ap;
+
+        if (error && !*error) {
+                va_start(ap, fmt);
+                if (vasprintf(error, fmt, ap) < 0)
+                        *error = NULL;
+                va_end(ap);
+        }
+        return r;
+}
+
+static int error_return(int r, char **error, char **ret_error) {
+        if (r < 0 && ret_error)
+                *ret_error = TAKE_PTR(*error);
+        return r;
+}
+
+static int attr_path(char path[static PATH_MAX], const char *dir, const char *name) {
+        int n = snprintf(path, PATH_MAX, "%s/%s", dir, name);
+
+        return n < 0 || n >= PATH_MAX ? -ENAMETOOLONG : 0;
+}
+
+static int attr_read(const char *dir, const char *name, char *buf, size_t size) {
+        char path[PATH_MAX];
+        int r;
+
+        r = attr_path(path, dir, name);
+        if (r < 0)
+                return r;
+        return cpufreq_sysfs_read(path, buf, size);
+}
+
+static int attr_read_u32(const char *dir, const char *name, uint32_t *ret) {
+        char path[PATH_MAX];
+        int r;
+
+        r = attr_path(path, dir, name);
+        if (r < 0)
+                return r;
+        return cpufreq_sysfs_read_u32(path, ret);
+}
+
+static int attr_write(const char *dir, const char *name, const char *value) {
+        char path[PATH_MAX];
+        int r;
+
+        r = attr_path(path, dir, name);
+        if (r < 0)
+                return r;
+        return cpufreq_sysfs_write(path, value);
+}
+
+static int attr_write_u32(const char *dir, const char *name, uint32_t v) {
+        char buf[16];
+
+        (void) snprintf(buf, sizeof(buf), "%u\n", v);
+        return attr_write(dir, name, buf);
+}
+
+const char *actuator_userspace_hint(const char *driver) {
+        /* The two setpolicy drivers (only "performance powersave", cpufreq.c show_scaling_available_governors())
+         * have a passive mode that is an ordinary ->target driver with every governor. */
+        if (streq(driver, "intel_pstate"))
+                return "boot with intel_pstate=passive (or write passive to " SYSFS_CPU_DIR "/intel_pstate/status)";
+        if (streq(driver, "amd-pstate-epp"))
+                return "boot with amd_pstate=passive (or write passive to " SYSFS_CPU_DIR "/amd_pstate/status)";
+        /* A ->target driver lists only registered governors; userspace may be a module not loaded yet. */
+        return "load the userspace governor (modprobe cpufreq_userspace), or use a kernel built with "
+               "CONFIG_CPU_FREQ_GOV_USERSPACE";
+}
+
+bool actuator_write_max_first(uint32_t cur_min_khz, uint32_t new_max_khz) {
+        return !(cur_min_khz != 0 && new_max_khz < cur_min_khz);
+}
+
+void actuator_saved_free_many(ActuatorSaved *s, size_t n) {
+        for (size_t i = 0; s && i < n; i++)
+                free(s[i].dir);
+        free(s);
+}
+
+/* ---- the state file ---- */
+
+int actuator_state_write(FILE *f, const ActuatorSaved *s, size_t n) {
+        fputs("# schedfreqd: cpufreq settings to put back (`schedfreqd restore`), written before taking over\n", f);
+        for (size_t i = 0; i < n; i++)
+                fprintf(f,
+                        "\n[policy%u]\n"
+                        "dir = %s\n"
+                        "governor = %s\n"
+                        "scaling_min_khz = %u\n"
+                        "scaling_max_khz = %u\n"
+                        "setspeed_khz = %u\n",
+                        s[i].id, s[i].dir, s[i].governor, s[i].scaling_min_khz, s[i].scaling_max_khz,
+                        s[i].setspeed_khz);
+        return ferror(f) ? -EIO : 0;
+}
+
+typedef enum StateKey {
+        STATE_KEY_DIR,
+        STATE_KEY_GOVERNOR,
+        STATE_KEY_MIN,
+        STATE_KEY_MAX,
+        STATE_KEY_SETSPEED,
+        _STATE_KEY_MAX,
+        _STATE_KEY_INVALID = -EINVAL,
+} StateKey;
+
+static const char *const state_key_names[_STATE_KEY_MAX] = {
+        [STATE_KEY_DIR] = "dir",
+        [STATE_KEY_GOVERNOR] = "governor",
+        [STATE_KEY_MIN] = "scaling_min_khz",
+        [STATE_KEY_MAX] = "scaling_max_khz",
+        [STATE_KEY_SETSPEED] = "setspeed_khz",
+};
+
+static StateKey state_key_from_string(const char *s) {
+        for (size_t i = 0; i < ELEMENTSOF(state_key_names); i++)
+                if (streq(s, state_key_names[i]))
+                        return (StateKey) i;
+        return _STATE_KEY_INVALID;
+}
+
+/* libcpupower verify_gov() (tools/power/cpupower/lib/cpufreq.c): letters, '-' and '_' only. */
+static bool governor_name_valid(const char *s) {
+        size_t len = strlen(s);
+
+        if (len == 0 || len >= GOVERNOR_NAME_MAX)
+                return false;
+        for (; *s; s++)
+                if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '-' || *s == '_'))
+                        return false;
+        return true;
+}
+
+/* The state file names the directories we write as root: only cpufreq directories under sysfs. */
+static bool state_dir_valid(const char *s) {
+        return strncmp(s, SYSFS_CPU_DIR "/", strlen(SYSFS_CPU_DIR "/")) == 0 && !strstr(s, "/..") &&
+               strlen(s) < PATH_MAX - 32;
+}
+
+/* Sets one key of @s from @value; returns NULL or the reason it is invalid. */
+static const char *state_set_key(ActuatorSaved *s, StateKey key, const char *value) {
+        uint32_t *khz = NULL;
+
+        switch (key) {
+        case STATE_KEY_DIR:
+                if (!state_dir_valid(value))
+                        return "dir must be a directory under " SYSFS_CPU_DIR;
+                free(s->dir);
+                s->dir = strdup(value);
+                return s->dir ? NULL : "out of memory";
+        case STATE_KEY_GOVERNOR:
+                if (!governor_name_valid(value))
+                        return "invalid governor name";
+                strcpy(s->governor, value);
+                return NULL;
+        case STATE_KEY_MIN:
+                khz = &s->scaling_min_khz;
+                break;
+        case STATE_KEY_MAX:
+                khz = &s->scaling_max_khz;
+                break;
+        case STATE_KEY_SETSPEED:
+                khz = &s->setspeed_khz;
+                break;
+        case _STATE_KEY_MAX:
+        case _STATE_KEY_INVALID:
+                return "unknown key";
+        }
+        return cpufreq_sysfs_parse_u32(value, khz) < 0 ? "not a frequency in kHz" : NULL;
+}
+
+typedef struct StateParser {
+        const char *name;
+        unsigned line;
+        ActuatorSaved *s;
+        size_t n;
+        unsigned seen;            /* bit per StateKey of the current section */
+        unsigned section_line;
+        char *error;
+} StateParser;
+
+static void state_parser_done(StateParser *p) {
+        actuator_saved_free_many(p->s, p->n);
+        free(p->error);
+}
+
+_printf_(2, 3) static int state_error(StateParser *p, const char *fmt, ...) {
+        _cleanup_free_ char *reason = NULL;
+        va_list ap;
+
+        va_start(ap, fmt);
+        if (vasprintf(&reason, fmt, ap) < 0)
+                reason = NULL;
+        va_end(ap);
+        return error_set(&p->error, -EINVAL, "%s:%u: %s", p->name, p->line, reason ? reason : "invalid");
+}
+
+static int state_section_end(StateParser *p) {
+        const ActuatorSaved *s;
+
+        if (p->n == 0)
+                return 0;
+        s = &p->s[p->n - 1];
+        for (size_t k = 0; k < _STATE_KEY_MAX; k++)
+                if (!(p->seen & (1u << k))) {
+                        p->line = p->section_line;
+                        return state_error(p, "[policy%u] lacks %s", s->id, state_key_names[k]);
+                }
+        if (s->scaling_min_khz > s->scaling_max_khz) {
+                p->line = p->section_line;
+                return state_error(p, "[policy%u] has scaling_min_khz > scaling_max_khz", s->id);
+        }
+        return 0;
+}
+
+static int state_section_begin(StateParser *p, const char *text) {
+        ActuatorSaved *s;
+        uint32_t id;
+        size_t len = strlen(text);
+        char num[16];
+        int r;
+
+        r = state_section_end(p);
+        if (r < 0)
+                return r;
+        if (len < 9 || strncmp(text, "[policy", 7) != 0 || text[len - 1] != ']' || len - 8 >= sizeof(num))
+                return state_error(p, "expected a [policyN] section");
+        memcpy(num, text + 7, len - 8);
+        num[len - 8] = '\0';
+        if (cpufreq_sysfs_parse_u32(num, &id) < 0)
+                return state_error(p, "expected a [policyN] section");
+        for (size_t i = 0; i < p->n; i++)
+                if (p->s[i].id == id)
+                        return state_error(p, "[policy%u] appears twice", id);
+
+        s = reallocarray(p->s, p->n + 1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        p->s = s;
+        p->s[p->n++] = (ActuatorSaved) { .id = id };
+        p->seen = 0;
+        p->section_line = p->line;
+        return 0;
+}
+
+static char *strip(char *s) {
+        char *e;
+
+        s += strspn(s, " \t");
+        e = s + strlen(s);
+        while (e > s && strchr(" \t\r\n", e[-1]))
+                e--;
+        *e = '\0';
+        return s;
+}
+
+static int state_parse_line(StateParser *p, char *text) {
+        const char *reason;
+        char *eq, *key, *value;
+        StateKey k;
+
+        text = strip(text);
+        if (text[0] == '\0' || text[0] == '#' || text[0] == ';')
+                return 0;
+        if (text[0] == '[')
+                return state_section_begin(p, text);
+        if (p->n == 0)
+                return state_error(p, "key outside a [policyN] section");
+        eq = strchr(text, '=');
+        if (!eq)
+                return state_error(p, "expected key = value");
+        *eq = '\0';
+        key = strip(text);
+        value = strip(eq + 1);
+        k = state_key_from_string(key);
+        if (k < 0)
+                return state_error(p, "unknown key \"%s\"", key);
+        if (p->seen & (1u << k))
+                return state_error(p, "%s given twice", key);
+        reason = state_set_key(&p->s[p->n - 1], k, value);
+        if (reason)
+                return state_error(p, "%s: %s", key, reason);
+        p->seen |= 1u << k;
+        return 0;
+}
+
+int actuator_state_parse(FILE *f, const char *name, ActuatorSaved **ret, size_t *ret_n, char **ret_error) {
+        _cleanup_(state_parser_done) StateParser p = { .name = name };
+        _cleanup_free_ char *line = NULL;
+        size_t cap = 0;
+        int r;
+
+        while (getline(&line, &cap, f) >= 0) {
+                p.line++;
+                r = state_parse_line(&p, line);
+                if (r < 0)
+                        return error_return(r, &p.error, ret_error);
+        }
+        if (ferror(f))
+                return error_return(error_set(&p.error, -EIO, "%s: read error", name), &p.error, ret_error);
+        r = state_section_end(&p);
+        if (r < 0)
+                return error_return(r, &p.error, ret_error);
+
+        *ret = TAKE_PTR(p.s);
+        *ret_n = p.n;
+        p.n = 0;
+        return 0;
+}
+
+static int mkdir_parents(const char *path, mode_t mode) {
+        _cleanup_free_ char *p = strdup(path);
+
+        if (!p)
+                return -ENOMEM;
+        for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
+                *s = '\0';
+                if (mkdir(p, mode) < 0 && errno != EEXIST)
+                        return -errno;
+                *s = '/';
+        }
+        return 0;
+}
+
+static int fsync_parent(const char *path) {
+        _cleanup_free_ char *dir = strdup(path);
+        _cleanup_close_ int fd = -EBADF;
+        char *slash;
+
+        if (!dir)
+                return -ENOMEM;
+        slash = strrchr(dir, '/');
+        if (!slash)
+                return 0;
+        *slash = '\0';
+        fd = open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0 || fsync(fd) < 0)
+                return -errno;
+        return 0;
+}
+
+static int state_file_write_tmp(int fd, const ActuatorSaved *s, size_t n) {
+        _cleanup_fclose_ FILE *f = NULL;
+        int r;
+
+        f = fdopen(fd, "w");
+        if (!f)
+                return -errno;
+        r = actuator_state_write(f, s, n);
+        if (r < 0)
+                return r;
+        if (fflush(f) != 0 || fsync(fileno(f)) < 0)
+                return negative_errno();
+        if (fclose(TAKE_PTR(f)) != 0)
+                return negative_errno();
+        return 0;
+}
+
+/* tmp + fsync + rename + fsync of the directory: after a crash the file is either absent or complete. */
+static int state_file_save(const char *path, const ActuatorSaved *s, size_t n) {
+        _cleanup_free_ char *tmp = NULL;
+        int fd, r;
+
+        r = mkdir_parents(path, 0755);
+        if (r < 0)
+                return r;
+        if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
+                return -ENOMEM;
+        fd = mkostemp(tmp, O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        if (fchmod(fd, 0644) < 0) {
+                r = -errno;
+                (void) close(fd);
+        } else
+                r = state_file_write_tmp(fd, s, n);   /* closes fd */
+        if (r >= 0 && rename(tmp, path) < 0)
+                r = -errno;
+        if (r < 0) {
+                (void) unlink(tmp);
+                return r;
+        }
+        /* Not durable means not written: the caller changes nothing then, so no state file may stay behind. */
+        r = fsync_parent(path);
+        if (r < 0)
+                (void) unlink(path);
+        return r;
+}
+
+static int state_file_remove(const char *path) {
+        if (unlink(path) < 0 && errno != ENOENT)
+                return -errno;
+        return 0;
+}
+
+/* ---- saving and putting back one policy ---- */
+
+static int policy_save(ActuatorSaved *s, char **error) {
+        const char *file;
+        int r;
+
+        file = "scaling_governor";
+        r = attr_read(s->dir, file, s->governor, sizeof(s->governor));
+        if (r >= 0) {
+                file = "scaling_min_freq";
+                r = attr_read_u32(s->dir, file, &s->scaling_min_khz);
+        }
+        if (r >= 0) {
+                file = "scaling_max_freq";
+                r = attr_read_u32(s->dir, file, &s->scaling_max_khz);
+        }
+        if (r >= 0) {
+                /* Under userspace the frequency to put back is the one asked for, not the one the driver reports. */
+                file = streq(s->governor, "userspace") ? "scaling_setspeed" : "scaling_cur_freq";
+                r = attr_read_u32(s->dir, file, &s->setspeed_khz);
+                if (r == -ENOENT && streq(file, "scaling_cur_freq")) {
+                        s->setspeed_khz = 0;
+                        r = 0;
+                }
+        }
+        if (r < 0)
+                return error_set(error, r, "policy%u: cannot read %s/%s", s->id, s->dir, file);
+        return 0;
+}
+
+static int write_limit(const ActuatorSaved *s, const char *file, uint32_t cur_khz, uint32_t khz, char **error) {
+        int r;
+
+        if (cur_khz == khz)
+                return 0;
+        r = attr_write_u32(s->dir, file, khz);
+        if (r < 0)
+                return error_set(error, r, "policy%u: cannot write %u to %s/%s", s->id, khz, s->dir, file);
+        return 0;
+}
+
+/* Only what differs is written (see actuator.h: a rewrite would pin the effective value as a QoS request). */
+static int restore_limits(const ActuatorSaved *s, char **error) {
+        uint32_t cur_min = 0, cur_max = 0;
+        int r, k;
+
+        /* Unreadable current values count as different: 0 is never a saved limit. */
+        (void) attr_read_u32(s->dir, "scaling_min_freq", &cur_min);
+        (void) attr_read_u32(s->dir, "scaling_max_freq", &cur_max);
+        if (actuator_write_max_first(cur_min, s->scaling_max_khz)) {
+                r = write_limit(s, "scaling_max_freq", cur_max, s->scaling_max_khz, error);
+                k = write_limit(s, "scaling_min_freq", cur_min, s->scaling_min_khz, error);
+        } else {
+                r = write_limit(s, "scaling_min_freq", cur_min, s->scaling_min_khz, error);
+                k = write_limit(s, "scaling_max_freq", cur_max, s->scaling_max_khz, error);
+        }
+        return r < 0 ? r : k;
+}
+
+static int restore_governor(const ActuatorSaved *s, char **error) {
+        char cur[TOPOLOGY_GOVERNOR_MAX], value[TOPOLOGY_GOVERNOR_MAX + 1];
+        int r;
+
+        if (attr_read(s->dir, "scaling_governor", cur, sizeof(cur)) >= 0 && streq(cur, s->governor))
+                return 0;
+        (void) snprintf(value, sizeof(value), "%s\n", s->governor);
+        r = attr_write(s->dir, "scaling_governor", value);
+        if (r < 0)
+                return error_set(error, r, "policy%u: cannot write %s to %s/scaling_governor", s->id, s->governor,
+                                 s->dir);
+        return 0;
+}
+
+/* Limits first, while userspace still holds the frequency; then the governor; then, for a userspace policy,
+ * the frequency it was asked to run at. Tries every step, returns the first error. */
+static int policy_put_back(const ActuatorSaved *s, char **error) {
+        int r, k;
+
+        r = restore_limits(s, error);
+        k = restore_governor(s, error);
+        if (r >= 0)
+                r = k;
+        if (streq(s->governor, "userspace") && s->setspeed_khz > 0) {
+                k = attr_write_u32(s->dir, "scaling_setspeed", s->setspeed_khz);
+                if (k < 0)
+                        k = error_set(error, k, "policy%u: cannot write %u to %s/scaling_setspeed", s->id,
+                                      s->setspeed_khz, s->dir);
+                if (r >= 0)
+                        r = k;
+        }
+        if (r < 0)
+                log_debug_errno(r, "policy%u: cannot put everything back: %m", s->id);
+        return r;
+}
+
+/* ---- the actuator ---- */
+
+Actuator *actuator_free(Actuator *a) {
+        if (!a)
+                return NULL;
+        for (size_t k = 0; a->held && k < a->n; k++)
+                closep(&a->held[k].setspeed_fd);
+        actuator_saved_free_many(a->saved, a->n);
+        free(a->held);
+        free(a->slot);
+        free(a->state_path);
+        free(a);
+        return NULL;
+}
+
+bool actuator_is_held(const Actuator *a) {
+        return a && a->is_held;
+}
+
+static int actuator_alloc(const Topology *topo, const bool *manage, const char *state_path, Actuator **ret) {
+        _cleanup_(actuator_freep) Actuator *a = NULL;
+        size_t n = 0;
+
+        for (size_t i = 0; i < topo->n_policies; i++)
+                n += !manage || manage[i];
+        a = calloc(1, sizeof(*a));
+        if (!a)
+                return -ENOMEM;
+        a->saved = calloc(MAX(n, 1u), sizeof(*a->saved));
+        a->held = calloc(MAX(n, 1u), sizeof(*a->held));
+        a->slot = calloc(MAX(topo->n_policies, 1u), sizeof(*a->slot));
+        a->state_path = strdup(state_path);
+        if (!a->saved || !a->held || !a->slot || !a->state_path)
+                return -ENOMEM;
+        a->n = n;
+        a->n_topology = topo->n_policies;
+        for (size_t k = 0; k < n; k++)
+                a->held[k].setspeed_fd = -EBADF;
+        *ret = TAKE_PTR(a);
+        return 0;
+}
+
+/* Checks every managed policy and finds where to write; reads only. */
+static int actuator_new(const Topology *topo, const bool *manage, const char *state_path, Actuator **ret,
+                        char **error) {
+        _cleanup_(actuator_freep) Actuator *a = NULL;
+        size_t k = 0;
+        int r;
+
+        r = actuator_alloc(topo, manage, state_path, &a);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < topo->n_policies; i++) {
+                const PolicyDesc *p = &topo->policies[i];
+
+                a->slot[i] = -1;
+                if (manage && !manage[i])
+                        continue;
+                if (!governors_contains(p->governors, "userspace"))
+                        return error_set(error, -EOPNOTSUPP,
+                                         "policy%u: driver %s offers no userspace governor (it offers: %s); %s",
+                                         p->id, p->driver, p->governors[0] ? p->governors : "none listed",
+                                         actuator_userspace_hint(p->driver));
+                r = cpufreq_sysfs_policy_cpu(p, &a->held[k].cpu);
+                if (r < 0)
+                        return error_set(error, r, "policy%u: no online CPU with a cpufreq directory", p->id);
+                r = cpufreq_sysfs_policy_dir(p, &a->saved[k].dir);
+                if (r < 0)
+                        return error_set(error, r, "policy%u: cannot find its sysfs directory", p->id);
+                a->saved[k].id = p->id;
+                a->held[k].index = (unsigned) i;
+                a->slot[i] = (int) k++;
+        }
+        *ret = TAKE_PTR(a);
+        return 0;
+}
+
+static int policy_take(const ActuatorSaved *s, HeldPolicy *h, char **error) {
+        char userspace[] = "userspace";
+        char path[PATH_MAX];
+        int r;
+
+        if (!streq(s->governor, "userspace")) {
+                /* libcpupower keeps the errno of the open(2)/write(2) that failed (see cpufreq-sysfs.c). */
+                errno = 0;
+                r = cpufreq_modify_policy_governor(h->cpu, userspace);
+                if (r < 0)
+                        return error_set(error, errno > 0 ? -errno : r,
+                                         "policy%u: cannot switch cpu%u to the userspace governor", s->id, h->cpu);
+                h->switched = true;
+        }
+        r = attr_path(path, s->dir, "scaling_setspeed");
+        if (r < 0)
+                return error_set(error, r, "policy%u: path too long", s->id);
+        h->setspeed_fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (h->setspeed_fd < 0)
+                return error_set(error, -errno, "policy%u: cannot open %s", s->id, path);
+        return 0;
+}
+
+/* Undoes a take-over that failed midway: only the governors we switched changed. */
+static void actuator_roll_back(Actuator *a) {
+        for (size_t k = 0; k < a->n; k++) {
+                closep(&a->held[k].setspeed_fd);
+                a->held[k].setspeed_fd = -EBADF;
+                if (a->held[k].switched)
+                        (void) policy_put_back(&a->saved[k], NULL);
+                a->held[k].switched = false;
+        }
+        (void) state_file_remove(a->state_path);
+}
+
+/* A state file we did not write means policies someone still has to put back: never overwrite it. */
+static int state_file_check_absent(const char *path, char **error) {
+        if (access(path, F_OK) >= 0)
+                return error_set(error, -EEXIST,
+                                 "%s exists: a previous run did not put its cpufreq policies back "
+                                 "(run `schedfreqd restore`)",
+                                 path);
+        if (errno != ENOENT)
+                return error_set(error, -errno, "cannot access %s", path);
+        return 0;
+}
+
+/* Saves, writes the state file, then switches: the state file is on disk before the first change. */
+static int actuator_acquire(Actuator *a, char **error) {
+        int r;
+
+        if (a->n == 0) {
+                a->is_held = true;
+                return 0;
+        }
+
+        for (size_t k = 0; k < a->n; k++) {
+                r = policy_save(&a->saved[k], error);
+                if (r < 0)
+                        return r;
+        }
+        r = state_file_save(a->state_path, a->saved, a->n);
+        if (r < 0)
+                return error_set(error, r, "cannot write the state file %s", a->state_path);
+
+        for (size_t k = 0; k < a->n; k++) {
+                r = policy_take(&a->saved[k], &a->held[k], error);
+                if (r < 0) {
+                        actuator_roll_back(a);
+                        return r;
+                }
+        }
+        a->is_held = true;
+        return 0;
+}
+
+int actuator_take_over(const Topology *topo, const bool *manage, const char *state_path, Actuator **ret,
+                       char **ret_error) {
+        _cleanup_(actuator_freep) Actuator *a = NULL;
+        _cleanup_free_ char *error = NULL;
+        int r;
+
+        r = state_file_check_absent(state_path, &error);
+        if (r < 0)
+                return error_return(r, &error, ret_error);
+        r = actuator_new(topo, manage, state_path, &a, &error);
+        if (r < 0)
+                return error_return(r, &error, ret_error);
+        r = actuator_acquire(a, &error);
+        if (r < 0)
+                return error_return(r, &error, ret_error);
+        *ret = TAKE_PTR(a);
+        return 0;
+}
+
+int actuator_reacquire(Actuator *a, char **ret_error) {
+        _cleanup_free_ char *error = NULL;
+
+        int r;
+
+        if (a->is_held)
+                return 0;
+        r = state_file_check_absent(a->state_path, &error);
+        if (r >= 0)
+                r = actuator_acquire(a, &error);
+        return error_return(r, &error, ret_error);
+}
+
+static int actuator_fd(Actuator *a, unsigned policy_index, size_t *ret_k) {
+        int k;
+
+        if (policy_index >= a->n_topology)
+                return -EINVAL;
+        k = a->slot[policy_index];
+        if (k < 0 || a->held[k].setspeed_fd < 0)
+                return -EBADF;
+        *ret_k = (size_t) k;
+        return 0;
+}
+
+int actuator_set_khz(Actuator *a, unsigned policy_index, uint32_t khz) {
+        char buf[16];
+        ssize_t n;
+        size_t k;
+        int len, r;
+
+        r = actuator_fd(a, policy_index, &k);
+        if (r < 0)
+                return r;
+        len = snprintf(buf, sizeof(buf), "%u\n", khz);
+        n = pwrite(a->held[k].setspeed_fd, buf, (size_t) len, 0);
+        if (n < 0)
+                return -errno;
+        return n == len ? 0 : -EIO;
+}
+
+int actuator_read_khz(Actuator *a, unsigned policy_index, uint32_t *ret) {
+        if (policy_index >= a->n_topology || a->slot[policy_index] < 0)
+                return -EINVAL;
+        return attr_read_u32(a->saved[a->slot[policy_index]].dir, "scaling_cur_freq", ret);
+}
+
+int actuator_restore(Actuator *a) {
+        int r = 0, k;
+
+        if (!a || !a->is_held)
+                return 0;
+        for (size_t i = 0; i < a->n; i++) {
+                closep(&a->held[i].setspeed_fd);
+                a->held[i].setspeed_fd = -EBADF;
+                k = policy_put_back(&a->saved[i], NULL);
+                if (r >= 0)
+                        r = k;
+                a->held[i].switched = false;
+        }
+        a->is_held = false;
+        if (r < 0)
+                return r;
+        return state_file_remove(a->state_path);
+}
+
+int actuator_restore_from_state_file(const char *state_path, char **ret_error) {
+        _cleanup_fclose_ FILE *f = NULL;
+        _cleanup_free_ char *error = NULL;
+        ActuatorSaved *s = NULL;
+        size_t n = 0;
+        int r = 0, k;
+
+        f = fopen(state_path, "re");
+        if (!f) {
+                if (errno == ENOENT)
+                        return 0;
+                return error_return(error_set(&error, -errno, "cannot open %s", state_path), &error, ret_error);
+        }
+        k = actuator_state_parse(f, state_path, &s, &n, &error);
+        if (k < 0)
+                return error_return(k, &error, ret_error);
+        for (size_t i = 0; i < n; i++) {
+                k = policy_put_back(&s[i], &error);
+                if (r >= 0)
+                        r = k;
+        }
+        actuator_saved_free_many(s, n);
+        if (r < 0)
+                return error_return(r, &error, ret_error);
+        r = state_file_remove(state_path);
+        if (r < 0)
+                return error_return(error_set(&error, r, "cannot remove %s", state_path), &error, ret_error);
+        return 1;
+}

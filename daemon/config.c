@@ -1,0 +1,788 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * config.c: /etc/schedfreqd.conf and its drop-ins. Defaults, one table row per key, an inih handler that
+ * walks the table, and "FILE:LINE: reason" errors. Nothing is logged: every problem becomes one line of the
+ * error text and the whole load is rejected, so a reload with a bad file keeps the running config.
+ *
+ * inih (libinih 55, as packaged) is built without INI_HANDLER_LINENO, so lines are counted here: files are
+ * read into memory and served to ini_parse_stream() one line at a time, and the handler reports the line
+ * that was served last. inih reports only the first syntax error of a stream; to report them all, a syntax
+ * pre-pass re-parses with known bad lines blanked until none is left (files are small).
+ */
+
+#include <dirent.h>
+#include <errno.h>
+#include <ini.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "config.h"
+#include "cpulist.h"
+#include "log.h"
+#include "macro.h"
+
+#define DROPIN_SUFFIX ".conf"
+#define UTF8_BOM "\xef\xbb\xbf"
+
+static bool startswith_bom(const char *s) {
+        return strncmp(s, UTF8_BOM, strlen(UTF8_BOM)) == 0;
+}
+
+/* ---- enums ---- */
+
+static const char *const wakeup_mode_table[_WAKEUP_MODE_MAX] = {
+        [WAKEUP_MODE_ADAPTIVE] = "adaptive",
+        [WAKEUP_MODE_WATERMARK] = "watermark",
+        [WAKEUP_MODE_IMMEDIATE] = "immediate",
+};
+
+static const char *const remote_mode_table[_REMOTE_MODE_MAX] = {
+        [REMOTE_MODE_AUTO] = "auto",
+        [REMOTE_MODE_YES] = "yes",
+        [REMOTE_MODE_NO] = "no",
+};
+
+static int table_lookup(const char *const *table, size_t n, const char *s) {
+        if (!s)
+                return -EINVAL;
+        for (size_t i = 0; i < n; i++)
+                if (table[i] && streq(table[i], s))
+                        return (int) i;
+        return -EINVAL;
+}
+
+const char *wakeup_mode_to_string(WakeupMode m) {
+        return m >= 0 && m < _WAKEUP_MODE_MAX ? wakeup_mode_table[m] : NULL;
+}
+
+WakeupMode wakeup_mode_from_string(const char *s) {
+        return (WakeupMode) table_lookup(wakeup_mode_table, ELEMENTSOF(wakeup_mode_table), s);
+}
+
+const char *remote_mode_to_string(RemoteMode m) {
+        return m >= 0 && m < _REMOTE_MODE_MAX ? remote_mode_table[m] : NULL;
+}
+
+RemoteMode remote_mode_from_string(const char *s) {
+        return (RemoteMode) table_lookup(remote_mode_table, ELEMENTSOF(remote_mode_table), s);
+}
+
+/* ---- defaults and queries ---- */
+
+void config_set_defaults(Config *c) {
+        *c = (Config) {
+                .log_level = LOG_INFO,
+                .drain_interval_usec = 4 * 1000,
+                .ring_pages = 64,
+                .wakeup = WAKEUP_MODE_ADAPTIVE,
+                .adaptive_high_per_sec = 20000,
+                .headroom_x1024 = 1280,            /* map_util_perf(): util + util/4 (cpufreq_schedutil.c) */
+                .rate_limit_usec = 0,              /* auto: from cpuinfo_transition_latency */
+                .tick_usec = 4 * 1000,             /* CONFIG_HZ=250 */
+                .manage_all = true,
+                .remote = REMOTE_MODE_AUTO,
+        };
+        CPU_ZERO(&c->manage);
+        /* A [policyN] section without remote= follows [governor] remote=, whatever order they come in. */
+        for (size_t i = 0; i < ELEMENTSOF(c->policy); i++)
+                c->policy[i] = (PolicyConfig) { .present = false, .remote = _REMOTE_MODE_INVALID };
+}
+
+RemoteMode config_policy_remote(const Config *c, unsigned id) {
+        if (id < CONFIG_POLICIES_MAX && c->policy[id].present && c->policy[id].remote >= 0)
+                return c->policy[id].remote;
+        return c->remote;
+}
+
+bool config_manages_policy(const Config *c, unsigned id) {
+        if (c->manage_all)
+                return true;
+        return id < CONFIG_POLICIES_MAX && CPU_ISSET(id, &c->manage);
+}
+
+/* ---- value parsers: 0, or -EINVAL with a reason (a static string) ---- */
+
+typedef int (*ConfigParseFn)(const char *value, void *field, const char **ret_reason);
+
+/* A plain decimal number: digits only (no sign, no spaces, no hex), within [min, max]. */
+static int parse_u64_range(const char *value, uint64_t min, uint64_t max, uint64_t *ret) {
+        uint64_t v = 0;
+
+        if (!value || value[0] == '\0')
+                return -EINVAL;
+        for (const char *p = value; *p; p++) {
+                if (*p < '0' || *p > '9')
+                        return -EINVAL;
+                if (v > (UINT64_MAX - (uint64_t) (*p - '0')) / 10)
+                        return -ERANGE;
+                v = v * 10 + (uint64_t) (*p - '0');
+        }
+        if (v < min || v > max)
+                return -ERANGE;
+        *ret = v;
+        return 0;
+}
+
+static int parse_log_level(const char *value, void *field, const char **ret_reason) {
+        int level = log_level_from_string(value);
+
+        if (level < 0) {
+                *ret_reason = "expected err, warning, notice, info, debug or 0..7";
+                return -EINVAL;
+        }
+        *(int *) field = level;
+        return 0;
+}
+
+static int parse_drain_interval(const char *value, void *field, const char **ret_reason) {
+        uint64_t ms;
+
+        if (parse_u64_range(value, 1, 1000, &ms) < 0) {
+                *ret_reason = "expected milliseconds between 1 and 1000";
+                return -EINVAL;
+        }
+        *(uint64_t *) field = ms * 1000;
+        return 0;
+}
+
+static int parse_ring_pages(const char *value, void *field, const char **ret_reason) {
+        uint64_t pages;
+
+        /* perf wants 2^n data pages (perf_mmap() in kernel/events/core.c rejects anything else). */
+        if (parse_u64_range(value, 1, 4096, &pages) < 0 || (pages & (pages - 1)) != 0) {
+                *ret_reason = "expected a power of two between 1 and 4096";
+                return -EINVAL;
+        }
+        *(unsigned *) field = (unsigned) pages;
+        return 0;
+}
+
+static int parse_wakeup(const char *value, void *field, const char **ret_reason) {
+        WakeupMode m = wakeup_mode_from_string(value);
+
+        if (m < 0) {
+                *ret_reason = "expected adaptive, watermark or immediate";
+                return -EINVAL;
+        }
+        *(WakeupMode *) field = m;
+        return 0;
+}
+
+static int parse_adaptive_threshold(const char *value, void *field, const char **ret_reason) {
+        uint64_t rate;
+
+        if (parse_u64_range(value, 1, 100000000, &rate) < 0) {
+                *ret_reason = "expected events per second between 1 and 100000000";
+                return -EINVAL;
+        }
+        *(uint64_t *) field = rate;
+        return 0;
+}
+
+/*
+ * A decimal such as "1.25" in [1.0, 2.0], stored x1024 and rounded to nearest: exact for the binary
+ * fractions that matter (1.25 → 1280, 1.5 → 1536), no floating point and no locale.
+ */
+static int parse_headroom(const char *value, void *field, const char **ret_reason) {
+        static const uint64_t scale = UINT64_C(1000000000); /* up to 9 decimals */
+        uint64_t integer = 0, fraction = 0, digit_scale = scale;
+        const char *p = value;
+
+        *ret_reason = "expected a decimal number between 1.0 and 2.0";
+
+        if (*p < '0' || *p > '9')
+                return -EINVAL;
+        for (; *p >= '0' && *p <= '9'; p++) {
+                integer = integer * 10 + (uint64_t) (*p - '0');
+                if (integer > 2)
+                        return -ERANGE;
+        }
+        if (*p == '.') {
+                p++;
+                if (*p < '0' || *p > '9')
+                        return -EINVAL;
+                for (; *p >= '0' && *p <= '9'; p++) {
+                        if (digit_scale == 1)
+                                return -EINVAL; /* more decimals than we keep */
+                        digit_scale /= 10;
+                        fraction += (uint64_t) (*p - '0') * digit_scale;
+                }
+        }
+        if (*p != '\0')
+                return -EINVAL;
+
+        integer = integer * scale + fraction; /* in 1e-9 */
+        if (integer < scale || integer > 2 * scale)
+                return -ERANGE;
+
+        *(unsigned *) field = (unsigned) ((integer * 1024 + scale / 2) / scale);
+        return 0;
+}
+
+static int parse_rate_limit(const char *value, void *field, const char **ret_reason) {
+        uint64_t usec;
+
+        if (streq(value, "auto")) {
+                *(uint64_t *) field = 0;
+                return 0;
+        }
+        if (parse_u64_range(value, 1, 10000000, &usec) < 0) {
+                *ret_reason = "expected auto or microseconds between 1 and 10000000";
+                return -EINVAL;
+        }
+        *(uint64_t *) field = usec;
+        return 0;
+}
+
+static int parse_tick(const char *value, void *field, const char **ret_reason) {
+        uint64_t ms;
+
+        if (parse_u64_range(value, 1, 100, &ms) < 0) {
+                *ret_reason = "expected milliseconds between 1 and 100";
+                return -EINVAL;
+        }
+        *(uint64_t *) field = ms * 1000;
+        return 0;
+}
+
+static int parse_policies(const char *value, void *field, const char **ret_reason) {
+        Config *c = field;
+        cpu_set_t set;
+
+        if (streq(value, "all")) {
+                c->manage_all = true;
+                CPU_ZERO(&c->manage);
+                return 0;
+        }
+        /* Policy numbers in the CPU-list syntax ("0,4", "0-3"); policyN is named after its first CPU. */
+        if (cpulist_parse(value, &set) < 0 || CPU_COUNT(&set) == 0) {
+                *ret_reason = "expected all or a list of policy numbers such as 0,4 or 0-3";
+                return -EINVAL;
+        }
+        c->manage_all = false;
+        c->manage = set;
+        return 0;
+}
+
+static int parse_remote(const char *value, void *field, const char **ret_reason) {
+        RemoteMode m = remote_mode_from_string(value);
+
+        if (m < 0) {
+                *ret_reason = "expected auto, yes or no";
+                return -EINVAL;
+        }
+        *(RemoteMode *) field = m;
+        return 0;
+}
+
+/* ---- the key table ---- */
+
+typedef struct ConfigItem {
+        const char *section;      /* "policy" stands for every [policyN] */
+        const char *key;
+        ConfigParseFn parse;
+        size_t offset;            /* into Config, or into PolicyConfig for "policy" */
+} ConfigItem;
+
+#define POLICY_SECTION "policy"
+
+static const ConfigItem config_items[] = {
+        { "daemon",       "log_level",          parse_log_level,          offsetof(Config, log_level) },
+        { "events",       "drain_interval_ms",  parse_drain_interval,     offsetof(Config, drain_interval_usec) },
+        { "events",       "ring_pages",         parse_ring_pages,         offsetof(Config, ring_pages) },
+        { "events",       "wakeup",             parse_wakeup,             offsetof(Config, wakeup) },
+        { "events",       "adaptive_threshold", parse_adaptive_threshold, offsetof(Config, adaptive_high_per_sec) },
+        { "governor",     "headroom",           parse_headroom,           offsetof(Config, headroom_x1024) },
+        { "governor",     "rate_limit_us",      parse_rate_limit,         offsetof(Config, rate_limit_usec) },
+        { "governor",     "tick_ms",            parse_tick,               offsetof(Config, tick_usec) },
+        { "governor",     "policies",           parse_policies,           0 /* manage_all + manage */ },
+        { "governor",     "remote",             parse_remote,             offsetof(Config, remote) },
+        { POLICY_SECTION, "remote",             parse_remote,             offsetof(PolicyConfig, remote) },
+};
+
+/* "policyN" with N in canonical decimal → N; -ENOENT when not a policy section, -ERANGE when N is bad. */
+static int policy_section_id(const char *section) {
+        uint64_t id;
+
+        if (strncmp(section, POLICY_SECTION, strlen(POLICY_SECTION)) != 0)
+                return -ENOENT;
+        section += strlen(POLICY_SECTION);
+        if (section[0] == '0' && section[1] != '\0')
+                return -ERANGE; /* "policy01" is not a name the kernel uses */
+        if (parse_u64_range(section, 0, CONFIG_POLICIES_MAX - 1, &id) < 0)
+                return -ERANGE;
+        return (int) id;
+}
+
+static bool section_known(const char *section) {
+        for (size_t i = 0; i < ELEMENTSOF(config_items); i++)
+                if (streq(config_items[i].section, section))
+                        return true;
+        return false;
+}
+
+static const ConfigItem *config_item_find(const char *section, const char *key) {
+        for (size_t i = 0; i < ELEMENTSOF(config_items); i++)
+                if (streq(config_items[i].section, section) && streq(config_items[i].key, key))
+                        return &config_items[i];
+        return NULL;
+}
+
+/* ---- errors: one "FILE:LINE: reason" per entry, in line order within a file ---- */
+
+typedef struct ConfigError {
+        unsigned line;
+        size_t seq;               /* keeps the order of errors on the same line */
+        char *message;
+} ConfigError;
+
+typedef struct ErrorList {
+        ConfigError *items;
+        size_t n, allocated;
+        bool oom;
+} ErrorList;
+
+static void error_list_done(ErrorList *l) {
+        for (size_t i = 0; i < l->n; i++)
+                free(l->items[i].message);
+        free(l->items);
+        *l = (ErrorList) {};
+}
+
+_printf_(3, 4) static void error_add(ErrorList *l, unsigned line, const char *format, ...) {
+        char *message;
+        va_list ap;
+        int r;
+
+        if (l->n == l->allocated) {
+                size_t allocated = MAX(l->allocated * 2, (size_t) 8);
+                ConfigError *items = reallocarray(l->items, allocated, sizeof(ConfigError));
+
+                if (!items) {
+                        l->oom = true;
+                        return;
+                }
+                l->items = items;
+                l->allocated = allocated;
+        }
+
+        va_start(ap, format);
+        r = vasprintf(&message, format, ap);
+        va_end(ap);
+        if (r < 0) {
+                l->oom = true;
+                return;
+        }
+        l->items[l->n] = (ConfigError) { .line = line, .seq = l->n, .message = message };
+        l->n++;
+}
+
+static int config_error_cmp(const void *a, const void *b) {
+        const ConfigError *x = a, *y = b;
+
+        if (x->line != y->line)
+                return x->line < y->line ? -1 : 1;
+        return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The syntax pass finds its errors before the key pass: put one file's errors back in line order. */
+static void error_list_sort_from(ErrorList *l, size_t start) {
+        if (l->n > start)
+                qsort(l->items + start, l->n - start, sizeof(ConfigError), config_error_cmp);
+}
+
+/* All messages, one per line, without a final newline. */
+static char *error_list_join(const ErrorList *l) {
+        size_t len = 0;
+        char *text, *p;
+
+        for (size_t i = 0; i < l->n; i++)
+                len += strlen(l->items[i].message) + 1;
+        text = malloc(MAX(len, (size_t) 1));
+        if (!text)
+                return NULL;
+
+        p = text;
+        for (size_t i = 0; i < l->n; i++) {
+                if (i > 0)
+                        *p++ = '\n';
+                p = stpcpy(p, l->items[i].message);
+        }
+        *p = '\0';
+        return text;
+}
+
+/* ---- one file, served to inih line by line ---- */
+
+typedef struct ParseState {
+        const char *file;
+        char **lines;             /* as read, newline included */
+        size_t n_lines;
+        bool *blank;              /* served as empty lines: syntax errors found so far, over-long lines */
+        size_t next;              /* index of the next line to serve; so the line served last is 'next' (1-based) */
+        unsigned section_line;    /* line of the last "[section]" header served */
+        unsigned reported_section_line; /* a bad section is reported once, at its header */
+        Config *config;
+        ErrorList *errors;
+} ParseState;
+
+static void parse_state_done(ParseState *st) {
+        for (size_t i = 0; i < st->n_lines; i++)
+                free(st->lines[i]);
+        free(st->lines);
+        free(st->blank);
+}
+
+static int parse_state_read(ParseState *st, FILE *f) {
+        _cleanup_free_ char *line = NULL;
+        size_t allocated = 0, size = 0;
+
+        for (;;) {
+                ssize_t n;
+
+                errno = 0;
+                n = getline(&line, &size, f);
+                if (n < 0)
+                        break;
+
+                if (st->n_lines == allocated) {
+                        char **lines;
+
+                        allocated = MAX(allocated * 2, (size_t) 64);
+                        lines = reallocarray(st->lines, allocated, sizeof(char *));
+                        if (!lines)
+                                return -ENOMEM;
+                        st->lines = lines;
+                }
+                st->lines[st->n_lines++] = TAKE_PTR(line);
+                size = 0;
+        }
+        if (errno != 0)
+                return -errno;
+
+        st->blank = calloc(MAX(st->n_lines, (size_t) 1), sizeof(bool));
+        return st->blank ? 0 : -ENOMEM;
+}
+
+static unsigned parse_state_lineno(const ParseState *st) {
+        return (unsigned) st->next;
+}
+
+static void parse_state_rewind(ParseState *st) {
+        st->next = 0;
+        st->section_line = 0;
+        st->reported_section_line = UINT_MAX;
+}
+
+static bool is_section_header(const char *line) {
+        if (startswith_bom(line))
+                line += strlen(UTF8_BOM); /* inih skips it on the first line */
+        return line[strspn(line, " \t")] == '[';
+}
+
+/* An ini_reader: fgets() over the lines in memory. */
+static char *parse_state_reader(char *str, int num, void *stream) {
+        ParseState *st = stream;
+        const char *line;
+        size_t i;
+
+        if (st->next >= st->n_lines)
+                return NULL;
+        i = st->next++;
+
+        line = st->lines[i];
+        if (!st->blank[i] && strlen(line) >= (size_t) num) {
+                /* inih would cut it into pieces and parse each: refuse it whole instead. */
+                error_add(st->errors, (unsigned) i + 1, "%s:%zu: line too long (more than %d characters)", st->file,
+                          i + 1, num - 2);
+                st->blank[i] = true;
+        }
+        if (st->blank[i])
+                line = "\n";
+
+        if (is_section_header(line))
+                st->section_line = (unsigned) i + 1;
+
+        strcpy(str, line); /* fits: longer lines were blanked above */
+        return str;
+}
+
+static bool report_section_once(ParseState *st) {
+        if (st->reported_section_line == st->section_line)
+                return false;
+        st->reported_section_line = st->section_line;
+        return true;
+}
+
+/* The table row for @section/@key and the struct it writes into; NULL after reporting why there is none. */
+static const ConfigItem *handler_lookup(ParseState *st, const char *section, const char *key, void **ret_base) {
+        unsigned line = parse_state_lineno(st);
+        const ConfigItem *item;
+        int id;
+
+        if (section[0] == '\0') {
+                error_add(st->errors, line, "%s:%u: '%s' outside of any [section]", st->file, line, key);
+                return NULL;
+        }
+
+        id = policy_section_id(section);
+        if (id == -ERANGE) {
+                if (report_section_once(st))
+                        error_add(st->errors, st->section_line,
+                                  "%s:%u: invalid section [%s]: expected [policyN] with N in 0..%d", st->file,
+                                  st->section_line, section, CONFIG_POLICIES_MAX - 1);
+                return NULL;
+        }
+        if (id < 0 && !section_known(section)) {
+                if (report_section_once(st))
+                        error_add(st->errors, st->section_line, "%s:%u: unknown section [%s]", st->file,
+                                  st->section_line, section);
+                return NULL;
+        }
+
+        item = config_item_find(id >= 0 ? POLICY_SECTION : section, key);
+        if (!item) {
+                error_add(st->errors, line, "%s:%u: unknown key '%s' in section [%s]", st->file, line, key,
+                          section);
+                return NULL;
+        }
+
+        *ret_base = id >= 0 ? (void *) &st->config->policy[id] : (void *) st->config;
+        return item;
+}
+
+static int config_handler(void *user, const char *section, const char *key, const char *value) {
+        ParseState *st = user;
+        const ConfigItem *item;
+        const char *reason = NULL;
+        unsigned line;
+        void *base;
+
+        item = handler_lookup(st, section, key, &base);
+        if (!item)
+                return 0;
+
+        if (item->parse(value, (uint8_t *) base + item->offset, &reason) < 0) {
+                line = parse_state_lineno(st);
+                error_add(st->errors, line, "%s:%u: %s=%s: %s", st->file, line, key, value,
+                          reason ?: "invalid value");
+                return 0;
+        }
+        if (streq(item->section, POLICY_SECTION))
+                ((PolicyConfig *) base)->present = true;
+        return 1;
+}
+
+static int syntax_handler(void *user, const char *section, const char *key, const char *value) {
+        return 1;
+}
+
+/* Finds every line inih rejects, reports it and blanks it for the next passes. */
+static int config_find_syntax_errors(ParseState *st) {
+        for (;;) {
+                unsigned line;
+                int r;
+
+                parse_state_rewind(st);
+                r = ini_parse_stream(parse_state_reader, st, syntax_handler, NULL);
+                if (r == 0)
+                        return 0;
+                if (r == -2)
+                        return -ENOMEM;
+                if (r < 0 || (size_t) r > st->n_lines || st->blank[r - 1])
+                        return -EIO; /* can't happen: a blank line is never an error */
+
+                line = (unsigned) r;
+                if (is_section_header(st->lines[line - 1]))
+                        error_add(st->errors, line, "%s:%u: section header without ']'", st->file, line);
+                else
+                        error_add(st->errors, line, "%s:%u: expected 'key = value', '[section]' or a comment",
+                                  st->file, line);
+                st->blank[line - 1] = true;
+        }
+}
+
+/* Parses @f (named @file in messages) into @c; problems are added to @errors. */
+static int config_parse_file(FILE *f, const char *file, Config *c, ErrorList *errors) {
+        _cleanup_(parse_state_done) ParseState st = {
+                .file = file,
+                .config = c,
+                .errors = errors,
+        };
+        size_t first_error = errors->n;
+        int r;
+
+        r = parse_state_read(&st, f);
+        if (r < 0)
+                return r;
+
+        r = config_find_syntax_errors(&st);
+        if (r < 0)
+                return r;
+
+        parse_state_rewind(&st);
+        r = ini_parse_stream(parse_state_reader, &st, config_handler, &st);
+        if (r == -2)
+                return -ENOMEM;
+
+        error_list_sort_from(errors, first_error);
+        return 0;
+}
+
+/* Loads @path: -ENOENT when it does not exist, another negative errno when it can't be read. */
+static int config_load_file(const char *path, Config *c, ErrorList *errors) {
+        _cleanup_fclose_ FILE *f = NULL;
+
+        f = fopen(path, "re");
+        if (!f)
+                return -errno;
+        return config_parse_file(f, path, c, errors);
+}
+
+/* ---- drop-ins ---- */
+
+static void closedirp(DIR **d) {
+        if (*d)
+                (void) closedir(*d);
+}
+
+typedef struct NameList {
+        char **names;
+        size_t n, allocated;
+} NameList;
+
+static void name_list_done(NameList *l) {
+        for (size_t i = 0; i < l->n; i++)
+                free(l->names[i]);
+        free(l->names);
+        *l = (NameList) {};
+}
+
+static int name_list_add(NameList *l, const char *name) {
+        if (l->n == l->allocated) {
+                size_t allocated = MAX(l->allocated * 2, (size_t) 8);
+                char **names = reallocarray(l->names, allocated, sizeof(char *));
+
+                if (!names)
+                        return -ENOMEM;
+                l->names = names;
+                l->allocated = allocated;
+        }
+        l->names[l->n] = strdup(name);
+        if (!l->names[l->n])
+                return -ENOMEM;
+        l->n++;
+        return 0;
+}
+
+static int strcmp_ptr(const void *a, const void *b) {
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+static bool dropin_name(const char *name) {
+        size_t n = strlen(name), suffix = strlen(DROPIN_SUFFIX);
+
+        return name[0] != '.' && n > suffix && streq(name + n - suffix, DROPIN_SUFFIX);
+}
+
+/* The *.conf names in @dir in bytewise order (not the locale's); an absent directory has none. */
+static int dropins_list(const char *dir, NameList *ret) {
+        _cleanup_(closedirp) DIR *d = NULL;
+        struct dirent *de;
+        int r;
+
+        d = opendir(dir);
+        if (!d)
+                return errno == ENOENT ? 0 : -errno;
+
+        while ((errno = 0, de = readdir(d))) {
+                if (!dropin_name(de->d_name))
+                        continue;
+                r = name_list_add(ret, de->d_name);
+                if (r < 0)
+                        return r;
+        }
+        if (errno != 0)
+                return -errno;
+
+        if (ret->n > 0)
+                qsort(ret->names, ret->n, sizeof(char *), strcmp_ptr);
+        return 0;
+}
+
+/* Sets *ret_error to "PATH: strerror" for an I/O failure, passes @r through. */
+static int config_io_error(const char *path, int r, char **ret_error) {
+        if (ret_error && r != -ENOMEM && asprintf(ret_error, "%s: %s", path, strerror(-r)) < 0)
+                *ret_error = NULL;
+        return r;
+}
+
+static int config_load_dropins(const char *path, Config *c, ErrorList *errors, char **ret_error) {
+        _cleanup_(name_list_done) NameList names = {};
+        _cleanup_free_ char *dir = NULL;
+        int r;
+
+        if (asprintf(&dir, "%s.d", path) < 0)
+                return -ENOMEM;
+
+        r = dropins_list(dir, &names);
+        if (r < 0)
+                return config_io_error(dir, r, ret_error);
+
+        for (size_t i = 0; i < names.n; i++) {
+                _cleanup_free_ char *file = NULL;
+                struct stat st;
+
+                if (asprintf(&file, "%s/%s", dir, names.names[i]) < 0)
+                        return -ENOMEM;
+                /* Only regular files (or links to them): a directory named x.conf is not a drop-in. */
+                if (stat(file, &st) < 0 || !S_ISREG(st.st_mode))
+                        continue;
+
+                r = config_load_file(file, c, errors);
+                if (r == -ENOENT)
+                        continue; /* removed since the listing */
+                if (r < 0)
+                        return config_io_error(file, r, ret_error);
+        }
+        return 0;
+}
+
+int config_load(const char *path, bool missing_ok, Config *ret, char **ret_error) {
+        _cleanup_(error_list_done) ErrorList errors = {};
+        Config c;
+        int r;
+
+        if (!path || !ret)
+                return -EINVAL;
+
+        config_set_defaults(&c);
+
+        r = config_load_file(path, &c, &errors);
+        if (r < 0 && !(r == -ENOENT && missing_ok))
+                return config_io_error(path, r, ret_error);
+
+        r = config_load_dropins(path, &c, &errors, ret_error);
+        if (r < 0)
+                return r;
+        if (errors.oom)
+                return -ENOMEM;
+
+        if (errors.n > 0) {
+                if (ret_error) {
+                        *ret_error = error_list_join(&errors);
+                        if (!*ret_error)
+                                return -ENOMEM;
+                }
+                return -EINVAL;
+        }
+
+        *ret = c;
+        return 0;
+}

@@ -1,0 +1,616 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * cpufreq-sysfs.c: the live machine's cpufreq policies -> Topology.
+ *
+ * Layouts (drivers/cpufreq/cpufreq.c):
+ *  - current kernels (since about 2015): a policy's attributes live in cpufreq/policyN; every CPU of
+ *    related_cpus gets a cpuM/cpufreq -> ../cpufreq/policyN link (add_cpu_dev_symlink()), which stays while
+ *    the CPU is offline.
+ *  - older kernels: a real cpuM/cpufreq directory on the policy owner and links or per-CPU directories on the
+ *    others; no policyN, so we number the policy by its first related CPU (the convention of topology.h).
+ * Either way a CPU may have no cpufreq entry at all (offline at boot, or a driver that never registered it) and
+ * still be listed in another CPU's related_cpus: it belongs to that policy.
+ *
+ * A policy whose CPUs are all offline is skipped: the kernel answers every show()/store() of an inactive policy
+ * with -EBUSY (cpufreq.c show()/store(), policy_is_inactive()), so it can be neither read nor governed.
+ */
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cpufreq.h>
+
+#include "cpufreq-sysfs.h"
+#include "cpulist.h"
+#include "log.h"
+#include "macro.h"
+
+DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir);
+DEFINE_TRIVIAL_CLEANUP_FUNC(char *, cpufreq_put_driver);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct cpufreq_policy *, cpufreq_put_policy);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct cpufreq_available_governors *, cpufreq_put_available_governors);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct cpufreq_available_frequencies *, cpufreq_put_available_frequencies);
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct cpufreq_affected_cpus *, cpufreq_put_affected_cpus);
+
+/*
+ * libcpupower reports failure as 0 or NULL and keeps no error of its own, but its readers and writers return
+ * right after the open(2)/read(2)/write(2) that failed, with that errno still set (cpupower_read_sysfs() in
+ * tools/power/cpupower/lib/cpupower.c, sysfs_cpufreq_write_file() in cpufreq.c). So: clear errno before a call,
+ * look at it after a failure. errno 0 then means "read, but empty or not a number". Clearing also matters for
+ * success: sysfs_cpufreq_get_one_value() tests errno == ERANGE without resetting it, so a stale ERANGE turns a
+ * good value into 0.
+ */
+static int cpupower_errno(void) {
+        return errno > 0 ? -errno : -ENODATA;
+}
+
+/* A libcpupower list getter failed: was the file absent or empty (0: no data), or did reading fail (< 0)? */
+static int cpupower_list_error(void) {
+        if (errno == 0 || errno == ENOENT)
+                return 0;
+        return -errno;
+}
+
+int cpufreq_sysfs_parse_u32(const char *s, uint32_t *ret) {
+        unsigned long long v;
+        char *end;
+
+        if (!s || *s < '0' || *s > '9')
+                return -EINVAL;
+        errno = 0;
+        v = strtoull(s, &end, 10);
+        if (errno == ERANGE || v > UINT32_MAX)
+                return -ERANGE;
+        if (*end == '\n')
+                end++;
+        if (*end != '\0')
+                return -EINVAL;
+        *ret = (uint32_t) v;
+        return 0;
+}
+
+int cpufreq_sysfs_read(const char *path, char *buf, size_t size) {
+        _cleanup_close_ int fd = -EBADF;
+        ssize_t n;
+
+        if (size < 2)
+                return -EINVAL;
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        /* sysfs hands out the whole attribute (<= PAGE_SIZE) in the first read (fs/sysfs/file.c). */
+        n = read(fd, buf, size);
+        if (n < 0)
+                return -errno;
+        if ((size_t) n >= size)
+                return -EFBIG;
+        buf[n] = '\0';
+        if (n > 0 && buf[n - 1] == '\n')
+                buf[n - 1] = '\0';
+        return 0;
+}
+
+int cpufreq_sysfs_read_u32(const char *path, uint32_t *ret) {
+        char buf[64];
+        int r;
+
+        r = cpufreq_sysfs_read(path, buf, sizeof(buf));
+        if (r < 0)
+                return r;
+        return cpufreq_sysfs_parse_u32(buf, ret);
+}
+
+int cpufreq_sysfs_write(const char *path, const char *value) {
+        _cleanup_close_ int fd = -EBADF;
+        size_t len = strlen(value);
+        ssize_t n;
+
+        fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        n = write(fd, value, len);
+        if (n < 0)
+                return -errno;
+        if ((size_t) n != len)
+                return -EIO;
+        return 0;
+}
+
+int cpufreq_sysfs_parse_policy_link(const char *target, unsigned *ret_id) {
+        const char *base = strrchr(target, '/');
+        uint32_t id;
+        int r;
+
+        base = base ? base + 1 : target;
+        if (strncmp(base, "policy", 6) != 0)
+                return -EINVAL;
+        r = cpufreq_sysfs_parse_u32(base + 6, &id);
+        if (r < 0)
+                return -EINVAL;
+        *ret_id = id;
+        return 0;
+}
+
+int cpufreq_sysfs_cpus_from_list(const struct cpufreq_affected_cpus *list, cpu_set_t *ret) {
+        cpu_set_t set;
+
+        CPU_ZERO(&set);
+        for (; list; list = list->next) {
+                if (list->cpu >= CPU_SETSIZE)
+                        return -ERANGE;
+                CPU_SET(list->cpu, &set);
+        }
+        *ret = set;
+        return 0;
+}
+
+int cpufreq_sysfs_join_governors(const struct cpufreq_available_governors *list, char *buf, size_t size) {
+        size_t len = 0;
+
+        if (size == 0)
+                return -ENOBUFS;
+        buf[0] = '\0';
+        for (; list; list = list->next) {
+                int n = snprintf(buf + len, size - len, "%s%s", len > 0 ? " " : "", list->governor);
+                if (n < 0 || (size_t) n >= size - len) {
+                        buf[0] = '\0';
+                        return -ENOBUFS;
+                }
+                len += (size_t) n;
+        }
+        return 0;
+}
+
+static int cmp_u32(const void *a, const void *b) {
+        uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+
+        return (x > y) - (x < y);
+}
+
+size_t cpufreq_sysfs_normalize_table(uint32_t *khz, size_t n, uint32_t min_khz, uint32_t max_khz) {
+        size_t k = 0;
+
+        if (n == 0)
+                return 0;
+        qsort(khz, n, sizeof(khz[0]), cmp_u32);
+        for (size_t i = 0; i < n; i++) {
+                if (khz[i] < min_khz || khz[i] > max_khz)
+                        continue;
+                if (k > 0 && khz[k - 1] == khz[i])
+                        continue;
+                khz[k++] = khz[i];
+        }
+        return k;
+}
+
+static void cpu_path(char *buf, size_t size, unsigned cpu, const char *name) {
+        (void) snprintf(buf, size, SYSFS_CPU_DIR "/cpu%u/%s", cpu, name);
+}
+
+static bool cpu_has_cpufreq(unsigned cpu) {
+        char path[PATH_MAX];
+        struct stat st;
+
+        cpu_path(path, sizeof(path), cpu, "cpufreq");
+        return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* "cpu12" -> 12; -EINVAL for every other name in the directory (cpufreq, cpuidle, online, ...). */
+static int parse_cpu_dirname(const char *name, unsigned *ret) {
+        uint32_t cpu;
+
+        if (strncmp(name, "cpu", 3) != 0 || cpufreq_sysfs_parse_u32(name + 3, &cpu) < 0 || cpu >= CPU_SETSIZE)
+                return -EINVAL;
+        *ret = cpu;
+        return 0;
+}
+
+/* The CPUs that have a cpuN directory. Numbering may be sparse (cpu0, cpu2, cpu5). */
+static int read_present_cpus(cpu_set_t *ret) {
+        _cleanup_(closedirp) DIR *d = NULL;
+        struct dirent *de;
+        cpu_set_t set;
+
+        d = opendir(SYSFS_CPU_DIR);
+        if (!d)
+                return errno == ENOENT ? -ENODEV : -errno;
+        CPU_ZERO(&set);
+        errno = 0;
+        while ((de = readdir(d))) {
+                unsigned cpu;
+
+                if (parse_cpu_dirname(de->d_name, &cpu) >= 0)
+                        CPU_SET(cpu, &set);
+        }
+        if (errno > 0)
+                return -errno;
+        *ret = set;
+        return 0;
+}
+
+/* online/possible (Documentation/ABI/testing/sysfs-devices-system-cpu); @fallback when the file is absent. */
+static int read_cpulist_file(const char *name, const cpu_set_t *fallback, cpu_set_t *ret) {
+        char path[PATH_MAX], buf[4096];
+        int r;
+
+        (void) snprintf(path, sizeof(path), SYSFS_CPU_DIR "/%s", name);
+        r = cpufreq_sysfs_read(path, buf, sizeof(buf));
+        if (r == -ENOENT) {
+                *ret = *fallback;
+                return 0;
+        }
+        if (r < 0)
+                return r;
+        return cpulist_parse(buf, ret);
+}
+
+/* The online set, or every CPU when the machine has no "online" file. */
+static int read_online_cpus(cpu_set_t *ret) {
+        cpu_set_t all;
+
+        memset(&all, 0xff, sizeof(all));
+        return read_cpulist_file("online", &all, ret);
+}
+
+int cpufreq_sysfs_policy_cpu(const PolicyDesc *p, unsigned *ret_cpu) {
+        cpu_set_t online;
+        int r;
+
+        r = read_online_cpus(&online);
+        if (r < 0)
+                return r;
+        for (unsigned cpu = 0; cpu < CPU_SETSIZE; cpu++)
+                if (CPU_ISSET(cpu, &p->cpus) && CPU_ISSET(cpu, &online) && cpu_has_cpufreq(cpu)) {
+                        *ret_cpu = cpu;
+                        return 0;
+                }
+        return -ENODEV;
+}
+
+int cpufreq_sysfs_policy_dir(const PolicyDesc *p, char **ret) {
+        char path[PATH_MAX];
+        struct stat st;
+        unsigned cpu;
+        char *s;
+        int r;
+
+        (void) snprintf(path, sizeof(path), SYSFS_CPU_DIR "/cpufreq/policy%u", p->id);
+        if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
+                r = cpufreq_sysfs_policy_cpu(p, &cpu);
+                if (r < 0)
+                        return r;
+                cpu_path(path, sizeof(path), cpu, "cpufreq");
+        }
+        s = strdup(path);
+        if (!s)
+                return -ENOMEM;
+        *ret = s;
+        return 0;
+}
+
+/* related_cpus; empty or absent on old or broken drivers: then affected_cpus; then the CPU alone. */
+static int policy_read_cpus(unsigned cpu, cpu_set_t *ret) {
+        _cleanup_(cpufreq_put_affected_cpusp) struct cpufreq_affected_cpus *list = NULL;
+        cpu_set_t set;
+        int r;
+
+        errno = 0;
+        list = cpufreq_get_related_cpus(cpu);
+        if (!list) {
+                r = cpupower_list_error();
+                if (r < 0)
+                        return r;
+                log_debug("cpu%u: related_cpus empty or absent, trying affected_cpus", cpu);
+                errno = 0;
+                list = cpufreq_get_affected_cpus(cpu);
+                if (!list) {
+                        r = cpupower_list_error();
+                        if (r < 0)
+                                return r;
+                }
+        }
+        r = cpufreq_sysfs_cpus_from_list(list, &set);
+        if (r < 0)
+                return r;
+        /* The CPU we reached the policy through is in it, whatever the lists say. */
+        CPU_SET(cpu, &set);
+        *ret = set;
+        return 0;
+}
+
+/* policyN from the cpuN/cpufreq link; the first CPU of the policy on the legacy layout (a real directory, or a
+ * link to another CPU's directory). */
+static int policy_read_id(unsigned cpu, const cpu_set_t *cpus, unsigned *ret) {
+        char path[PATH_MAX], target[PATH_MAX];
+        ssize_t n;
+
+        cpu_path(path, sizeof(path), cpu, "cpufreq");
+        n = readlink(path, target, sizeof(target) - 1);
+        if (n < 0 && errno != EINVAL)
+                return -errno;
+        if (n >= 0) {
+                target[n] = '\0';
+                if (cpufreq_sysfs_parse_policy_link(target, ret) >= 0)
+                        return 0;
+        }
+        *ret = (unsigned) cpulist_first(cpus);
+        return 0;
+}
+
+static int copy_string(char *dst, size_t size, const char *src) {
+        size_t len = strlen(src);
+
+        if (len >= size)
+                return -ENAMETOOLONG;
+        memcpy(dst, src, len + 1);
+        return 0;
+}
+
+static int khz_from_ulong(unsigned long v, uint32_t *ret) {
+        if (v > UINT32_MAX)
+                return -ERANGE;
+        *ret = (uint32_t) v;
+        return 0;
+}
+
+static int policy_read_driver(unsigned cpu, PolicyDesc *p) {
+        _cleanup_(cpufreq_put_driverp) char *driver = NULL;
+
+        errno = 0;
+        driver = cpufreq_get_driver(cpu);
+        if (!driver)
+                return cpupower_errno();
+        return copy_string(p->driver, sizeof(p->driver), driver);
+}
+
+static int policy_read_limits(unsigned cpu, PolicyDesc *p) {
+        _cleanup_(cpufreq_put_policyp) struct cpufreq_policy *pol = NULL;
+        unsigned long min = 0, max = 0;
+        int r;
+
+        /* Both return "failure" for a 0 kHz limit too; no driver has one, so 0 is an error here. */
+        errno = 0;
+        if (cpufreq_get_hardware_limits(cpu, &min, &max) < 0)
+                return cpupower_errno();
+        r = khz_from_ulong(min, &p->cpuinfo_min_khz);
+        if (r < 0)
+                return r;
+        r = khz_from_ulong(max, &p->cpuinfo_max_khz);
+        if (r < 0)
+                return r;
+
+        errno = 0;
+        pol = cpufreq_get_policy(cpu);
+        if (!pol)
+                return cpupower_errno();
+        r = khz_from_ulong(pol->min, &p->scaling_min_khz);
+        if (r < 0)
+                return r;
+        r = khz_from_ulong(pol->max, &p->scaling_max_khz);
+        if (r < 0)
+                return r;
+        return copy_string(p->governor, sizeof(p->governor), pol->governor);
+}
+
+static int policy_read_governors(unsigned cpu, PolicyDesc *p) {
+        _cleanup_(cpufreq_put_available_governorsp) struct cpufreq_available_governors *list = NULL;
+        int r;
+
+        errno = 0;
+        list = cpufreq_get_available_governors(cpu);
+        if (!list) {
+                r = cpupower_list_error();
+                if (r < 0)
+                        return r;
+                /* Unknown: the actuator will find no userspace governor and say so. */
+                p->governors[0] = '\0';
+                return 0;
+        }
+        return cpufreq_sysfs_join_governors(list, p->governors, sizeof(p->governors));
+}
+
+static size_t frequencies_count(const struct cpufreq_available_frequencies *l) {
+        size_t n = 0;
+
+        for (; l; l = l->next)
+                n++;
+        return n;
+}
+
+static int frequencies_append(const struct cpufreq_available_frequencies *l, uint32_t *khz, size_t *n) {
+        int r;
+
+        for (; l; l = l->next) {
+                r = khz_from_ulong(l->frequency, &khz[*n]);
+                if (r < 0)
+                        return r;
+                (*n)++;
+        }
+        return 0;
+}
+
+/*
+ * The driver's frequency table: scaling_available_frequencies plus scaling_boost_frequencies, the two halves
+ * of policy->freq_table (drivers/cpufreq/freq_table.c show_available_freqs()). Table order is the driver's:
+ * acpi-cpufreq lists it descending, so sort. Boost entries above cpuinfo_max_freq are unusable while boost is
+ * off (cpufreq_frequency_table_cpuinfo() leaves them out of the limits), so drop entries outside cpuinfo.
+ * Absent files: a driver without a table (intel_pstate, cppc): continuous.
+ */
+static int policy_read_table(unsigned cpu, PolicyDesc *p, uint32_t **ret_table) {
+        _cleanup_(cpufreq_put_available_frequenciesp) struct cpufreq_available_frequencies *avail = NULL;
+        _cleanup_(cpufreq_put_available_frequenciesp) struct cpufreq_available_frequencies *boost = NULL;
+        _cleanup_free_ uint32_t *table = NULL;
+        size_t n = 0;
+        int r;
+
+        errno = 0;
+        avail = cpufreq_get_available_frequencies(cpu);
+        if (!avail && (r = cpupower_list_error()) < 0)
+                return r;
+        errno = 0;
+        boost = cpufreq_get_boost_frequencies(cpu);
+        if (!boost && (r = cpupower_list_error()) < 0)
+                return r;
+
+        if (frequencies_count(avail) + frequencies_count(boost) > 0) {
+                table = calloc(frequencies_count(avail) + frequencies_count(boost), sizeof(uint32_t));
+                if (!table)
+                        return -ENOMEM;
+                r = frequencies_append(avail, table, &n);
+                if (r < 0)
+                        return r;
+                r = frequencies_append(boost, table, &n);
+                if (r < 0)
+                        return r;
+                n = cpufreq_sysfs_normalize_table(table, n, p->cpuinfo_min_khz, p->cpuinfo_max_khz);
+        }
+        if (n == 0) {
+                free(table);
+                table = NULL;
+        }
+        p->frequencies_khz = table;
+        p->n_frequencies = n;
+        *ret_table = TAKE_PTR(table);
+        return 0;
+}
+
+/*
+ * cpuinfo_transition_latency in ns. 0 is a real value (intel_pstate in active mode reports it) as well as
+ * libcpupower's failure, so a 0 is checked against the file. CPUFREQ_ETERNAL means "unknown": use the
+ * kernel's replacement for it, CPUFREQ_DEFAULT_TRANSITION_LATENCY_NS.
+ */
+static int policy_read_latency(unsigned cpu, PolicyDesc *p) {
+        char path[PATH_MAX];
+        unsigned long v;
+        uint32_t v32;
+        int r;
+
+        errno = 0;
+        v = cpufreq_get_transition_latency(cpu);
+        if (v == 0) {
+                cpu_path(path, sizeof(path), cpu, "cpufreq/cpuinfo_transition_latency");
+                r = cpufreq_sysfs_read_u32(path, &v32);
+                if (r == -ENOENT)
+                        v = CPUFREQ_ETERNAL_LATENCY;
+                else if (r < 0)
+                        return r;
+                else
+                        v = v32;
+        }
+        p->transition_latency_ns = v == CPUFREQ_ETERNAL_LATENCY ? TOPOLOGY_DEFAULT_LATENCY_NS : (uint64_t) v;
+        return 0;
+}
+
+/* cpuN/cpu_capacity (drivers/base/arch_topology.c); absent on most x86 machines: 0 = none. */
+static int policy_read_capacity(unsigned cpu, PolicyDesc *p) {
+        char path[PATH_MAX];
+        uint32_t v;
+        int r;
+
+        cpu_path(path, sizeof(path), cpu, "cpu_capacity");
+        r = cpufreq_sysfs_read_u32(path, &v);
+        if (r == -ENOENT) {
+                p->capacity = 0;
+                return 0;
+        }
+        if (r < 0)
+                return r;
+        p->capacity = v;
+        return 0;
+}
+
+/* scaling_cur_freq; 0 (unknown) is what PolicyDesc uses for "could not tell", so libcpupower's 0 fits. */
+static int policy_read_cur(unsigned cpu, PolicyDesc *p) {
+        unsigned long v;
+
+        errno = 0;
+        v = cpufreq_get_freq_kernel(cpu);
+        return khz_from_ulong(v, &p->cur_khz);
+}
+
+/* Reads the policy reached through @cpu (online, with a cpufreq directory, in no policy yet). */
+static int policy_read(unsigned cpu, const cpu_set_t *assigned, PolicyDesc *p, uint32_t **ret_table) {
+        cpu_set_t taken;
+        int r;
+
+        r = policy_read_cpus(cpu, &p->cpus);
+        if (r < 0)
+                return log_debug_errno(r, "cpu%u: cannot read related_cpus: %m", cpu);
+        /* Inconsistent sysfs (a CPU claimed by two policies): the first claim wins, topology.h forbids two. */
+        CPU_AND(&taken, &p->cpus, assigned);
+        CPU_XOR(&p->cpus, &p->cpus, &taken);
+
+        r = policy_read_id(cpu, &p->cpus, &p->id);
+        if (r < 0)
+                return log_debug_errno(r, "cpu%u: cannot read the cpufreq link: %m", cpu);
+        r = policy_read_driver(cpu, p);
+        if (r < 0)
+                return log_debug_errno(r, "cpu%u: cannot read scaling_driver: %m", cpu);
+        r = policy_read_limits(cpu, p);
+        if (r < 0)
+                return log_debug_errno(r, "cpu%u: cannot read cpuinfo/scaling limits and governor: %m", cpu);
+        r = policy_read_governors(cpu, p);
+        if (r < 0)
+                return log_debug_errno(r, "cpu%u: cannot read scaling_available_governors: %m", cpu);
+        r = policy_read_table(cpu, p, ret_table);
+        if (r < 0)
+                return log_debug_errno(r, "cpu%u: cannot read the frequency table: %m", cpu);
+        r = policy_read_latency(cpu, p);
+        if (r < 0)
+                return log_debug_errno(r, "cpu%u: cannot read cpuinfo_transition_latency: %m", cpu);
+        r = policy_read_capacity(cpu, p);
+        if (r < 0)
+                return log_debug_errno(r, "cpu%u: cannot read cpu_capacity: %m", cpu);
+        return policy_read_cur(cpu, p);
+}
+
+int cpufreq_discover(Topology **ret) {
+        _cleanup_(topology_freep) Topology *t = NULL;
+        cpu_set_t present, assigned;
+        int r;
+
+        r = topology_new(&t);
+        if (r < 0)
+                return r;
+        r = read_present_cpus(&present);
+        if (r < 0)
+                return r;
+        r = read_cpulist_file("online", &present, &t->online);
+        if (r < 0)
+                return r;
+        r = read_cpulist_file("possible", &present, &t->possible);
+        if (r < 0)
+                return r;
+
+        /* In ascending order, so the CPU a policy is read through is its first online CPU with cpufreq. */
+        CPU_ZERO(&assigned);
+        for (unsigned cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+                _cleanup_free_ uint32_t *table = NULL;
+                PolicyDesc p = {};
+
+                if (!CPU_ISSET(cpu, &present) || !CPU_ISSET(cpu, &t->online) || CPU_ISSET(cpu, &assigned))
+                        continue;
+                if (!cpu_has_cpufreq(cpu))
+                        continue;
+                r = policy_read(cpu, &assigned, &p, &table);
+                if (r < 0)
+                        return r;
+                r = topology_add_policy(t, &p);
+                if (r < 0)
+                        return log_debug_errno(r, "policy%u: cannot add to the topology: %m", p.id);
+                CPU_OR(&assigned, &assigned, &p.cpus);
+        }
+        if (t->n_policies == 0)
+                return log_debug_errno(SYNTHETIC_ERRNO(ENODEV), "no online CPU has a cpufreq directory");
+
+        *ret = TAKE_PTR(t);
+        return 0;
+}

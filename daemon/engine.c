@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * engine.c: the seam between event sources and the actuator. It keeps time (events in order, late ones
+ * clamped), feeds the demand model (demand.c), asks the governor (governor.c) when a policy may change, and
+ * turns changes into Decisions for the commit callback. Pure: no I/O, no clock reads.
+ *
+ * When a policy is evaluated mirrors where the kernel calls cpufreq_update_util() (reference §4):
+ *   - every event recorded on a CPU is a local opportunity for that CPU's policy (the kernel's hooks run on
+ *     enqueue, dequeue and PELT decay of the CPU's own rq);
+ *   - the tick re-evaluates policies that are busy or still decaying (task_tick_fair() and the nohz
+ *     blocked-load updates), so the frequency also falls while CPUs sleep.
+ * The skeleton model only changes a CPU's demand from events recorded on that CPU, so every decision is
+ * local; remote decisions (and deferrals, §5.4) arrive with the per-task model.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "demand.h"
+#include "engine.h"
+#include "governor.h"
+#include "macro.h"
+
+typedef struct EnginePolicy {
+        PolicyDesc desc;          /* a copy, frequency table included */
+        bool managed;             /* config_manages_policy() at engine_new() */
+        Governor gov;
+        unsigned *cpus;           /* policy->cpus: related CPUs that are online */
+        unsigned n_cpus;
+} EnginePolicy;
+
+struct Engine {
+        EnginePolicy *policies;   /* same order as the topology's, so indexes match */
+        size_t n_policies;
+        int *policy_of_cpu;       /* CPU → policy index, -1 for none */
+        Demand *demand;
+        EngineCommitFn commit;
+        void *userdata;
+        uint64_t now_ns;          /* the latest time applied */
+        EngineStats stats;
+};
+
+static const char *const decision_kind_table[_DECISION_KIND_MAX] = {
+        [DECISION_LOCAL] = "local",
+        [DECISION_REMOTE] = "remote",
+};
+
+static const char *const decision_reason_table[_DECISION_REASON_MAX] = {
+        [DECISION_REASON_DEMAND] = "demand",
+        [DECISION_REASON_RT] = "rt",
+        [DECISION_REASON_IOWAIT] = "iowait",
+        [DECISION_REASON_LIMITS] = "limits",
+};
+
+const char *decision_kind_to_string(DecisionKind k) {
+        return k >= 0 && k < _DECISION_KIND_MAX ? decision_kind_table[k] : NULL;
+}
+
+const char *decision_reason_to_string(DecisionReason r) {
+        return r >= 0 && r < _DECISION_REASON_MAX ? decision_reason_table[r] : NULL;
+}
+
+/* ---- set-up ---- */
+
+Engine *engine_free(Engine *e) {
+        if (!e)
+                return NULL;
+        for (size_t i = 0; i < e->n_policies; i++) {
+                free(e->policies[i].desc.frequencies_khz);
+                free(e->policies[i].cpus);
+        }
+        free(e->policies);
+        free(e->policy_of_cpu);
+        demand_free(e->demand);
+        free(e);
+        return NULL;
+}
+
+/* arch_scale_freq_capacity() as arch_set_freq_scale() computes it: cur << 10 / max. */
+static unsigned freq_scale(const PolicyDesc *p, uint32_t khz) {
+        if (p->cpuinfo_max_khz == 0)
+                return CAPACITY_SCALE;
+        return (unsigned) MIN((uint64_t) khz * CAPACITY_SCALE / p->cpuinfo_max_khz, (uint64_t) CAPACITY_SCALE);
+}
+
+/* One past the highest CPU any policy or the possible mask mentions. */
+static unsigned topology_n_cpus(const Topology *t) {
+        unsigned n = 0;
+
+        for (unsigned cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+                bool seen = CPU_ISSET(cpu, &t->possible);
+
+                for (size_t i = 0; !seen && i < t->n_policies; i++)
+                        seen = CPU_ISSET(cpu, &t->policies[i].cpus);
+                if (seen)
+                        n = cpu + 1;
+        }
+        return n;
+}
+
+static int policy_copy_desc(PolicyDesc *dst, const PolicyDesc *src) {
+        *dst = *src;
+        dst->frequencies_khz = NULL;
+        if (src->n_frequencies == 0 || !src->frequencies_khz) {
+                dst->n_frequencies = 0;
+                return 0;
+        }
+        dst->frequencies_khz = malloc(src->n_frequencies * sizeof(uint32_t));
+        if (!dst->frequencies_khz)
+                return -ENOMEM;
+        memcpy(dst->frequencies_khz, src->frequencies_khz, src->n_frequencies * sizeof(uint32_t));
+        return 0;
+}
+
+/* policy->cpus (the online CPUs of the policy); a topology built without an online mask has all online. */
+static int policy_collect_cpus(EnginePolicy *ep, const Topology *t, unsigned n_cpus) {
+        bool all_online = CPU_COUNT(&t->online) == 0;
+
+        ep->cpus = calloc(MAX(n_cpus, 1u), sizeof(unsigned));
+        if (!ep->cpus)
+                return -ENOMEM;
+        for (unsigned cpu = 0; cpu < n_cpus; cpu++)
+                if (CPU_ISSET(cpu, &ep->desc.cpus) && (all_online || CPU_ISSET(cpu, &t->online)))
+                        ep->cpus[ep->n_cpus++] = cpu;
+        return 0;
+}
+
+static int engine_add_policy(Engine *e, size_t i, const Topology *t, const Config *cfg) {
+        EnginePolicy *ep = &e->policies[i];
+        uint32_t cur_khz;
+        int r;
+
+        r = policy_copy_desc(&ep->desc, &t->policies[i]);
+        if (r < 0)
+                return r;
+        e->n_policies = i + 1; /* from here engine_free() releases it */
+
+        r = policy_collect_cpus(ep, t, demand_n_cpus(e->demand));
+        if (r < 0)
+                return r;
+
+        ep->managed = config_manages_policy(cfg, ep->desc.id);
+        cur_khz = ep->desc.cur_khz > 0 ? ep->desc.cur_khz : ep->desc.scaling_max_khz;
+        governor_init(&ep->gov, &ep->desc, cfg, cur_khz);
+
+        for (unsigned c = 0; c < ep->n_cpus; c++) {
+                unsigned cpu = ep->cpus[c];
+
+                if (e->policy_of_cpu[cpu] < 0)
+                        e->policy_of_cpu[cpu] = (int) i;
+                demand_set_capacity(e->demand, cpu, ep->desc.capacity);
+                demand_set_freq_scale(e->demand, cpu, 0, freq_scale(&ep->desc, cur_khz));
+        }
+        return 0;
+}
+
+int engine_new(const Topology *topo, const Config *cfg, EngineCommitFn commit, void *userdata, Engine **ret) {
+        _cleanup_(engine_freep) Engine *e = NULL;
+        unsigned n_cpus;
+        int r;
+
+        if (!topo || !cfg || !ret)
+                return -EINVAL;
+
+        e = calloc(1, sizeof(Engine));
+        if (!e)
+                return -ENOMEM;
+        e->commit = commit;
+        e->userdata = userdata;
+
+        n_cpus = topology_n_cpus(topo);
+        r = demand_new(n_cpus, &e->demand);
+        if (r < 0)
+                return r;
+
+        e->policy_of_cpu = malloc(MAX(n_cpus, 1u) * sizeof(int));
+        e->policies = calloc(MAX(topo->n_policies, (size_t) 1), sizeof(EnginePolicy));
+        if (!e->policy_of_cpu || !e->policies)
+                return -ENOMEM;
+        for (unsigned cpu = 0; cpu < n_cpus; cpu++)
+                e->policy_of_cpu[cpu] = -1;
+
+        for (size_t i = 0; i < topo->n_policies; i++) {
+                r = engine_add_policy(e, i, topo, cfg);
+                if (r < 0)
+                        return r;
+        }
+
+        *ret = TAKE_PTR(e);
+        return 0;
+}
+
+int engine_reconfigure(Engine *e, const Config *cfg) {
+        if (!e || !cfg)
+                return -EINVAL;
+
+        /* The managed set stays: taking a policy over or giving it back is the actuator's business. */
+        for (size_t i = 0; i < e->n_policies; i++)
+                governor_configure(&e->policies[i].gov, &e->policies[i].desc, cfg);
+        return 0;
+}
+
+/* ---- the governor side ---- */
+
+/* Brings the policy's CPUs to @now_ns; returns the highest demand (sugov_update_shared() takes the max)
+ * and which CPU has it. */
+static unsigned policy_util(Engine *e, const EnginePolicy *ep, uint64_t now_ns, int *ret_cpu) {
+        unsigned util = 0;
+        int cpu = ep->n_cpus > 0 ? (int) ep->cpus[0] : -1;
+
+        for (unsigned c = 0; c < ep->n_cpus; c++) {
+                unsigned u;
+
+                (void) demand_advance(e->demand, ep->cpus[c], now_ns);
+                u = demand_cpu_util(e->demand, ep->cpus[c]);
+                if (u > util) {
+                        util = u;
+                        cpu = (int) ep->cpus[c];
+                }
+        }
+        if (ret_cpu)
+                *ret_cpu = cpu;
+        return util;
+}
+
+static bool policy_busy(const Engine *e, const EnginePolicy *ep) {
+        for (unsigned c = 0; c < ep->n_cpus; c++)
+                if (demand_cpu_busy(e->demand, ep->cpus[c]))
+                        return true;
+        return false;
+}
+
+static void engine_commit(Engine *e, size_t i, const Decision *d) {
+        EnginePolicy *ep = &e->policies[i];
+        int r;
+
+        r = e->commit ? e->commit(d, e->userdata) : 0;
+        e->stats.decisions[d->kind]++;
+        if (r < 0) {
+                /* The old frequency stays in force; try again once the rate limit allows. */
+                e->stats.commit_errors++;
+                governor_commit(&ep->gov, d->time_ns, d->new_khz, false);
+                return;
+        }
+
+        governor_commit(&ep->gov, d->time_ns, d->new_khz, true);
+        /* Frequency invariance: from now on, running time on these CPUs counts at the new speed. */
+        for (unsigned c = 0; c < ep->n_cpus; c++)
+                demand_set_freq_scale(e->demand, ep->cpus[c], d->time_ns, freq_scale(&ep->desc, d->new_khz));
+}
+
+/*
+ * One schedutil update for policy @i at @now_ns, triggered by @cpu: sugov_update_{single,shared}_freq()
+ * minus what the skeleton doesn't model. Commits when the frequency should change.
+ */
+static void engine_evaluate(Engine *e, size_t i, uint64_t now_ns, int cpu, DecisionKind kind,
+                            SchedEventType event) {
+        EnginePolicy *ep = &e->policies[i];
+        GovernorCpu single_cpu;
+        uint32_t next_khz;
+        unsigned util;
+
+        if (!ep->managed || !governor_should_update(&ep->gov, now_ns))
+                return;
+
+        util = policy_util(e, ep, now_ns, NULL);
+        if (ep->n_cpus == 1)
+                single_cpu = (GovernorCpu) {
+                        .busy = demand_cpu_busy(e->demand, ep->cpus[0]),
+                        .idle_calls = demand_cpu_idle_calls(e->demand, ep->cpus[0]),
+                };
+        next_khz = governor_next_khz(&ep->gov, &ep->desc, util, ep->n_cpus == 1 ? &single_cpu : NULL);
+        /* Write only on change: the kernel returns early too (sugov_update_next_freq(), __cpufreq_driver_target()). */
+        if (next_khz == ep->gov.cur_khz)
+                return;
+
+        engine_commit(e, i, &(const Decision) {
+                .time_ns = now_ns,
+                .policy_index = (unsigned) i,
+                .policy_id = ep->desc.id,
+                .old_khz = ep->gov.cur_khz,
+                .new_khz = next_khz,
+                .cpu = cpu,
+                .kind = kind,
+                .reason = DECISION_REASON_DEMAND,
+                .util = util,
+                .event = event,
+        });
+}
+
+/* ---- inputs ---- */
+
+/* Events must come in time order; an older one is applied at the latest time seen (and counted). */
+static uint64_t engine_clock(Engine *e, uint64_t time_ns, bool count_late) {
+        if (time_ns < e->now_ns) {
+                if (count_late)
+                        e->stats.late_events++;
+                return e->now_ns;
+        }
+        e->now_ns = time_ns;
+        return time_ns;
+}
+
+int engine_event(Engine *e, const SchedEvent *ev) {
+        uint64_t now_ns;
+        int policy;
+
+        if (!e || !ev)
+                return -EINVAL;
+
+        e->stats.events++;
+        now_ns = engine_clock(e, ev->time_ns, true);
+
+        if (demand_event(e->demand, ev, now_ns) < 0) {
+                e->stats.invalid_events++;
+                return 0;
+        }
+        (void) demand_advance(e->demand, (unsigned) ev->cpu, now_ns);
+
+        policy = e->policy_of_cpu[ev->cpu];
+        if (policy >= 0)
+                engine_evaluate(e, (size_t) policy, now_ns, ev->cpu, DECISION_LOCAL, ev->type);
+        return 0;
+}
+
+/* The frequency is higher than the demand asks and nothing holds it there for good. */
+static bool policy_above_target(const EnginePolicy *ep, unsigned util) {
+        return ep->gov.cur_khz > governor_target_khz(&ep->gov, &ep->desc, util);
+}
+
+/* Whether the tick must keep coming for policy @i: busy, still decaying, or not yet down to its target. */
+static bool policy_unsettled(const Engine *e, const EnginePolicy *ep, unsigned util) {
+        return policy_busy(e, ep) || util > 0 || policy_above_target(ep, util);
+}
+
+int engine_tick(Engine *e, uint64_t now_ns) {
+        bool more = false;
+
+        if (!e)
+                return -EINVAL;
+
+        e->stats.ticks++;
+        now_ns = engine_clock(e, now_ns, false);
+
+        for (unsigned cpu = 0; cpu < demand_n_cpus(e->demand); cpu++)
+                (void) demand_advance(e->demand, cpu, now_ns);
+
+        for (size_t i = 0; i < e->n_policies; i++) {
+                EnginePolicy *ep = &e->policies[i];
+                unsigned util;
+                int cpu;
+
+                if (!ep->managed)
+                        continue;
+
+                util = policy_util(e, ep, now_ns, &cpu);
+                if (!policy_unsettled(e, ep, util))
+                        continue;
+
+                /* The tick runs on the CPU itself: a local update, credited to the CPU with the most demand. */
+                engine_evaluate(e, i, now_ns, cpu, DECISION_LOCAL, _SCHED_EVENT_TYPE_INVALID);
+                more = more || policy_unsettled(e, ep, util);
+        }
+        return more;
+}
+
+/* ---- state ---- */
+
+unsigned engine_cpu_util(const Engine *e, unsigned cpu) {
+        return demand_cpu_util(e->demand, cpu);
+}
+
+uint32_t engine_policy_khz(const Engine *e, unsigned policy_index) {
+        return policy_index < e->n_policies ? e->policies[policy_index].gov.cur_khz : 0;
+}
+
+unsigned engine_policy_util(const Engine *e, unsigned policy_index) {
+        const EnginePolicy *ep;
+        unsigned util = 0;
+
+        if (policy_index >= e->n_policies)
+                return 0;
+        ep = &e->policies[policy_index];
+        for (unsigned c = 0; c < ep->n_cpus; c++)
+                util = MAX(util, demand_cpu_util(e->demand, ep->cpus[c]));
+        return util;
+}
+
+const EngineStats *engine_stats(const Engine *e) {
+        return &e->stats;
+}

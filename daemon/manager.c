@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * manager.c: the daemon's event loop and the objects it owns. Scheduler events arrive from the per-CPU perf
+ * rings (perf-events.c), go through the engine (model + governor, engine.c), and the engine's decisions are
+ * written by the actuator (actuator.c). This file only wires them: it holds no policy of its own.
+ *
+ * Sources on the sd-event loop: the ring fds and drain timer (owned by perf-events.c), the tick timer
+ * (enabled only while some CPU is busy or some utilisation is still decaying), SIGTERM/SIGINT (restore and
+ * exit), SIGHUP (reload) and the systemd watchdog.
+ */
+
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-event.h>
+#include <time.h>
+
+#include "actuator.h"
+#include "config.h"
+#include "cpufreq-sysfs.h"
+#include "engine.h"
+#include "log.h"
+#include "manager.h"
+#include "perf-events.h"
+#include "replay.h"
+#include "topology.h"
+
+/* Reaction latency, event time → setspeed written, in log2(µs) buckets: bucket i counts [2^i, 2^(i+1)) µs. */
+#define LATENCY_BUCKETS 24
+
+typedef struct LatencyStats {
+        uint64_t count;
+        uint64_t buckets[LATENCY_BUCKETS];
+        uint64_t max_ns;
+        uint64_t sum_ns;
+} LatencyStats;
+
+typedef struct Manager {
+        ManagerOptions opts;
+        sd_event *event;
+        Config config;
+        Topology *topology;
+        bool *managed;                 /* per policy index */
+        Engine *engine;
+        Actuator *actuator;
+        PerfEvents *perf;
+        sd_event_source *tick_source;
+        sd_event_source *sigterm_source, *sigint_source, *sighup_source;
+        LatencyStats latency;
+        uint64_t commits;
+} Manager;
+
+static uint64_t now_ns(void) {
+        struct timespec ts;
+
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * UINT64_C(1000000000) + (uint64_t) ts.tv_nsec;
+}
+
+static void latency_record(LatencyStats *s, uint64_t latency_ns) {
+        uint64_t usec = latency_ns / 1000;
+        unsigned bucket = 0;
+
+        while (usec > 1 && bucket < LATENCY_BUCKETS - 1) {
+                usec >>= 1;
+                bucket++;
+        }
+        s->buckets[bucket]++;
+        s->count++;
+        s->sum_ns += latency_ns;
+        s->max_ns = MAX(s->max_ns, latency_ns);
+}
+
+/* Upper bound (µs) of the bucket holding the @permille-th sample. */
+static uint64_t latency_quantile_usec(const LatencyStats *s, unsigned permille) {
+        uint64_t want = (s->count * permille + 999) / 1000, seen = 0;
+
+        for (unsigned i = 0; i < LATENCY_BUCKETS; i++) {
+                seen += s->buckets[i];
+                if (seen >= want && want > 0)
+                        return UINT64_C(2) << i;
+        }
+        return 0;
+}
+
+static Manager *manager_free(Manager *m) {
+        if (!m)
+                return NULL;
+        perf_events_free(m->perf);
+        engine_free(m->engine);
+        actuator_free(m->actuator);
+        sd_event_source_disable_unref(m->tick_source);
+        sd_event_source_disable_unref(m->sigterm_source);
+        sd_event_source_disable_unref(m->sigint_source);
+        sd_event_source_disable_unref(m->sighup_source);
+        sd_event_unref(m->event);
+        topology_free(m->topology);
+        free(m->managed);
+        free(m);
+        return NULL;
+}
+DEFINE_TRIVIAL_CLEANUP_FUNC(Manager *, manager_free);
+
+/* Engine → actuator. Runs on the hot path: no logging above debug. */
+static int on_decision(const Decision *d, void *userdata) {
+        Manager *m = ASSERT_PTR(userdata);
+        int r;
+
+        r = actuator_set_khz(m->actuator, d->policy_index, d->new_khz);
+        if (r < 0)
+                return r;
+
+        m->commits++;
+        if (d->event != _SCHED_EVENT_TYPE_INVALID)
+                latency_record(&m->latency, now_ns() - d->time_ns);
+        if (m->opts.print_decisions) {
+                decision_print(stdout, d, m->topology);
+                fflush(stdout);
+        }
+        return 0;
+}
+
+static int tick_arm(Manager *m) {
+        int r;
+
+        r = sd_event_source_set_time_relative(m->tick_source, m->config.tick_usec);
+        if (r < 0)
+                return r;
+        return sd_event_source_set_enabled(m->tick_source, SD_EVENT_ONESHOT);
+}
+
+static int on_sched_event(const SchedEvent *ev, void *userdata) {
+        Manager *m = ASSERT_PTR(userdata);
+        int enabled = SD_EVENT_OFF, r;
+
+        r = engine_event(m->engine, ev);
+        if (r < 0)
+                return r;
+
+        /* An event may have made a CPU busy: make sure the tick runs. */
+        (void) sd_event_source_get_enabled(m->tick_source, &enabled);
+        if (enabled == SD_EVENT_OFF)
+                return tick_arm(m);
+        return 0;
+}
+
+static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = ASSERT_PTR(userdata);
+        int r;
+
+        /* Apply everything recorded up to now before advancing the model's clock to now. */
+        r = perf_events_drain(m->perf);
+        if (r < 0)
+                log_warning_errno(r, "Failed to drain the perf rings, ignoring: %m");
+
+        r = engine_tick(m->engine, now_ns());
+        if (r < 0)
+                return log_error_errno(r, "Engine tick failed: %m");
+        if (r > 0)
+                return tick_arm(m);
+        return 0; /* everything idle and settled: the next event re-arms the tick */
+}
+
+static int manager_reload(Manager *m) {
+        _cleanup_free_ char *error = NULL;
+        Config c;
+        int r;
+
+        (void) sd_notify(0, "RELOADING=1\nSTATUS=Reloading configuration…");
+
+        r = config_load(m->opts.config_path, true, &c, &error);
+        if (r < 0) {
+                log_error("Configuration rejected, keeping the running one:\n%s", error ? error : strerror(-r));
+                goto finish;
+        }
+
+        r = engine_reconfigure(m->engine, &c);
+        if (r < 0) {
+                log_error_errno(r, "Failed to apply the new configuration, keeping the running one: %m");
+                goto finish;
+        }
+        r = perf_events_reconfigure(m->perf, &c);
+        if (r < 0)
+                log_warning_errno(r, "Failed to apply the new event settings, ignoring: %m");
+
+        m->config = c;
+        log_set_max_level(c.log_level);
+        log_info("Configuration reloaded from %s.", m->opts.config_path);
+finish:
+        (void) sd_notify(0, "READY=1\nSTATUS=Governing");
+        return 0;
+}
+
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        return manager_reload(ASSERT_PTR(userdata));
+}
+
+static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        Manager *m = ASSERT_PTR(userdata);
+
+        log_info("Received SIG%s, restoring the cpufreq policies and exiting.", sigabbrev_np((int) si->ssi_signo));
+        return sd_event_exit(m->event, 0);
+}
+
+static int manager_add_signals(Manager *m) {
+        sigset_t mask;
+        int r;
+
+        /* sd-event wants the signals blocked before it turns them into a signalfd (sd_event_add_signal(3)). */
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigaddset(&mask, SIGHUP);
+        if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0)
+                return -errno;
+
+        r = sd_event_add_signal(m->event, &m->sigterm_source, SIGTERM, on_exit_signal, m);
+        if (r < 0)
+                return r;
+        r = sd_event_add_signal(m->event, &m->sigint_source, SIGINT, on_exit_signal, m);
+        if (r < 0)
+                return r;
+        return sd_event_add_signal(m->event, &m->sighup_source, SIGHUP, on_sighup, m);
+}
+
+static int manager_load(Manager *m) {
+        _cleanup_free_ char *error = NULL;
+        size_t n_managed = 0;
+        int r;
+
+        r = config_load(m->opts.config_path, true, &m->config, &error);
+        if (r < 0) {
+                log_error("Invalid configuration:\n%s", error ? error : strerror(-r));
+                return r;
+        }
+        log_set_max_level(MAX(m->config.log_level, log_get_max_level()));
+
+        r = cpufreq_discover(&m->topology);
+        if (r == -ENODEV)
+                return log_error_errno(r, "No cpufreq policies under /sys/devices/system/cpu: this machine has no "
+                                          "cpufreq driver (a VM or container?), nothing to govern.");
+        if (r < 0)
+                return log_error_errno(r, "Failed to read the cpufreq topology: %m");
+
+        m->managed = calloc(MAX(m->topology->n_policies, (size_t) 1), sizeof(bool));
+        if (!m->managed)
+                return log_oom();
+        for (size_t i = 0; i < m->topology->n_policies; i++) {
+                m->managed[i] = config_manages_policy(&m->config, m->topology->policies[i].id);
+                n_managed += m->managed[i];
+        }
+        if (n_managed == 0)
+                return log_error_errno(SYNTHETIC_ERRNO(ENOENT), "%s: [governor] policies= selects none of this "
+                                       "machine's policies.", m->opts.config_path);
+        return 0;
+}
+
+static int manager_take_over(Manager *m) {
+        _cleanup_free_ char *error = NULL;
+        int r;
+
+        r = actuator_take_over(m->topology, m->managed, m->opts.state_path, &m->actuator, &error);
+        if (r < 0)
+                return log_error_errno(r, "Cannot take over the cpufreq policies: %s", error ? error : strerror(-r));
+
+        for (size_t i = 0; i < m->topology->n_policies; i++)
+                if (m->managed[i])
+                        log_info("policy%u: taken over from governor '%s' (%s).", m->topology->policies[i].id,
+                                 m->topology->policies[i].governor, m->topology->policies[i].driver);
+        return 0;
+}
+
+static int manager_start(Manager *m) {
+        int r;
+
+        r = sd_event_default(&m->event);
+        if (r < 0)
+                return log_error_errno(r, "Failed to allocate the event loop: %m");
+
+        r = manager_add_signals(m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up signal handling: %m");
+
+        /* Pings the watchdog from the loop when WATCHDOG_USEC is set; a no-op otherwise. */
+        (void) sd_event_set_watchdog(m->event, true);
+
+        r = engine_new(m->topology, &m->config, on_decision, m, &m->engine);
+        if (r < 0)
+                return log_error_errno(r, "Failed to set up the governor: %m");
+
+        r = sd_event_add_time_relative(m->event, &m->tick_source, CLOCK_MONOTONIC, m->config.tick_usec, 0,
+                                       on_tick, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add the tick timer: %m");
+        (void) sd_event_source_set_description(m->tick_source, "tick");
+
+        r = perf_events_new(m->event, &m->topology->online, &m->config, on_sched_event, m, &m->perf);
+        if (r < 0)
+                return log_error_errno(r, "Failed to open the scheduler tracepoints: %m");
+
+        /* Last: only now do we change anything on the machine. */
+        return manager_take_over(m);
+}
+
+static void manager_log_stats(Manager *m) {
+        const EngineStats *es = engine_stats(m->engine);
+        const PerfEventsStats *ps = perf_events_stats(m->perf);
+
+        log_info("Events: %" PRIu64 " (late %" PRIu64 ", lost %" PRIu64 "); decisions: %" PRIu64 " local, %" PRIu64
+                 " remote, %" PRIu64 " deferred; frequency writes: %" PRIu64,
+                 es->events, es->late_events, ps->lost, es->decisions[DECISION_LOCAL],
+                 es->decisions[DECISION_REMOTE], es->deferred, m->commits);
+        if (m->latency.count > 0)
+                log_info("Event-to-write latency over %" PRIu64 " event-triggered writes: mean %" PRIu64
+                         " µs, p50 < %" PRIu64 " µs, p99 < %" PRIu64 " µs, max %" PRIu64 " µs",
+                         m->latency.count, m->latency.sum_ns / m->latency.count / 1000,
+                         latency_quantile_usec(&m->latency, 500), latency_quantile_usec(&m->latency, 990),
+                         m->latency.max_ns / 1000);
+}
+
+int manager_run(const ManagerOptions *opts) {
+        _cleanup_(manager_freep) Manager *m = NULL;
+        int r, restore_r;
+
+        m = calloc(1, sizeof(Manager));
+        if (!m)
+                return log_oom();
+        m->opts = *opts;
+
+        r = manager_load(m);
+        if (r < 0)
+                return r;
+
+        r = manager_start(m);
+        if (r < 0)
+                return r;
+
+        (void) sd_notifyf(0, "READY=1\nSTATUS=Governing %zu cpufreq policies", m->topology->n_policies);
+        log_info("schedfreqd %s running.", VERSION);
+
+        r = sd_event_loop(m->event);
+        if (r < 0)
+                log_error_errno(r, "Event loop failed: %m");
+
+        (void) sd_notify(0, "STOPPING=1\nSTATUS=Restoring cpufreq policies");
+        manager_log_stats(m);
+
+        restore_r = actuator_restore(m->actuator);
+        if (restore_r < 0)
+                log_error_errno(restore_r, "Failed to restore every cpufreq policy (state kept in %s for "
+                                           "'schedfreqd restore'): %m", m->opts.state_path);
+        else
+                log_info("cpufreq policies restored.");
+
+        return r < 0 ? r : restore_r;
+}

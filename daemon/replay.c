@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * replay.c: `perf script` text → SchedEvent, and the replay driver that runs a trace through the engine.
+ * The parser is pure; it knows the default `perf script` layout of the sched tracepoints' print formats
+ * (include/trace/events/sched.h TP_printk), in both the µs (default) and --ns timestamp styles.
+ */
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "macro.h"
+#include "cpulist.h"
+#include "replay.h"
+
+#define NSEC_PER_SEC UINT64_C(1000000000)
+
+/* Parses "<sec>.<frac>" where frac has 6 (µs) or 9 (ns) digits. Returns the end pointer or NULL. */
+static const char *parse_time(const char *p, uint64_t *ret_ns) {
+        uint64_t sec = 0, frac = 0;
+        int digits = 0;
+
+        if (!isdigit((unsigned char) *p))
+                return NULL;
+        for (; isdigit((unsigned char) *p); p++) {
+                if (sec > (UINT64_MAX - 9) / 10)
+                        return NULL;
+                sec = sec * 10 + (uint64_t) (*p - '0');
+        }
+        if (*p++ != '.')
+                return NULL;
+        for (; isdigit((unsigned char) *p); p++, digits++)
+                if (digits < 9)
+                        frac = frac * 10 + (uint64_t) (*p - '0');
+        if (digits != 6 && digits != 9)
+                return NULL;
+        if (digits == 6)
+                frac *= 1000;
+        if (sec > UINT64_MAX / NSEC_PER_SEC - 1)
+                return NULL;
+        *ret_ns = sec * NSEC_PER_SEC + frac;
+        return p;
+}
+
+/*
+ * Finds the "[CPU] TIME: EVENT:" part. The comm before it may contain spaces and brackets, so try every '['
+ * until one is followed by the expected shape. Returns the position after "EVENT:" or NULL.
+ */
+static const char *parse_header(const char *line, int *ret_cpu, uint64_t *ret_ns, char *event, size_t event_size) {
+        for (const char *b = strchr(line, '['); b; b = strchr(b + 1, '[')) {
+                const char *p = b + 1, *e;
+                long cpu = 0;
+                size_t n;
+
+                if (!isdigit((unsigned char) *p))
+                        continue;
+                for (; isdigit((unsigned char) *p) && cpu < 100000; p++)
+                        cpu = cpu * 10 + (*p - '0');
+                if (*p++ != ']')
+                        continue;
+                p += strspn(p, " \t");
+                p = parse_time(p, ret_ns);
+                if (!p || *p++ != ':')
+                        continue;
+                p += strspn(p, " \t");
+                e = strchr(p, ':');
+                /* The event name is "sys:name:" — skip the system part. */
+                if (!e)
+                        continue;
+                e = strchr(e + 1, ':');
+                if (!e)
+                        continue;
+                n = (size_t) (e - p);
+                if (n == 0 || n >= event_size || memchr(p, ' ', n))
+                        continue;
+                memcpy(event, p, n);
+                event[n] = '\0';
+                *ret_cpu = (int) cpu;
+                return e + 1;
+        }
+        return NULL;
+}
+
+/*
+ * Finds the value of " key=" in @fields. The value runs to the next " word=" (comms may contain spaces) or
+ * " ==> " or the end. Copies at most @size-1 bytes. Returns 0 or -ENOENT.
+ */
+static int field_get(const char *fields, const char *key, char *buf, size_t size) {
+        size_t klen = strlen(key);
+
+        for (const char *p = fields; (p = strstr(p, key)); p += klen) {
+                const char *v, *end;
+                size_t n;
+
+                if ((p != fields && p[-1] != ' ') || p[klen] != '=')
+                        continue;
+                v = p + klen + 1;
+                for (end = v; *end && *end != '\n'; end++) {
+                        const char *q = end + 1;
+
+                        if (*end != ' ')
+                                continue;
+                        if (strncmp(q, "==> ", 4) == 0 || strncmp(q, "[ns]", 4) == 0)
+                                break;
+                        while (*q && (isalnum((unsigned char) *q) || *q == '_'))
+                                q++;
+                        if (*q == '=' && q > end + 1)
+                                break;
+                }
+                n = MIN((size_t) (end - v), size - 1);
+                memcpy(buf, v, n);
+                buf[n] = '\0';
+                return 0;
+        }
+        return -ENOENT;
+}
+
+static int field_int(const char *fields, const char *key, int32_t *ret) {
+        char buf[32], *end;
+        long v;
+
+        if (field_get(fields, key, buf, sizeof(buf)) < 0)
+                return -ENOENT;
+        errno = 0;
+        v = strtol(buf, &end, 10);
+        if (errno != 0 || end == buf || *end != '\0' || v < INT32_MIN || v > INT32_MAX)
+                return -EINVAL;
+        *ret = (int32_t) v;
+        return 0;
+}
+
+static int field_u64(const char *fields, const char *key, uint64_t *ret) {
+        char buf[32], *end;
+        unsigned long long v;
+
+        if (field_get(fields, key, buf, sizeof(buf)) < 0)
+                return -ENOENT;
+        errno = 0;
+        v = strtoull(buf, &end, 10);
+        if (errno != 0 || end == buf || *end != '\0' || buf[0] == '-')
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+static void field_comm(const char *fields, const char *key, char comm[TASK_COMM_LEN]) {
+        if (field_get(fields, key, comm, TASK_COMM_LEN) < 0)
+                comm[0] = '\0';
+}
+
+/*
+ * prev_state as TP_printk prints it (include/trace/events/sched.h): "R" runnable, "R+" preempted, else a
+ * '|'-joined list of S D T t X Z P I. Only R/R+ keep prev on the run queue (reference §6.3).
+ */
+static int parse_prev_state(const char *s, int64_t *ret_state, bool *ret_runnable) {
+        static const char letters[] = "SDTtXZPI";
+
+        if (s[0] == 'R' && (s[1] == '\0' || (s[1] == '+' && s[2] == '\0'))) {
+                *ret_state = s[1] == '+' ? 0x100 : 0; /* TASK_REPORT_MAX marks preemption on 4.14+ */
+                *ret_runnable = true;
+                return 0;
+        }
+
+        int64_t state = 0;
+        for (const char *p = s; *p; p++) {
+                const char *l = strchr(letters, *p);
+
+                if (*p == '|' && p != s && p[1])
+                        continue;
+                if (!l || *p == '\0')
+                        return -EINVAL;
+                state |= INT64_C(1) << (l - letters);
+        }
+        if (state == 0)
+                return -EINVAL;
+        *ret_state = state;
+        *ret_runnable = false;
+        return 0;
+}
+
+static int parse_switch(const char *f, SchedEvent *ev, const char **reason) {
+        char state[32];
+
+        field_comm(f, "prev_comm", ev->sw.prev_comm);
+        field_comm(f, "next_comm", ev->sw.next_comm);
+        if (field_int(f, "prev_pid", &ev->sw.prev_pid) < 0 || field_int(f, "next_pid", &ev->sw.next_pid) < 0) {
+                *reason = "sched_switch without a valid prev_pid= or next_pid=";
+                return -EINVAL;
+        }
+        if (field_int(f, "prev_prio", &ev->sw.prev_prio) < 0 || field_int(f, "next_prio", &ev->sw.next_prio) < 0) {
+                *reason = "sched_switch without a valid prev_prio= or next_prio=";
+                return -EINVAL;
+        }
+        if (field_get(f, "prev_state", state, sizeof(state)) < 0 ||
+            parse_prev_state(state, &ev->sw.prev_state, &ev->sw.prev_runnable) < 0) {
+                *reason = "sched_switch without a valid prev_state= (expected R, R+ or S|D|T|t|X|Z|P|I)";
+                return -EINVAL;
+        }
+        return 0;
+}
+
+static int parse_wakeup(const char *f, SchedEvent *ev, const char **reason) {
+        field_comm(f, "comm", ev->wakeup.comm);
+        if (field_int(f, "pid", &ev->wakeup.pid) < 0 || field_int(f, "prio", &ev->wakeup.prio) < 0 ||
+            field_int(f, "target_cpu", &ev->wakeup.target_cpu) < 0 || ev->wakeup.target_cpu < 0) {
+                *reason = "sched_wakeup without a valid pid=, prio= or target_cpu=";
+                return -EINVAL;
+        }
+        return 0;
+}
+
+static int parse_migrate(const char *f, SchedEvent *ev, const char **reason) {
+        field_comm(f, "comm", ev->migrate.comm);
+        if (field_int(f, "pid", &ev->migrate.pid) < 0 || field_int(f, "prio", &ev->migrate.prio) < 0 ||
+            field_int(f, "orig_cpu", &ev->migrate.orig_cpu) < 0 || field_int(f, "dest_cpu", &ev->migrate.dest_cpu) < 0 ||
+            ev->migrate.orig_cpu < 0 || ev->migrate.dest_cpu < 0) {
+                *reason = "sched_migrate_task without a valid pid=, prio=, orig_cpu= or dest_cpu=";
+                return -EINVAL;
+        }
+        return 0;
+}
+
+static int parse_exit(const char *f, SchedEvent *ev, const char **reason) {
+        field_comm(f, "comm", ev->exit.comm);
+        if (field_int(f, "pid", &ev->exit.pid) < 0 || field_int(f, "prio", &ev->exit.prio) < 0) {
+                *reason = "sched_process_exit without a valid pid= or prio=";
+                return -EINVAL;
+        }
+        return 0;
+}
+
+static int parse_runtime(const char *f, SchedEvent *ev, const char **reason) {
+        field_comm(f, "comm", ev->runtime.comm);
+        if (field_int(f, "pid", &ev->runtime.pid) < 0 || field_u64(f, "runtime", &ev->runtime.runtime_ns) < 0) {
+                *reason = "sched_stat_runtime without a valid pid= or runtime=";
+                return -EINVAL;
+        }
+        return 0;
+}
+
+int replay_parse_line(const char *line, SchedEvent *ret, const char **ret_reason) {
+        static const char *const bad_header = "expected '<comm> <pid> [<cpu>] <sec>.<usec|nsec>: <sys>:<event>: …'";
+        const char *reason = NULL, *fields, *p = line + strspn(line, " \t");
+        SchedEvent ev = {};
+        char event[64];
+        int r = -EINVAL;
+
+        if (*p == '\0' || *p == '\n' || *p == '#')
+                return REPLAY_LINE_EMPTY;
+
+        fields = parse_header(line, &ev.cpu, &ev.time_ns, event, sizeof(event));
+        if (!fields) {
+                *ret_reason = bad_header;
+                return -EINVAL;
+        }
+
+        ev.type = sched_event_type_from_string(event);
+        switch (ev.type) {
+        case SCHED_EVENT_SWITCH:
+                r = parse_switch(fields, &ev, &reason);
+                break;
+        case SCHED_EVENT_WAKEUP:
+        case SCHED_EVENT_WAKEUP_NEW:
+                r = parse_wakeup(fields, &ev, &reason);
+                break;
+        case SCHED_EVENT_MIGRATE:
+                r = parse_migrate(fields, &ev, &reason);
+                break;
+        case SCHED_EVENT_EXIT:
+                r = parse_exit(fields, &ev, &reason);
+                break;
+        case SCHED_EVENT_RUNTIME:
+                r = parse_runtime(fields, &ev, &reason);
+                break;
+        case _SCHED_EVENT_TYPE_MAX:
+        case _SCHED_EVENT_TYPE_INVALID:
+                return REPLAY_LINE_OTHER;
+        }
+        if (r < 0) {
+                *ret_reason = reason;
+                return r;
+        }
+
+        *ret = ev;
+        return REPLAY_LINE_EVENT;
+}
+
+void decision_print(FILE *f, const Decision *d, const Topology *t) {
+        int first = -1;
+
+        if (t && d->policy_index < t->n_policies)
+                first = cpulist_first(&t->policies[d->policy_index].cpus);
+        if (first < 0)
+                first = (int) d->policy_id;
+
+        fprintf(f, "t=%" PRIu64 " policy=%d freq=%" PRIu32 " cpu=%d kind=%s util=%u\n", d->time_ns, first, d->new_khz,
+                d->cpu, decision_kind_to_string(d->kind), d->util);
+}
+
+typedef struct ReplayContext {
+        FILE *out;
+        const Topology *topo;
+        ReplayStats *stats;
+} ReplayContext;
+
+static int on_replay_decision(const Decision *d, void *userdata) {
+        ReplayContext *ctx = ASSERT_PTR(userdata);
+
+        decision_print(ctx->out, d, ctx->topo);
+        ctx->stats->changes++;
+        return 0;
+}
+
+/* Runs the synthetic ticks due up to @until_ns (the live daemon's tick timer, on the trace's clock). */
+static int replay_ticks(Engine *e, uint64_t tick_ns, uint64_t until_ns, uint64_t *next_tick_ns, bool *ticking) {
+        while (*ticking && *next_tick_ns <= until_ns) {
+                int r = engine_tick(e, *next_tick_ns);
+
+                if (r < 0)
+                        return r;
+                *ticking = r > 0;
+                *next_tick_ns += tick_ns;
+        }
+        return 0;
+}
+
+static int make_error(char **ret_error, const char *name, uint64_t line, const char *reason) {
+        if (ret_error && asprintf(ret_error, "%s:%" PRIu64 ": %s", name, line, reason) < 0)
+                *ret_error = NULL;
+        return -EINVAL;
+}
+
+int replay_run(FILE *in, const char *name, const Topology *topo, const Config *cfg, FILE *out, ReplayStats *ret_stats,
+               char **ret_error) {
+        _cleanup_(engine_freep) Engine *e = NULL;
+        _cleanup_free_ char *line = NULL;
+        ReplayStats stats = {};
+        ReplayContext ctx = { .out = out, .topo = topo, .stats = &stats };
+        uint64_t tick_ns = cfg->tick_usec * 1000, next_tick_ns = 0;
+        bool ticking = false;
+        size_t size = 0;
+        int r;
+
+        r = engine_new(topo, cfg, on_replay_decision, &ctx, &e);
+        if (r < 0)
+                return r;
+
+        while (getline(&line, &size, in) >= 0) {
+                const char *reason = "malformed line";
+                SchedEvent ev;
+
+                stats.lines++;
+                r = replay_parse_line(line, &ev, &reason);
+                if (r < 0)
+                        return make_error(ret_error, name, stats.lines, reason);
+                if (r == REPLAY_LINE_OTHER)
+                        stats.skipped++;
+                if (r != REPLAY_LINE_EVENT)
+                        continue;
+
+                r = replay_ticks(e, tick_ns, ev.time_ns, &next_tick_ns, &ticking);
+                if (r < 0)
+                        return r;
+
+                r = engine_event(e, &ev);
+                if (r < 0)
+                        return r;
+                stats.events++;
+
+                if (!ticking) {
+                        /* The live daemon arms its tick one period after the event that woke it. */
+                        ticking = true;
+                        next_tick_ns = ev.time_ns + tick_ns;
+                }
+        }
+        if (ferror(in))
+                return make_error(ret_error, name, stats.lines + 1, "read error");
+
+        if (ret_stats)
+                *ret_stats = stats;
+        return 0;
+}

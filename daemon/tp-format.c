@@ -1,0 +1,453 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tp-format.c: tracefs events/sched/<name>/{id,format} → TpFormat. libtraceevent parses the text (fields and
+ * the print fmt); we keep only plain offsets, sizes and flags, so the hot path (sched-event.c) needs neither
+ * libtraceevent nor I/O. The print fmt of sched_switch gives the prev_state "preempted" bit. Which fields each
+ * event must have follows include/trace/events/sched.h; shared/reference/schedutil.md §6 lists how they
+ * changed. Errors are returned with a "PATH: reason" message, never logged here.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+
+#include "macro.h"
+#include "tp-format.h"
+
+#define FORMAT_FILE_MAX (256u * 1024u)  /* format files are ~1-4 KiB; anything this big is not one */
+#define REASON_MAX 256
+#define EXPR_DEPTH_MAX 64
+
+static const char *const field_names[_TP_FIELD_MAX] = {
+        [TP_FIELD_COMM] = "comm",
+        [TP_FIELD_PID] = "pid",
+        [TP_FIELD_PRIO] = "prio",
+        [TP_FIELD_TARGET_CPU] = "target_cpu",
+        [TP_FIELD_ORIG_CPU] = "orig_cpu",
+        [TP_FIELD_DEST_CPU] = "dest_cpu",
+        [TP_FIELD_RUNTIME] = "runtime",
+        [TP_FIELD_PREV_COMM] = "prev_comm",
+        [TP_FIELD_PREV_PID] = "prev_pid",
+        [TP_FIELD_PREV_PRIO] = "prev_prio",
+        [TP_FIELD_PREV_STATE] = "prev_state",
+        [TP_FIELD_NEXT_COMM] = "next_comm",
+        [TP_FIELD_NEXT_PID] = "next_pid",
+        [TP_FIELD_NEXT_PRIO] = "next_prio",
+        [TP_FIELD_SUCCESS] = "success",
+        [TP_FIELD_VRUNTIME] = "vruntime",
+        [TP_FIELD_GROUP_DEAD] = "group_dead",
+};
+
+/* The fields each event must (or may) have: the TP_STRUCT__entry blocks of include/trace/events/sched.h. */
+static const struct {
+        SchedEventType type;
+        TpFieldId field;
+        bool optional;
+} event_fields[] = {
+        { SCHED_EVENT_SWITCH, TP_FIELD_PREV_COMM },      { SCHED_EVENT_SWITCH, TP_FIELD_PREV_PID },
+        { SCHED_EVENT_SWITCH, TP_FIELD_PREV_PRIO },      { SCHED_EVENT_SWITCH, TP_FIELD_PREV_STATE },
+        { SCHED_EVENT_SWITCH, TP_FIELD_NEXT_COMM },      { SCHED_EVENT_SWITCH, TP_FIELD_NEXT_PID },
+        { SCHED_EVENT_SWITCH, TP_FIELD_NEXT_PRIO },
+        { SCHED_EVENT_WAKEUP, TP_FIELD_COMM },           { SCHED_EVENT_WAKEUP, TP_FIELD_PID },
+        { SCHED_EVENT_WAKEUP, TP_FIELD_PRIO },           { SCHED_EVENT_WAKEUP, TP_FIELD_TARGET_CPU },
+        { SCHED_EVENT_WAKEUP, TP_FIELD_SUCCESS, true },
+        { SCHED_EVENT_WAKEUP_NEW, TP_FIELD_COMM },       { SCHED_EVENT_WAKEUP_NEW, TP_FIELD_PID },
+        { SCHED_EVENT_WAKEUP_NEW, TP_FIELD_PRIO },       { SCHED_EVENT_WAKEUP_NEW, TP_FIELD_TARGET_CPU },
+        { SCHED_EVENT_WAKEUP_NEW, TP_FIELD_SUCCESS, true },
+        { SCHED_EVENT_MIGRATE, TP_FIELD_COMM },          { SCHED_EVENT_MIGRATE, TP_FIELD_PID },
+        { SCHED_EVENT_MIGRATE, TP_FIELD_PRIO },          { SCHED_EVENT_MIGRATE, TP_FIELD_ORIG_CPU },
+        { SCHED_EVENT_MIGRATE, TP_FIELD_DEST_CPU },
+        { SCHED_EVENT_EXIT, TP_FIELD_COMM },             { SCHED_EVENT_EXIT, TP_FIELD_PID },
+        { SCHED_EVENT_EXIT, TP_FIELD_PRIO },             { SCHED_EVENT_EXIT, TP_FIELD_GROUP_DEAD, true },
+        { SCHED_EVENT_RUNTIME, TP_FIELD_COMM },          { SCHED_EVENT_RUNTIME, TP_FIELD_PID },
+        { SCHED_EVENT_RUNTIME, TP_FIELD_RUNTIME },       { SCHED_EVENT_RUNTIME, TP_FIELD_VRUNTIME, true },
+};
+
+const char *tp_field_id_to_string(TpFieldId id) {
+        if (id < 0 || id >= _TP_FIELD_MAX)
+                return NULL;
+        return field_names[id];
+}
+
+static bool field_is_string(TpFieldId id) {
+        return id == TP_FIELD_COMM || id == TP_FIELD_PREV_COMM || id == TP_FIELD_NEXT_COMM;
+}
+
+static bool int_size_ok(uint16_t size) {
+        return size == 1 || size == 2 || size == 4 || size == 8;
+}
+
+static void tep_freep(struct tep_handle **tep) {
+        if (*tep)
+                tep_free(*tep);
+}
+
+static int set_error(char **ret_error, int r, const char *path, const char *format, ...) _printf_(4, 5);
+static int set_error(char **ret_error, int r, const char *path, const char *format, ...) {
+        char reason[REASON_MAX];
+        va_list ap;
+
+        if (!ret_error)
+                return r;
+        va_start(ap, format);
+        (void) vsnprintf(reason, sizeof(reason), format, ap);
+        va_end(ap);
+        if (asprintf(ret_error, "%s: %s", path, reason) < 0) {
+                *ret_error = NULL;
+                return -ENOMEM;
+        }
+        return r;
+}
+
+/* Copies one field's layout out of libtraceevent and checks it has the shape the decoder expects. */
+static int field_from_tep(const struct tep_format_field *fl, bool string, TpField *ret, char *reason) {
+        TpField t = {
+                .present = true,
+                .is_signed = fl->flags & TEP_FIELD_IS_SIGNED,
+                .data_loc = fl->flags & TEP_FIELD_IS_DYNAMIC,
+                .rel_loc = fl->flags & TEP_FIELD_IS_RELATIVE,
+        };
+        bool ok;
+
+        /* A perf record's size is a u16 (struct perf_event_header), so must be every offset in it. */
+        if (fl->offset < 0 || fl->size <= 0 || fl->offset + fl->size > UINT16_MAX) {
+                snprintf(reason, REASON_MAX, "field '%s' has offset %d and size %d", fl->name, fl->offset,
+                         fl->size);
+                return -EBADMSG;
+        }
+        t.offset = (uint16_t) fl->offset;
+        t.size = (uint16_t) fl->size;
+
+        if (string)
+                ok = t.data_loc ? t.size == 4 : (fl->flags & TEP_FIELD_IS_ARRAY);
+        else
+                ok = !t.data_loc && !(fl->flags & TEP_FIELD_IS_ARRAY) && int_size_ok(t.size);
+        if (!ok) {
+                snprintf(reason, REASON_MAX, "field '%s' is '%s' of size %d, not %s", fl->name, fl->type,
+                         fl->size, string ? "a char array or __data_loc string" : "an integer");
+                return -EBADMSG;
+        }
+        *ret = t;
+        return 0;
+}
+
+static int event_fields_from_tep(struct tep_event *event, SchedEventType type, TpEvent *ev, char *reason) {
+        unsigned min_size = 0;
+        int r;
+
+        for (size_t i = 0; i < ELEMENTSOF(event_fields); i++) {
+                TpFieldId id = event_fields[i].field;
+                struct tep_format_field *fl;
+
+                if (event_fields[i].type != type)
+                        continue;
+                fl = tep_find_field(event, field_names[id]);
+                if (!fl) {
+                        if (event_fields[i].optional)
+                                continue;
+                        snprintf(reason, REASON_MAX, "no field '%s'", field_names[id]);
+                        return -EBADMSG;
+                }
+                r = field_from_tep(fl, field_is_string(id), &ev->fields[id], reason);
+                if (r < 0)
+                        return r;
+                if (!event_fields[i].optional)
+                        min_size = MAX(min_size, (unsigned) ev->fields[id].offset + ev->fields[id].size);
+        }
+        ev->min_size = (uint16_t) min_size;
+        return 0;
+}
+
+/* Evaluates a constant expression of a print fmt: numbers, casts and the binary operators the kernel's
+ * TASK_* macros expand to. */
+static int eval_const(const struct tep_print_arg *a, unsigned depth, uint64_t *ret) {
+        uint64_t l, r;
+        char *end;
+
+        if (!a || depth > EXPR_DEPTH_MAX)
+                return -EINVAL;
+        if (a->type == TEP_PRINT_TYPE)
+                return eval_const(a->typecast.item, depth + 1, ret);
+        if (a->type == TEP_PRINT_ATOM) {
+                errno = 0;
+                *ret = strtoull(a->atom.atom, &end, 0);
+                return errno != 0 || end == a->atom.atom || *end != '\0' ? -EINVAL : 0;
+        }
+        if (a->type != TEP_PRINT_OP || eval_const(a->op.left, depth + 1, &l) < 0 ||
+            eval_const(a->op.right, depth + 1, &r) < 0)
+                return -EINVAL;
+
+        if (streq(a->op.op, "|"))
+                *ret = l | r;
+        else if (streq(a->op.op, "&"))
+                *ret = l & r;
+        else if (streq(a->op.op, "+"))
+                *ret = l + r;
+        else if (streq(a->op.op, "-"))
+                *ret = l - r;
+        else if (streq(a->op.op, "<<") && r < 64)
+                *ret = l << r;
+        else if (streq(a->op.op, ">>") && r < 64)
+                *ret = l >> r;
+        else
+                return -EINVAL;
+        return 0;
+}
+
+static bool arg_is(const struct tep_print_arg *a, enum tep_print_arg_type type, const char *s) {
+        if (!a || a->type != type)
+                return false;
+        if (type == TEP_PRINT_FIELD)
+                return a->field.name && streq(a->field.name, s);
+        if (type == TEP_PRINT_ATOM)
+                return a->atom.atom && streq(a->atom.atom, s);
+        return a->op.op && streq(a->op.op, s);
+}
+
+/*
+ * Matches `REC->prev_state & MASK ? X : Y` where X (marker_left) or Y is the string @marker, and evaluates
+ * MASK. In the kernel's TP_printk for sched_switch, `prev_state & TASK_REPORT_MAX ? "+" : ""` marks
+ * preemption and `prev_state & (TASK_REPORT_MAX - 1) ? __print_flags(…) : "R"` masks the state bits.
+ */
+static int match_state_test(const struct tep_print_arg *a, const char *marker, bool marker_left, uint64_t *ret) {
+        const struct tep_print_arg *test, *alt, *mask;
+
+        if (!arg_is(a, TEP_PRINT_OP, "?"))
+                return -ENOENT;
+        test = a->op.left;
+        alt = a->op.right;
+        if (!arg_is(test, TEP_PRINT_OP, "&") || !arg_is(alt, TEP_PRINT_OP, ":") ||
+            !arg_is(marker_left ? alt->op.left : alt->op.right, TEP_PRINT_ATOM, marker))
+                return -ENOENT;
+
+        if (arg_is(test->op.left, TEP_PRINT_FIELD, "prev_state"))
+                mask = test->op.right;
+        else if (arg_is(test->op.right, TEP_PRINT_FIELD, "prev_state"))
+                mask = test->op.left;
+        else
+                return -ENOENT;
+        return eval_const(mask, 0, ret);
+}
+
+static int find_state_test(const struct tep_print_arg *a, const char *marker, bool marker_left, unsigned depth,
+                           uint64_t *ret) {
+        for (; a && depth <= EXPR_DEPTH_MAX; a = a->next) {
+                if (match_state_test(a, marker, marker_left, ret) >= 0)
+                        return 0;
+                if (a->type != TEP_PRINT_OP)
+                        continue;
+                if (find_state_test(a->op.left, marker, marker_left, depth + 1, ret) >= 0 ||
+                    find_state_test(a->op.right, marker, marker_left, depth + 1, ret) >= 0)
+                        return 0;
+        }
+        return -ENOENT;
+}
+
+/*
+ * The preempted bit: the `"+"` test if present (all kernels so far print one), else one above the state mask
+ * of the `"R"` test (4.14+: TASK_REPORT_MAX - 1). It must be a single bit.
+ */
+static int derive_preempt_mask(const struct tep_event *event, uint64_t *ret, char *reason) {
+        const struct tep_print_arg *args = event->print_fmt.args;
+        uint64_t mask;
+
+        if (find_state_test(args, "+", true, 0, &mask) < 0) {
+                if (find_state_test(args, "R", false, 0, &mask) < 0 || mask == UINT64_MAX)
+                        mask = 0;
+                else
+                        mask += 1;
+        }
+        if (mask == 0 || (mask & (mask - 1)) != 0) {
+                snprintf(reason, REASON_MAX,
+                         "cannot derive the prev_state preempted bit (TASK_REPORT_MAX) from the print fmt");
+                return -EBADMSG;
+        }
+        *ret = mask;
+        return 0;
+}
+
+/*
+ * libtraceevent accepts a file cut short (it just stops), so check the end ourselves: the kernel writes the
+ * print fmt line last, newline-terminated (kernel/trace/trace_events.c f_show()).
+ */
+static int check_complete(const char *text, size_t size, char *reason) {
+        if (!memmem(text, size, "\nprint fmt: ", 12)) {
+                snprintf(reason, REASON_MAX, "truncated or not a format file (no 'print fmt:' line)");
+                return -EBADMSG;
+        }
+        if (text[size - 1] != '\n') {
+                snprintf(reason, REASON_MAX, "truncated (the last line is incomplete)");
+                return -EBADMSG;
+        }
+        return 0;
+}
+
+static int parse_with_tep(struct tep_handle *tep, SchedEventType type, uint32_t id, const char *text, size_t size,
+                          struct tep_event **ret, char *reason) {
+        const char *name = sched_event_type_to_string(type);
+        struct tep_event *event = NULL;
+        char buf[REASON_MAX / 2];
+        enum tep_errno e;
+
+        int r;
+
+        r = check_complete(text, size, reason);
+        if (r < 0)
+                return r;
+        e = tep_parse_format(tep, &event, text, size, "sched");
+        if (e != 0 || !event || (event->flags & TEP_EVENT_FL_FAILED)) {
+                if (e == TEP_ERRNO__MEM_ALLOC_FAILED)
+                        return -ENOMEM;
+                (void) tep_strerror(tep, e, buf, sizeof(buf));
+                snprintf(reason, REASON_MAX, "not a valid format file (libtraceevent: %s)", e ? buf : "failed");
+                return -EBADMSG;
+        }
+        if (!event->name || !streq(event->name, name) || event->id < 0 || (uint32_t) event->id != id) {
+                snprintf(reason, REASON_MAX, "describes event '%s' ID %d, expected '%s' ID %u (from its id file)",
+                         event->name ? event->name : "?", event->id, name, id);
+                return -EBADMSG;
+        }
+        *ret = event;
+        return 0;
+}
+
+int tp_format_parse_event(TpFormat *f, SchedEventType type, uint32_t id, const char *path, const char *text,
+                          size_t size, char **ret_error) {
+        _cleanup_(tep_freep) struct tep_handle *tep = NULL;
+        struct tep_format_field *common;
+        struct tep_event *event = NULL;
+        char reason[REASON_MAX] = "";
+        TpEvent ev = { .present = true, .id = id };
+        TpField common_type = {};
+        uint64_t preempt_mask = f->preempt_mask;
+        int r;
+
+        if (type < 0 || type >= _SCHED_EVENT_TYPE_MAX)
+                return -EINVAL;
+        tep = tep_alloc();
+        if (!tep)
+                return -ENOMEM;
+
+        r = parse_with_tep(tep, type, id, text, size, &event, reason);
+        if (r >= 0) {
+                common = tep_find_common_field(event, "common_type");
+                if (!common) {
+                        snprintf(reason, REASON_MAX, "no field 'common_type'");
+                        r = -EBADMSG;
+                } else
+                        r = field_from_tep(common, false, &common_type, reason);
+        }
+        if (r >= 0)
+                r = event_fields_from_tep(event, type, &ev, reason);
+        if (r >= 0 && type == SCHED_EVENT_SWITCH)
+                r = derive_preempt_mask(event, &preempt_mask, reason);
+        if (r == -EBADMSG)
+                return set_error(ret_error, r, path, "%s", reason);
+        if (r < 0)
+                return r;
+
+        if (f->common_type.present && memcmp(&f->common_type, &common_type, sizeof(common_type)) != 0)
+                return set_error(ret_error, -EBADMSG, path, "common_type differs from the other events'");
+        f->common_type = common_type;
+        f->events[type] = ev;
+        f->preempt_mask = preempt_mask;
+        return 0;
+}
+
+static int read_full(const char *path, char **ret, size_t *ret_size) {
+        _cleanup_close_ int fd = -EBADF;
+        _cleanup_free_ char *buf = NULL;
+        size_t n = 0;
+
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        /* tracefs reports st_size 0: read until EOF into a buffer of the largest plausible size. */
+        buf = malloc(FORMAT_FILE_MAX + 1);
+        if (!buf)
+                return -ENOMEM;
+        for (;;) {
+                ssize_t k = read(fd, buf + n, FORMAT_FILE_MAX - n);
+
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0)
+                        return -errno;
+                if (k == 0)
+                        break;
+                n += (size_t) k;
+                if (n == FORMAT_FILE_MAX)
+                        return -EFBIG;
+        }
+        buf[n] = '\0';
+        *ret = TAKE_PTR(buf);
+        *ret_size = n;
+        return 0;
+}
+
+static int parse_id(const char *text, uint32_t *ret) {
+        unsigned long v;
+        char *end;
+
+        errno = 0;
+        v = strtoul(text, &end, 10);
+        if (errno != 0 || end == text || (*end != '\0' && !streq(end, "\n")) || v > UINT32_MAX ||
+            text[0] == '-')
+                return -EBADMSG;
+        *ret = (uint32_t) v;
+        return 0;
+}
+
+static int load_event(TpFormat *f, SchedEventType type, const char *events_dir, char **ret_error) {
+        const char *name = sched_event_type_to_string(type);
+        _cleanup_free_ char *id_path = NULL, *format_path = NULL, *id_text = NULL, *text = NULL;
+        size_t size;
+        uint32_t id;
+        int r;
+
+        if (asprintf(&id_path, "%s/sched/%s/id", events_dir, name) < 0 ||
+            asprintf(&format_path, "%s/sched/%s/format", events_dir, name) < 0)
+                return -ENOMEM;
+
+        r = read_full(id_path, &id_text, &size);
+        if (r < 0)
+                return set_error(ret_error, r, id_path, "%s", strerror(-r));
+        r = parse_id(id_text, &id);
+        if (r < 0)
+                return set_error(ret_error, r, id_path, "not an event id");
+
+        r = read_full(format_path, &text, &size);
+        if (r < 0)
+                return set_error(ret_error, r, format_path, "%s", strerror(-r));
+        return tp_format_parse_event(f, type, id, format_path, text, size, ret_error);
+}
+
+int tp_format_load(const char *events_dir, TpFormat *ret, char **ret_error) {
+        TpFormat f = {};
+        int r;
+
+        for (SchedEventType t = 0; t < _SCHED_EVENT_TYPE_MAX; t++) {
+                r = load_event(&f, t, events_dir, ret_error);
+                if (r < 0)
+                        return r;
+        }
+        *ret = f;
+        return 0;
+}
+
+SchedEventType tp_format_type_from_id(const TpFormat *f, uint32_t id) {
+        for (SchedEventType t = 0; t < _SCHED_EVENT_TYPE_MAX; t++)
+                if (f->events[t].present && f->events[t].id == id)
+                        return t;
+        return _SCHED_EVENT_TYPE_INVALID;
+}
+
+bool tp_format_prev_runnable(const TpFormat *f, int64_t prev_state) {
+        return prev_state == 0 || ((uint64_t) prev_state & f->preempt_mask) != 0;
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/*
+ * The actuator: takes cpufreq policies over (userspace governor), writes frequencies through kept-open
+ * scaling_setspeed fds, and puts everything back (shared/DESIGN.md "Actuation").
+ *
+ * What it saves per policy, before changing anything, in memory and in a state file (so that
+ * `schedfreqd restore` can put it back after a crash):
+ *
+ *   [policy0]
+ *   dir = /sys/devices/system/cpu/cpufreq/policy0
+ *   governor = schedutil
+ *   scaling_min_khz = 400000
+ *   scaling_max_khz = 2000000
+ *   setspeed_khz = 1200000      scaling_setspeed when the governor was userspace, else scaling_cur_freq
+ *                               (only written back under userspace); 0 = unknown
+ *
+ * The state file exists exactly while policies are held: written (tmp + fsync + rename) before the first
+ * change, removed once everything is back.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "topology.h"
+
+typedef struct Actuator Actuator;
+
+/*
+ * Takes over every policy i of @topo with @manage[i] (@manage NULL: all). Nothing is touched when:
+ *  - a policy offers no userspace governor: -EOPNOTSUPP, and @ret_error names the fix (intel_pstate=passive,
+ *    amd_pstate=passive, or loading cpufreq_userspace);
+ *  - @state_path exists (a previous run did not put its policies back; run actuator_restore_from_state_file()
+ *    first): -EEXIST.
+ * Otherwise saves every managed policy, writes @state_path (its directory created 0755), switches the policies
+ * to userspace with libcpupower and opens their scaling_setspeed. On a failure midway, puts back what it had
+ * changed, removes the state file and returns the error. On failure, @ret_error (when non-NULL) receives a
+ * malloc'd message saying what failed, to be followed by strerror(-r).
+ */
+int actuator_take_over(const Topology *topo, const bool *manage, const char *state_path, Actuator **ret,
+                       char **ret_error);
+
+/* One pwrite(2) of "%u\n" at offset 0 on the policy's kept scaling_setspeed fd. 0 or -errno (-EBADF when the
+ * policy is not held). The kernel resolves and clamps @khz (drivers/cpufreq/cpufreq_userspace.c). */
+int actuator_set_khz(Actuator *a, unsigned policy_index, uint32_t khz);
+
+/* scaling_cur_freq of a managed policy (the frequency the driver reports now), held or not. -EINVAL when
+ * the policy is not managed. */
+int actuator_read_khz(Actuator *a, unsigned policy_index, uint32_t *ret);
+
+/*
+ * Puts every held policy back: scaling_min/max (in an order that keeps min <= max), governor, and
+ * scaling_setspeed when the saved governor was userspace; closes the fds. Values already equal are not
+ * rewritten: a scaling_{min,max}_freq write is a user frequency-QoS request (drivers/cpufreq/cpufreq.c), and
+ * rewriting the effective value would turn a temporary cap (thermal) into a permanent one. The daemon never
+ * changes the limits itself, so a limit that differs was changed by someone else while we ran; it is put back
+ * as saved, as DESIGN.md asks, even when that someone was a thermal cap that was active at take-over.
+ * Tries everything and returns the first error. Removes the state file only when every policy is back, so
+ * that `schedfreqd restore` can retry the rest.
+ * Afterwards the actuator holds nothing; actuator_reacquire() takes the same policies again (pause/resume).
+ */
+int actuator_restore(Actuator *a);
+
+/* Takes the policies of a restored actuator again: saves them anew (the user may have changed them while
+ * paused), rewrites the state file, switches to userspace, reopens the fds. Same failure rules as take-over. */
+int actuator_reacquire(Actuator *a, char **ret_error);
+
+/* True while the actuator holds its policies. */
+bool actuator_is_held(const Actuator *a);
+
+/* Closes the fds and frees; does NOT restore (the state file stays for `schedfreqd restore`). */
+Actuator *actuator_free(Actuator *a);
+static inline void actuator_freep(Actuator **a) {
+        if (*a)
+                actuator_free(*a);
+}
+
+/*
+ * `schedfreqd restore`: puts back every policy of the state file and removes it. Returns 1 when something was
+ * restored, 0 when there is no state file (nothing to do), or a negative errno: -EINVAL for a malformed file
+ * (@ret_error: "FILE:LINE: reason"), or the first write error (@ret_error: which policy and file; the state
+ * file is kept).
+ */
+int actuator_restore_from_state_file(const char *state_path, char **ret_error);
+
+/* Helpers, exported for the unit tests. */
+
+typedef struct ActuatorSaved {
+        unsigned id;                              /* N of [policyN] */
+        char *dir;                                /* where the attributes are written */
+        char governor[TOPOLOGY_GOVERNOR_MAX];
+        uint32_t scaling_min_khz, scaling_max_khz;
+        uint32_t setspeed_khz;                    /* 0 = unknown */
+} ActuatorSaved;
+
+void actuator_saved_free_many(ActuatorSaved *s, size_t n);
+
+/* Writes the state file text for @s[0..n). */
+int actuator_state_write(FILE *f, const ActuatorSaved *s, size_t n);
+/* Parses state file text; @name for "NAME:LINE: reason" messages (-EINVAL). */
+int actuator_state_parse(FILE *f, const char *name, ActuatorSaved **ret, size_t *ret_n, char **ret_error);
+
+/* What to do about a driver without a userspace governor (a sentence, no trailing period). */
+const char *actuator_userspace_hint(const char *driver);
+
+/* libcpupower's cpufreq_set_policy() rule: write scaling_max_freq before scaling_min_freq unless the new max is
+ * below the current min. Keeps min <= max after each of the two writes. */
+bool actuator_write_max_first(uint32_t cur_min_khz, uint32_t new_max_khz);

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/*
+ * The governor: schedutil's per-policy frequency choice (kernel/sched/cpufreq_schedutil.c, 6.x), pure.
+ * It turns a policy's utilisation into a frequency (headroom, capacity, resolution to the policy's limits
+ * and table) and owns the per-policy rules around it: the rate limit, the busy-hold rule and
+ * write-on-change. The engine decides when to ask it and what to do with the answer.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "topology.h"
+
+typedef struct Governor {
+        /* From the config (governor_configure()). */
+        unsigned headroom_x1024;          /* map_util_perf(): x1280 = util + util/4 */
+        uint64_t rate_limit_ns;           /* sg_policy->freq_update_delay_ns */
+        bool remote;                      /* events on other policies' CPUs may trigger decisions (§5) */
+
+        /* State. */
+        uint32_t cur_khz;                 /* sg_policy->next_freq: the frequency in force */
+        bool committed;                   /* a change was attempted: the rate limit runs from last_update_ns */
+        uint64_t last_update_ns;          /* sg_policy->last_freq_update_time */
+        bool evaluated;                   /* an evaluation ran: the hold rule compares against it */
+        uint64_t saved_idle_calls;        /* sg_cpu->saved_idle_calls (single-CPU policies) */
+} Governor;
+
+/* A governor for @p with frequency @cur_khz in force and @cfg's settings. */
+void governor_init(Governor *g, const PolicyDesc *p, const Config *cfg, uint32_t cur_khz);
+/* Applies @cfg's headroom, rate limit and remote mode; keeps the state. */
+void governor_configure(Governor *g, const PolicyDesc *p, const Config *cfg);
+
+/* cpufreq_policy_transition_delay_us() of 6.12+: latency x 1.5, or 1000 us when the latency is 0. */
+uint64_t governor_default_rate_limit_usec(uint64_t transition_latency_ns);
+/* remote = auto: whether the driver sets dvfs_possible_from_any_cpu (reference §5.3). */
+bool governor_driver_allows_remote(const char *driver);
+
+/* The capacity of the policy's CPUs: cpu_capacity, 1024 when absent. */
+unsigned governor_capacity(const PolicyDesc *p);
+/*
+ * The raw frequency schedutil asks for @util: sugov_effective_cpu_perf() (util x headroom, capped at the
+ * capacity) then get_next_freq() (cpuinfo_max_khz x perf / capacity). Not yet resolved.
+ */
+uint32_t governor_util_to_khz(const PolicyDesc *p, unsigned util, unsigned headroom_x1024);
+/* governor_util_to_khz() resolved to the policy's scaling limits and table (no hold, no rate limit). */
+uint32_t governor_target_khz(const Governor *g, const PolicyDesc *p, unsigned util);
+
+/* sugov_should_update_freq(): false while the last change is younger than the rate limit. */
+bool governor_should_update(const Governor *g, uint64_t now_ns);
+
+/* What the busy-hold rule needs to know about the CPU of a single-CPU policy. */
+typedef struct GovernorCpu {
+        bool busy;                        /* running a task right now */
+        uint64_t idle_calls;              /* idle entries so far */
+} GovernorCpu;
+
+/*
+ * One evaluation that passed governor_should_update(): the frequency that should be in force. For a
+ * single-CPU policy (@cpu non-NULL) this applies sugov_hold_freq(): the frequency is not lowered while the
+ * CPU has been busy all along since the previous evaluation. The result differs from cur_khz only when a
+ * change should be written.
+ */
+uint32_t governor_next_khz(Governor *g, const PolicyDesc *p, unsigned util, const GovernorCpu *cpu);
+
+/* Records an attempt to change to @khz at @now_ns (the rate limit starts over); @applied: it is in force. */
+void governor_commit(Governor *g, uint64_t now_ns, uint32_t khz, bool applied);

@@ -1,0 +1,163 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash disable=SC2016
+#
+# Helpers for tests/integration/test-*.sh (bash, run as root by tests/run-tests with BUILD set).
+# Source it:   . "$(dirname "$0")/lib.sh"
+#
+# Reporting (the lines tests/run-tests counts):
+#   ok NAME                    prints "ok - NAME"
+#   fail NAME [MSG...]         prints "not ok - NAME" and "# MSG"; the script will exit 1
+#   skip NAME REASON           prints "ok - NAME # SKIP REASON"
+#   check NAME CMD [ARGS...]   runs CMD: ok if it succeeds, fail (with its output) if not
+#   finish                     exits 1 if anything failed, else 0 (call it last)
+#
+# Waiting (bounded polling of a condition; never a fixed sleep as synchronisation):
+#   wait_for 'SHELL CONDITION' TIMEOUT_S    0 once the condition holds, 1 after TIMEOUT_S seconds
+#
+# The cpufreq emulator in a long-lived private mount namespace (see tests/emu-run):
+#   emu_start TOPOLOGY [LOG]   starts it; sets EMU_NS_PID (the namespace holder), EMU_PID (cpufreq-emu),
+#                              EMU_LOG (the write log; a temp file unless LOG is given) and exports them as
+#                              SCHEDFREQD_EMU_PID / SCHEDFREQD_EMU_LOG. One emulator at a time.
+#   emu_exec CMD [ARGS...]     runs CMD inside that namespace (same working directory)
+#   emu_sh 'SHELL CODE'        runs bash -c 'SHELL CODE' inside it
+#   emu_stop                   tears it down (also done automatically at exit)
+#
+# Cleanup: at_exit 'SHELL CODE' adds to what runs when the script exits (also on INT/TERM).
+#
+# Variables: REPO (repository root), BUILD (build directory, absolute).
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD="$REPO/$BUILD" ;; esac
+export PATH="$PATH:/usr/sbin:/sbin"
+
+LIB_FAILED=0
+LIB_AT_EXIT=()
+EMU_NS_PID=
+EMU_PID=
+EMU_LOG=
+EMU_OWN_LOG=
+
+ok() {
+	echo "ok - $1"
+}
+
+fail() { # NAME [MSG...]
+	local name=$1
+	shift
+	echo "not ok - $name"
+	[ $# -gt 0 ] && printf '%s\n' "$@" | sed 's/^/# /'
+	LIB_FAILED=1
+	return 0
+}
+
+skip() { # NAME REASON
+	echo "ok - $1 # SKIP $2"
+}
+
+check() { # NAME CMD [ARGS...]
+	local name=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		ok "$name"
+	else
+		fail "$name" "command failed ($?): $*" "$out"
+	fi
+}
+
+finish() {
+	exit "$LIB_FAILED"
+}
+
+now_us() {
+	local t=${EPOCHREALTIME//[.,]/} # "seconds.micros" in any locale → microseconds
+	echo "$((10#$t))"
+}
+
+wait_for() { # CONDITION TIMEOUT_S
+	local cond=$1 deadline
+	deadline=$(( $(now_us) + $(awk -v t="$2" 'BEGIN { printf "%d", t * 1000000 }') ))
+	until eval "$cond"; do
+		[ "$(now_us)" -ge "$deadline" ] && return 1
+		sleep 0.02
+	done
+	return 0
+}
+
+at_exit() {
+	LIB_AT_EXIT+=("$1")
+}
+
+lib_cleanup() {
+	local i
+	trap - EXIT INT TERM
+	for ((i = ${#LIB_AT_EXIT[@]} - 1; i >= 0; i--)); do
+		eval "${LIB_AT_EXIT[$i]}"
+	done
+	emu_stop
+}
+trap 'lib_cleanup' EXIT
+trap 'lib_cleanup; exit 130' INT
+trap 'lib_cleanup; exit 143' TERM
+
+emu_start() { # TOPOLOGY [LOG]
+	local topology=$1 fifo fd line=
+	[ -z "$EMU_NS_PID" ] || { echo "emu_start: an emulator is already running" >&2; return 1; }
+
+	EMU_LOG=${2:-}
+	EMU_OWN_LOG=
+	if [ -z "$EMU_LOG" ]; then
+		EMU_LOG=$(mktemp /tmp/schedfreqd-emu-log.XXXXXX) || return 1
+		EMU_OWN_LOG=1
+	fi
+
+	# The namespace holder is tests/emu-run itself, running a COMMAND that reports the emulator's PID on a
+	# FIFO and then waits to be told to stop. The FIFO is opened read-write here so that opening it cannot
+	# block; readiness is that one line, polled with a bound while emu-run is alive.
+	fifo=$(mktemp -u /tmp/schedfreqd-emu-ready.XXXXXX) && mkfifo "$fifo" || return 1
+	exec {fd}<>"$fifo"
+	"$REPO/tests/emu-run" --build "$BUILD" --log "$EMU_LOG" "$topology" -- \
+		bash -c 'echo "$SCHEDFREQD_EMU_PID" >"$1"; exec sleep infinity' emu-holder "$fifo" </dev/null &
+	EMU_NS_PID=$!
+	while ! read -r -t 0.1 -u "$fd" line; do
+		kill -0 "$EMU_NS_PID" 2>/dev/null && continue
+		break
+	done
+	exec {fd}<&-
+	rm -f "$fifo"
+
+	if [ -z "$line" ]; then
+		echo "emu_start: the emulator did not start (topology $topology)" >&2
+		wait "$EMU_NS_PID" 2>/dev/null
+		EMU_NS_PID=
+		return 1
+	fi
+	EMU_PID=$line
+	export SCHEDFREQD_EMU_PID="$EMU_PID" SCHEDFREQD_EMU_LOG="$EMU_LOG"
+	return 0
+}
+
+emu_exec() {
+	nsenter -m -t "$EMU_NS_PID" --wd="$PWD" -- "$@"
+}
+
+emu_sh() { # SHELL CODE
+	nsenter -m -t "$EMU_NS_PID" --wd="$PWD" -- bash -c "$1"
+}
+
+emu_stop() {
+	[ -n "$EMU_NS_PID" ] || return 0
+	# emu-run forwards SIGTERM to its COMMAND (the holder) and then tears down the emulator and the mount.
+	kill -TERM "$EMU_NS_PID" 2>/dev/null
+	if ! wait_for '! kill -0 "$EMU_NS_PID" 2>/dev/null' 20; then
+		echo "emu_stop: emu-run ($EMU_NS_PID) did not stop; killing it" >&2
+		kill -KILL "$EMU_NS_PID" 2>/dev/null
+	fi
+	wait "$EMU_NS_PID" 2>/dev/null
+	[ -n "$EMU_OWN_LOG" ] && rm -f "$EMU_LOG"
+	EMU_NS_PID=
+	EMU_PID=
+	EMU_OWN_LOG=
+	unset SCHEDFREQD_EMU_PID SCHEDFREQD_EMU_LOG
+	return 0
+}

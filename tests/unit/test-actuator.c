@@ -1,0 +1,449 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * actuator: the pure parts (state file text, hints, write order) and the refusals that happen before any
+ * sysfs access. These run anywhere.
+ *
+ * With SCHEDFREQD_TEST_ACTUATOR_STATE set (a state file path), the scenario tests are registered too; they
+ * take over the policies of whatever is at /sys/devices/system/cpu, so tests/integration/test-actuator.sh runs
+ * them one at a time inside a private mount namespace over a fixture tree (plain files) or the cpufreq
+ * emulator, and compares the tree before and after. SCHEDFREQD_TEST_ACTUATOR_KERNEL=1 says the tree has the
+ * kernel's semantics (the emulator), so frequencies read back are checked too.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "actuator.h"
+#include "cpufreq-sysfs.h"
+#include "macro.h"
+#include "test.h"
+#include "topology.h"
+
+DEFINE_TEST_MAIN;
+
+TEST(userspace_hint) {
+        ASSERT_TRUE(strstr(actuator_userspace_hint("intel_pstate"), "intel_pstate=passive"));
+        ASSERT_TRUE(strstr(actuator_userspace_hint("amd-pstate-epp"), "amd_pstate=passive"));
+        ASSERT_TRUE(strstr(actuator_userspace_hint("acpi-cpufreq"), "modprobe cpufreq_userspace"));
+        ASSERT_TRUE(strstr(actuator_userspace_hint("amd-pstate"), "modprobe cpufreq_userspace"));
+}
+
+TEST(write_max_first) {
+        /* Raising, or a new max still above the current min: max first. */
+        ASSERT_TRUE(actuator_write_max_first(800000, 2000000));
+        ASSERT_TRUE(actuator_write_max_first(800000, 800000));
+        /* The new max below the current min: min first, or the max write would cross it. */
+        ASSERT_TRUE(!actuator_write_max_first(1600000, 1200000));
+        /* Unknown current min (libcpupower's old_min == 0): max first. */
+        ASSERT_TRUE(actuator_write_max_first(0, 1200000));
+}
+
+static const ActuatorSaved saved_example[] = {
+        { .id = 0, .dir = (char *) SYSFS_CPU_DIR "/cpufreq/policy0", .governor = "schedutil",
+          .scaling_min_khz = 500000, .scaling_max_khz = 1400000, .setspeed_khz = 800000 },
+        { .id = 2, .dir = (char *) SYSFS_CPU_DIR "/cpu2/cpufreq", .governor = "userspace",
+          .scaling_min_khz = 600000, .scaling_max_khz = 1800000, .setspeed_khz = 0 },
+};
+
+TEST(state_round_trip) {
+        _cleanup_free_ char *text = NULL, *error = NULL;
+        _cleanup_fclose_ FILE *in = NULL;
+        ActuatorSaved *s = NULL;
+        size_t size = 0, n = 0;
+        FILE *out;
+
+        out = open_memstream(&text, &size);
+        ASSERT_TRUE(out);
+        ASSERT_OK(actuator_state_write(out, saved_example, ELEMENTSOF(saved_example)));
+        fclose(out);
+        ASSERT_TRUE(strstr(text, "[policy2]\ndir = /sys/devices/system/cpu/cpu2/cpufreq\ngovernor = userspace\n"
+                                 "scaling_min_khz = 600000\nscaling_max_khz = 1800000\nsetspeed_khz = 0\n"));
+
+        in = fmemopen(text, strlen(text), "r");
+        ASSERT_TRUE(in);
+        ASSERT_OK(actuator_state_parse(in, "state", &s, &n, &error));
+        ASSERT_EQ(n, 2);
+        for (size_t i = 0; i < n; i++) {
+                ASSERT_EQ(s[i].id, saved_example[i].id);
+                ASSERT_STREQ(s[i].dir, saved_example[i].dir);
+                ASSERT_STREQ(s[i].governor, saved_example[i].governor);
+                ASSERT_EQ(s[i].scaling_min_khz, saved_example[i].scaling_min_khz);
+                ASSERT_EQ(s[i].scaling_max_khz, saved_example[i].scaling_max_khz);
+                ASSERT_EQ(s[i].setspeed_khz, saved_example[i].setspeed_khz);
+        }
+        actuator_saved_free_many(s, n);
+}
+
+#define SECTION0 "[policy0]\ndir = /sys/devices/system/cpu/cpufreq/policy0\ngovernor = schedutil\n" \
+                 "scaling_min_khz = 500000\nscaling_max_khz = 1400000\nsetspeed_khz = 800000\n"
+
+static const struct {
+        const char *text;
+        const char *error;
+} bad_states[] = {
+        { "# comment\n\n  [policy0]\n dir=/sys/devices/system/cpu/cpufreq/policy0\n",
+          "st:3: [policy0] lacks governor" },
+        { SECTION0 "foo = 1\n", "st:7: unknown key \"foo\"" },
+        { SECTION0 "governor = ondemand\n", "st:7: governor given twice" },
+        { SECTION0 SECTION0, "st:7: [policy0] appears twice" },
+        { "dir = /x\n", "st:1: key outside a [policyN] section" },
+        { "[policy]\n", "st:1: expected a [policyN] section" },
+        { "[policy1x]\n", "st:1: expected a [policyN] section" },
+        { "[policy0]\njust words\n", "st:2: expected key = value" },
+        { "[policy0]\ndir = /etc/schedfreqd\n", "st:2: dir: dir must be a directory under /sys/devices/system/cpu" },
+        { "[policy0]\ndir = /sys/devices/system/cpu/../../../etc\n",
+          "st:2: dir: dir must be a directory under /sys/devices/system/cpu" },
+        { "[policy0]\ngovernor = ../../bin/sh\n", "st:2: governor: invalid governor name" },
+        { "[policy0]\ngovernor = schedutil2\n", "st:2: governor: invalid governor name" },
+        { "[policy0]\nscaling_min_khz = -5\n", "st:2: scaling_min_khz: not a frequency in kHz" },
+        { "[policy0]\nsetspeed_khz = 99999999999\n", "st:2: setspeed_khz: not a frequency in kHz" },
+        { "[policy3]\ndir = /sys/devices/system/cpu/cpu3/cpufreq\ngovernor = ondemand\nscaling_min_khz = 9\n"
+          "scaling_max_khz = 8\nsetspeed_khz = 0\n", "st:1: [policy3] has scaling_min_khz > scaling_max_khz" },
+};
+
+TEST(state_parse_errors) {
+        for (size_t i = 0; i < ELEMENTSOF(bad_states); i++) {
+                _cleanup_free_ char *error = NULL;
+                _cleanup_fclose_ FILE *in = NULL;
+                ActuatorSaved *s = NULL;
+                size_t n = 0;
+
+                in = fmemopen((char *) bad_states[i].text, strlen(bad_states[i].text), "r");
+                ASSERT_TRUE(in);
+                ASSERT_ERROR(actuator_state_parse(in, "st", &s, &n, &error), EINVAL);
+                ASSERT_STREQ(error, bad_states[i].error);
+                ASSERT_TRUE(!s);
+        }
+}
+
+TEST(state_parse_empty) {
+        _cleanup_free_ char *error = NULL;
+        _cleanup_fclose_ FILE *in = fmemopen((char *) "# nothing held\n", 15, "r");
+        ActuatorSaved *s = NULL;
+        size_t n = 7;
+
+        ASSERT_OK(actuator_state_parse(in, "st", &s, &n, &error));
+        ASSERT_EQ(n, 0);
+        actuator_saved_free_many(s, n);
+}
+
+static char *tmp_dir(void) {
+        char *d = strdup("/tmp/test-actuator.XXXXXX");
+
+        if (d && !mkdtemp(d)) {
+                free(d);
+                return NULL;
+        }
+        return d;
+}
+
+TEST(restore_without_state_file) {
+        _cleanup_free_ char *dir = tmp_dir(), *path = NULL, *error = NULL;
+
+        ASSERT_TRUE(dir);
+        ASSERT_TRUE(asprintf(&path, "%s/absent", dir) > 0);
+        ASSERT_EQ(actuator_restore_from_state_file(path, &error), 0);
+        ASSERT_TRUE(!error);
+        (void) rmdir(dir);
+}
+
+TEST(restore_malformed_state_file) {
+        _cleanup_free_ char *dir = tmp_dir(), *path = NULL, *error = NULL, *want = NULL;
+        FILE *f;
+
+        ASSERT_TRUE(dir);
+        ASSERT_TRUE(asprintf(&path, "%s/state", dir) > 0);
+        f = fopen(path, "we");
+        ASSERT_TRUE(f);
+        fputs("[policy0]\ngovernor = userspace\nbogus\n", f);
+        fclose(f);
+        ASSERT_ERROR(actuator_restore_from_state_file(path, &error), EINVAL);
+        ASSERT_TRUE(asprintf(&want, "%s:3: expected key = value", path) > 0);
+        ASSERT_STREQ(error, want);
+        /* Kept: a human has to look at it. */
+        ASSERT_EQ(access(path, F_OK), 0);
+        (void) unlink(path);
+        (void) rmdir(dir);
+}
+
+/* A one-policy topology, built by hand (no sysfs read). */
+static void topology_one(Topology *t, PolicyDesc *p, const char *driver, const char *governors) {
+        *p = (PolicyDesc) { .id = 0, .cpuinfo_min_khz = 400000, .cpuinfo_max_khz = 4700000,
+                            .scaling_min_khz = 400000, .scaling_max_khz = 4700000 };
+        CPU_ZERO(&p->cpus);
+        CPU_SET(0, &p->cpus);
+        strcpy(p->driver, driver);
+        strcpy(p->governors, governors);
+        strcpy(p->governor, "powersave");
+        *t = (Topology) { .policies = p, .n_policies = 1 };
+}
+
+/* Refused before anything is read or written: no state file, no directory. */
+TEST(take_over_no_userspace) {
+        _cleanup_free_ char *dir = tmp_dir(), *path = NULL, *error = NULL;
+        Actuator *a = NULL;
+        PolicyDesc p;
+        Topology t;
+
+        ASSERT_TRUE(dir);
+        ASSERT_TRUE(asprintf(&path, "%s/sub/state", dir) > 0);
+        topology_one(&t, &p, "intel_pstate", "performance powersave");
+        ASSERT_ERROR(actuator_take_over(&t, NULL, path, &a, &error), EOPNOTSUPP);
+        ASSERT_TRUE(!a);
+        ASSERT_STREQ(error, "policy0: driver intel_pstate offers no userspace governor (it offers: performance "
+                            "powersave); boot with intel_pstate=passive (or write passive to "
+                            "/sys/devices/system/cpu/intel_pstate/status)");
+        free(error);
+        error = NULL;
+        topology_one(&t, &p, "amd-pstate-epp", "");
+        ASSERT_ERROR(actuator_take_over(&t, NULL, path, &a, &error), EOPNOTSUPP);
+        ASSERT_TRUE(strstr(error, "(it offers: none listed); boot with amd_pstate=passive"));
+        ASSERT_TRUE(access(path, F_OK) < 0 && errno == ENOENT);
+        free(path);
+        ASSERT_TRUE(asprintf(&path, "%s/sub", dir) > 0);
+        ASSERT_TRUE(access(path, F_OK) < 0 && errno == ENOENT);
+        (void) rmdir(dir);
+}
+
+/* An unmanaged policy is not checked: nothing to take over is not an error. */
+TEST(take_over_nothing_managed) {
+        _cleanup_free_ char *dir = tmp_dir(), *path = NULL, *error = NULL;
+        _cleanup_(actuator_freep) Actuator *a = NULL;
+        const bool manage[] = { false };
+        PolicyDesc p;
+        Topology t;
+
+        ASSERT_TRUE(dir);
+        ASSERT_TRUE(asprintf(&path, "%s/state", dir) > 0);
+        topology_one(&t, &p, "intel_pstate", "performance powersave");
+        ASSERT_OK(actuator_take_over(&t, manage, path, &a, &error));
+        ASSERT_TRUE(actuator_is_held(a));
+        ASSERT_ERROR(actuator_set_khz(a, 0, 1000000), EBADF);
+        ASSERT_ERROR(actuator_set_khz(a, 1, 1000000), EINVAL);
+        ASSERT_TRUE(access(path, F_OK) < 0);
+        ASSERT_OK(actuator_restore(a));
+        (void) rmdir(dir);
+}
+
+TEST(take_over_stale_state_file) {
+        _cleanup_free_ char *dir = tmp_dir(), *path = NULL, *error = NULL;
+        Actuator *a = NULL;
+        PolicyDesc p;
+        Topology t;
+        int fd;
+
+        ASSERT_TRUE(dir);
+        ASSERT_TRUE(asprintf(&path, "%s/state", dir) > 0);
+        fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+        ASSERT_TRUE(fd >= 0);
+        close(fd);
+        topology_one(&t, &p, "acpi-cpufreq", "userspace schedutil");
+        ASSERT_ERROR(actuator_take_over(&t, NULL, path, &a, &error), EEXIST);
+        ASSERT_TRUE(strstr(error, "exists: a previous run did not put its cpufreq policies back"));
+        (void) unlink(path);
+        (void) rmdir(dir);
+}
+
+/* ---- scenarios: only inside a private mount namespace over a fixture or the emulator ---- */
+
+static const char *state_path(void) {
+        return getenv("SCHEDFREQD_TEST_ACTUATOR_STATE");
+}
+
+static bool kernel_semantics(void) {
+        const char *e = getenv("SCHEDFREQD_TEST_ACTUATOR_KERNEL");
+
+        return e && streq(e, "1");
+}
+
+/* The first bytes of a file (plain files keep stale bytes after a shorter pwrite). */
+static bool file_starts_with(const char *path, const char *prefix) {
+        char buf[64] = "";
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t n;
+
+        if (fd < 0)
+                return false;
+        n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        return n >= (ssize_t) strlen(prefix) && strncmp(buf, prefix, strlen(prefix)) == 0;
+}
+
+static void attr(const char *dir, const char *name, char *buf, size_t size) {
+        (void) snprintf(buf, size, "%s/%s", dir, name);
+}
+
+/* The state file holds what the topology said before the take-over. */
+static void check_state_file(const Topology *t) {
+        _cleanup_fclose_ FILE *f = fopen(state_path(), "re");
+        _cleanup_free_ char *error = NULL;
+        ActuatorSaved *s = NULL;
+        size_t n = 0;
+
+        ASSERT_TRUE(f);
+        ASSERT_OK(actuator_state_parse(f, state_path(), &s, &n, &error));
+        ASSERT_EQ(n, t->n_policies);
+        for (size_t i = 0; i < n; i++) {
+                const PolicyDesc *p = &t->policies[i];
+                char path[4096];
+                uint32_t setspeed = p->cur_khz;
+
+                if (streq(p->governor, "userspace")) {
+                        attr(s[i].dir, "scaling_setspeed", path, sizeof(path));
+                        ASSERT_OK(cpufreq_sysfs_read_u32(path, &setspeed));
+                }
+                ASSERT_EQ(s[i].id, p->id);
+                ASSERT_STREQ(s[i].governor, p->governor);
+                ASSERT_EQ(s[i].scaling_min_khz, p->scaling_min_khz);
+                ASSERT_EQ(s[i].scaling_max_khz, p->scaling_max_khz);
+                ASSERT_EQ(s[i].setspeed_khz, setspeed);
+        }
+        actuator_saved_free_many(s, n);
+}
+
+/* Every table frequency (or min, then max, when continuous), checked through scaling_setspeed. */
+static void set_each_frequency(Actuator *a, const Topology *t) {
+        for (size_t i = 0; i < t->n_policies; i++) {
+                const PolicyDesc *p = &t->policies[i];
+                uint32_t ends[2] = { p->scaling_min_khz, p->scaling_max_khz };
+                const uint32_t *f = p->n_frequencies > 0 ? p->frequencies_khz : ends;
+                size_t n = p->n_frequencies > 0 ? p->n_frequencies : 2;
+                _cleanup_free_ char *dir = NULL;
+                char path[4096], want[16];
+
+                ASSERT_OK(cpufreq_sysfs_policy_dir(p, &dir));
+                attr(dir, "scaling_setspeed", path, sizeof(path));
+                for (size_t k = 0; k < n; k++) {
+                        uint32_t khz = policy_resolve_khz(p, p->scaling_min_khz, p->scaling_max_khz, f[k]);
+                        uint32_t cur = 0;
+
+                        ASSERT_OK(actuator_set_khz(a, (unsigned) i, f[k]));
+                        (void) snprintf(want, sizeof(want), "%u\n", kernel_semantics() ? khz : f[k]);
+                        if (!file_starts_with(path, want))
+                                TEST_FAIL("%s does not start with %u", path, kernel_semantics() ? khz : f[k]);
+                        if (kernel_semantics()) {
+                                ASSERT_OK(actuator_read_khz(a, (unsigned) i, &cur));
+                                ASSERT_EQ(cur, khz);
+                        }
+                }
+        }
+}
+
+static void check_governors(const Topology *t, const char *governor) {
+        for (size_t i = 0; i < t->n_policies; i++) {
+                _cleanup_free_ char *dir = NULL;
+                char path[4096], cur[64];
+
+                ASSERT_OK(cpufreq_sysfs_policy_dir(&t->policies[i], &dir));
+                attr(dir, "scaling_governor", path, sizeof(path));
+                ASSERT_OK(cpufreq_sysfs_read(path, cur, sizeof(cur)));
+                ASSERT_STREQ(cur, governor ? governor : t->policies[i].governor);
+        }
+}
+
+/* Take over everything, set frequencies, put back. The script compares the tree with its snapshot. */
+static void scenario_take_over_restore(void) {
+        _cleanup_(topology_freep) Topology *t = NULL;
+        _cleanup_(actuator_freep) Actuator *a = NULL;
+        _cleanup_free_ char *error = NULL;
+        int r;
+
+        ASSERT_OK(cpufreq_discover(&t));
+        r = actuator_take_over(t, NULL, state_path(), &a, &error);
+        if (r < 0)
+                TEST_FAIL("take over: %s: %s", error, strerror(-r));
+        check_state_file(t);
+        check_governors(t, "userspace");
+        set_each_frequency(a, t);
+
+        /* Pause and resume: everything back, the state file gone, then held again. */
+        ASSERT_OK(actuator_restore(a));
+        ASSERT_TRUE(!actuator_is_held(a));
+        ASSERT_TRUE(access(state_path(), F_OK) < 0);
+        ASSERT_ERROR(actuator_set_khz(a, 0, t->policies[0].scaling_max_khz), EBADF);
+        check_governors(t, NULL);
+        ASSERT_OK(actuator_reacquire(a, &error));
+        check_state_file(t);
+        set_each_frequency(a, t);
+
+        ASSERT_OK(actuator_restore(a));
+        ASSERT_TRUE(access(state_path(), F_OK) < 0);
+        check_governors(t, NULL);
+}
+
+/* Take over, change frequencies, die without putting back. */
+static void scenario_crash(void) {
+        _cleanup_(topology_freep) Topology *t = NULL;
+        _cleanup_free_ char *error = NULL;
+        Actuator *a = NULL;
+        int r;
+
+        ASSERT_OK(cpufreq_discover(&t));
+        r = actuator_take_over(t, NULL, state_path(), &a, &error);
+        if (r < 0)
+                TEST_FAIL("take over: %s: %s", error, strerror(-r));
+        for (size_t i = 0; i < t->n_policies; i++)
+                ASSERT_OK(actuator_set_khz(a, (unsigned) i, t->policies[i].scaling_min_khz));
+        printf("ok - scenario_crash\n");
+        fflush(stdout);
+        _exit(0);
+}
+
+/* `schedfreqd restore` after the crash: 1, then 0 (nothing left). */
+static void scenario_restore_state(void) {
+        _cleanup_free_ char *error = NULL;
+        int r;
+
+        r = actuator_restore_from_state_file(state_path(), &error);
+        if (r != 1)
+                TEST_FAIL("restore: %d: %s", r, error ? error : "(no message)");
+        ASSERT_TRUE(access(state_path(), F_OK) < 0);
+        ASSERT_EQ(actuator_restore_from_state_file(state_path(), &error), 0);
+}
+
+/* A policy without userspace: -EOPNOTSUPP with the fix, nothing written (the script checks the tree). */
+static void scenario_no_userspace(void) {
+        _cleanup_(topology_freep) Topology *t = NULL;
+        _cleanup_free_ char *error = NULL;
+        Actuator *a = NULL;
+
+        ASSERT_OK(cpufreq_discover(&t));
+        ASSERT_ERROR(actuator_take_over(t, NULL, state_path(), &a, &error), EOPNOTSUPP);
+        ASSERT_TRUE(error && strstr(error, "intel_pstate=passive"));
+        ASSERT_TRUE(access(state_path(), F_OK) < 0);
+}
+
+/* The last policy cannot be taken (the script made its scaling_setspeed unopenable): the ones before are put
+ * back, the state file removed, the error returned. */
+static void scenario_roll_back(void) {
+        _cleanup_(topology_freep) Topology *t = NULL;
+        _cleanup_free_ char *error = NULL;
+        Actuator *a = NULL;
+        int r;
+
+        ASSERT_OK(cpufreq_discover(&t));
+        r = actuator_take_over(t, NULL, state_path(), &a, &error);
+        ASSERT_TRUE(r < 0);
+        ASSERT_TRUE(!a);
+        ASSERT_TRUE(error && strstr(error, "scaling_setspeed"));
+        ASSERT_TRUE(access(state_path(), F_OK) < 0);
+        check_governors(t, NULL);
+}
+
+__attribute__((constructor)) static void register_scenarios(void) {
+        static const TestCase scenarios[] = {
+                { "scenario_take_over_restore", scenario_take_over_restore },
+                { "scenario_crash", scenario_crash },
+                { "scenario_restore_state", scenario_restore_state },
+                { "scenario_no_userspace", scenario_no_userspace },
+                { "scenario_roll_back", scenario_roll_back },
+        };
+
+        if (!state_path())
+                return;
+        for (size_t i = 0; i < ELEMENTSOF(scenarios) && test_n_cases < TEST_MAX; i++)
+                test_cases[test_n_cases++] = scenarios[i];
+}

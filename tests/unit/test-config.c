@@ -1,0 +1,556 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test-config.c: defaults, every key with good and bad values, drop-in order, "FILE:LINE: reason" messages,
+ * missing files, and the shipped conf/schedfreqd.conf (which must parse, and whose commented-out values must
+ * be the compile-time defaults).
+ */
+
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "log.h"
+#include "macro.h"
+#include "test.h"
+
+#define CONFIG_FIXTURES FIXTURES "/config"
+#define SHIPPED_CONF FIXTURES "/../../conf/schedfreqd.conf"
+
+/* ---- helpers: a scratch directory with a main file and drop-ins ---- */
+
+typedef struct Scratch {
+        char dir[64];
+        char path[128];           /* DIR/schedfreqd.conf */
+} Scratch;
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+        return remove(path);
+}
+
+static void scratch_done(Scratch *s) {
+        if (s->dir[0])
+                (void) nftw(s->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static int scratch_init(Scratch *s) {
+        snprintf(s->dir, sizeof(s->dir), "/tmp/test-config.XXXXXX");
+        if (!mkdtemp(s->dir)) {
+                s->dir[0] = '\0';
+                return -errno;
+        }
+        snprintf(s->path, sizeof(s->path), "%s/schedfreqd.conf", s->dir);
+        return 0;
+}
+
+static int write_file(const char *path, const char *text) {
+        _cleanup_fclose_ FILE *f = fopen(path, "we");
+
+        if (!f)
+                return -errno;
+        if (fputs(text, f) < 0 || fflush(f) != 0)
+                return -EIO;
+        return 0;
+}
+
+/* Writes DIR/schedfreqd.conf.d/@name. */
+static int scratch_dropin(Scratch *s, const char *name, const char *text) {
+        char path[256];
+
+        snprintf(path, sizeof(path), "%s.d", s->path);
+        if (mkdir(path, 0755) < 0 && errno != EEXIST)
+                return -errno;
+        snprintf(path, sizeof(path), "%s.d/%s", s->path, name);
+        return write_file(path, text);
+}
+
+/* Loads @text as a main file. */
+static int load_text(const char *text, Config *ret, char **ret_error) {
+        _cleanup_(scratch_done) Scratch s = {};
+        int r;
+
+        r = scratch_init(&s);
+        if (r < 0)
+                return r;
+        r = write_file(s.path, text);
+        if (r < 0)
+                return r;
+        return config_load(s.path, false, ret, ret_error);
+}
+
+/* The message of @text's single error, with the scratch file's name replaced by "F". */
+static char *load_error(const char *text) {
+        _cleanup_(scratch_done) Scratch s = {};
+        _cleanup_free_ char *error = NULL;
+        char *out;
+        size_t n;
+        Config c;
+
+        if (scratch_init(&s) < 0 || write_file(s.path, text) < 0)
+                return NULL;
+        if (config_load(s.path, false, &c, &error) != -EINVAL || !error)
+                return NULL;
+
+        /* "DIR/schedfreqd.conf:3: ..." → "F:3: ..." on every line */
+        out = calloc(1, strlen(error) + 1);
+        if (!out)
+                return NULL;
+        n = strlen(s.path);
+        for (const char *p = error, *hit; *p; ) {
+                hit = strstr(p, s.path);
+                if (!hit) {
+                        strcat(out, p);
+                        break;
+                }
+                strncat(out, p, (size_t) (hit - p));
+                strcat(out, "F");
+                p = hit + n;
+        }
+        return out;
+}
+
+static bool config_equal_defaults(const Config *c) {
+        Config d;
+
+        config_set_defaults(&d);
+        if (c->log_level != d.log_level || c->drain_interval_usec != d.drain_interval_usec ||
+            c->ring_pages != d.ring_pages || c->wakeup != d.wakeup ||
+            c->adaptive_high_per_sec != d.adaptive_high_per_sec || c->headroom_x1024 != d.headroom_x1024 ||
+            c->rate_limit_usec != d.rate_limit_usec || c->tick_usec != d.tick_usec ||
+            c->manage_all != d.manage_all || !CPU_EQUAL(&c->manage, &d.manage) || c->remote != d.remote)
+                return false;
+        for (unsigned id = 0; id < CONFIG_POLICIES_MAX; id++)
+                if (config_policy_remote(c, id) != REMOTE_MODE_AUTO)
+                        return false;
+        return true;
+}
+
+/* ---- tests ---- */
+
+TEST(defaults) {
+        Config c;
+
+        config_set_defaults(&c);
+        ASSERT_EQ(c.log_level, LOG_INFO);
+        ASSERT_U64_EQ(c.drain_interval_usec, 4000);
+        ASSERT_EQ(c.ring_pages, 64);
+        ASSERT_EQ(c.wakeup, WAKEUP_MODE_ADAPTIVE);
+        ASSERT_U64_EQ(c.adaptive_high_per_sec, 20000);
+        ASSERT_EQ(c.headroom_x1024, 1280);
+        ASSERT_U64_EQ(c.rate_limit_usec, 0);
+        ASSERT_U64_EQ(c.tick_usec, 4000);
+        ASSERT_TRUE(c.manage_all);
+        ASSERT_EQ(CPU_COUNT(&c.manage), 0);
+        ASSERT_EQ(c.remote, REMOTE_MODE_AUTO);
+        for (unsigned id = 0; id < CONFIG_POLICIES_MAX; id++) {
+                ASSERT_TRUE(!c.policy[id].present);
+                ASSERT_TRUE(config_manages_policy(&c, id));
+                ASSERT_EQ(config_policy_remote(&c, id), REMOTE_MODE_AUTO);
+        }
+        ASSERT_TRUE(config_manages_policy(&c, 5000));
+        ASSERT_TRUE(config_equal_defaults(&c));
+}
+
+TEST(empty_file_is_defaults) {
+        Config c;
+
+        ASSERT_OK(load_text("", &c, NULL));
+        ASSERT_TRUE(config_equal_defaults(&c));
+        ASSERT_OK(load_text("# only comments\n; and blank lines\n\n[daemon]\n\n", &c, NULL));
+        ASSERT_TRUE(config_equal_defaults(&c));
+}
+
+TEST(enum_strings) {
+        ASSERT_STREQ(wakeup_mode_to_string(WAKEUP_MODE_ADAPTIVE), "adaptive");
+        ASSERT_STREQ(wakeup_mode_to_string(WAKEUP_MODE_WATERMARK), "watermark");
+        ASSERT_STREQ(wakeup_mode_to_string(WAKEUP_MODE_IMMEDIATE), "immediate");
+        ASSERT_TRUE(!wakeup_mode_to_string(_WAKEUP_MODE_MAX));
+        ASSERT_TRUE(!wakeup_mode_to_string(_WAKEUP_MODE_INVALID));
+        ASSERT_EQ(wakeup_mode_from_string("watermark"), WAKEUP_MODE_WATERMARK);
+        ASSERT_EQ(wakeup_mode_from_string("Watermark"), _WAKEUP_MODE_INVALID);
+        ASSERT_EQ(wakeup_mode_from_string(NULL), _WAKEUP_MODE_INVALID);
+
+        ASSERT_STREQ(remote_mode_to_string(REMOTE_MODE_AUTO), "auto");
+        ASSERT_STREQ(remote_mode_to_string(REMOTE_MODE_YES), "yes");
+        ASSERT_STREQ(remote_mode_to_string(REMOTE_MODE_NO), "no");
+        ASSERT_TRUE(!remote_mode_to_string(_REMOTE_MODE_INVALID));
+        ASSERT_EQ(remote_mode_from_string("no"), REMOTE_MODE_NO);
+        ASSERT_EQ(remote_mode_from_string("true"), _REMOTE_MODE_INVALID);
+        ASSERT_EQ(remote_mode_from_string(""), _REMOTE_MODE_INVALID);
+}
+
+typedef struct KeyCase {
+        const char *text;
+        bool ok;
+} KeyCase;
+
+/* Good and bad values of every key: bad ones are rejected with the file and line 2. */
+TEST(each_key_good_and_bad) {
+        static const KeyCase cases[] = {
+                { "[daemon]\nlog_level = debug\n", true },
+                { "[daemon]\nlog_level = err\n", true },
+                { "[daemon]\nlog_level = error\n", true },
+                { "[daemon]\nlog_level = 3\n", true },
+                { "[daemon]\nlog_level = 8\n", false },
+                { "[daemon]\nlog_level = verbose\n", false },
+                { "[daemon]\nlog_level =\n", false },
+
+                { "[events]\ndrain_interval_ms = 1\n", true },
+                { "[events]\ndrain_interval_ms = 1000\n", true },
+                { "[events]\ndrain_interval_ms = 0\n", false },
+                { "[events]\ndrain_interval_ms = 1001\n", false },
+                { "[events]\ndrain_interval_ms = 4ms\n", false },
+                { "[events]\ndrain_interval_ms = -4\n", false },
+                { "[events]\ndrain_interval_ms = +4\n", false },
+                { "[events]\ndrain_interval_ms = 0x4\n", false },
+
+                { "[events]\nring_pages = 1\n", true },
+                { "[events]\nring_pages = 4096\n", true },
+                { "[events]\nring_pages = 0\n", false },
+                { "[events]\nring_pages = 8192\n", false },
+                { "[events]\nring_pages = 96\n", false },
+                { "[events]\nring_pages = 99999999999999999999999\n", false },
+
+                { "[events]\nwakeup = adaptive\n", true },
+                { "[events]\nwakeup = immediate\n", true },
+                { "[events]\nwakeup = never\n", false },
+
+                { "[events]\nadaptive_threshold = 1\n", true },
+                { "[events]\nadaptive_threshold = 100000000\n", true },
+                { "[events]\nadaptive_threshold = 0\n", false },
+                { "[events]\nadaptive_threshold = 100000001\n", false },
+                { "[events]\nadaptive_threshold = 2e4\n", false },
+
+                { "[governor]\nheadroom = 1\n", true },
+                { "[governor]\nheadroom = 2\n", true },
+                { "[governor]\nheadroom = 2.000000000\n", true },
+                { "[governor]\nheadroom = 1.333\n", true },
+                { "[governor]\nheadroom = 0.99\n", false },
+                { "[governor]\nheadroom = 2.0000001\n", false },
+                { "[governor]\nheadroom = 3\n", false },
+                { "[governor]\nheadroom = 1.\n", false },
+                { "[governor]\nheadroom = .5\n", false },
+                { "[governor]\nheadroom = 1,25\n", false },
+                { "[governor]\nheadroom = 1.25x\n", false },
+                { "[governor]\nheadroom = 1.0000000001\n", false },
+                { "[governor]\nheadroom = 125%\n", false },
+
+                { "[governor]\nrate_limit_us = auto\n", true },
+                { "[governor]\nrate_limit_us = 1\n", true },
+                { "[governor]\nrate_limit_us = 10000000\n", true },
+                { "[governor]\nrate_limit_us = 0\n", false },
+                { "[governor]\nrate_limit_us = 10000001\n", false },
+                { "[governor]\nrate_limit_us = Auto\n", false },
+
+                { "[governor]\ntick_ms = 1\n", true },
+                { "[governor]\ntick_ms = 100\n", true },
+                { "[governor]\ntick_ms = 0\n", false },
+                { "[governor]\ntick_ms = 101\n", false },
+
+                { "[governor]\npolicies = all\n", true },
+                { "[governor]\npolicies = 0\n", true },
+                { "[governor]\npolicies = 0-3,6\n", true },
+                { "[governor]\npolicies =\n", false },
+                { "[governor]\npolicies = none\n", false },
+                { "[governor]\npolicies = 3-1\n", false },
+                { "[governor]\npolicies = 4096\n", false },
+
+                { "[governor]\nremote = auto\n", true },
+                { "[governor]\nremote = yes\n", true },
+                { "[governor]\nremote = no\n", true },
+                { "[governor]\nremote = 1\n", false },
+                { "[governor]\nremote = true\n", false },
+
+                { "[policy0]\nremote = yes\n", true },
+                { "[policy1023]\nremote = no\n", true },
+                { "[policy7]\nremote = off\n", false },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_free_ char *error = NULL;
+                Config c;
+                int r;
+
+                r = load_text(cases[i].text, &c, &error);
+                if (cases[i].ok != (r == 0))
+                        fprintf(stderr, "# case %zu: %s→ %d %s\n", i, cases[i].text, r, error ?: "");
+                ASSERT_EQ(r, cases[i].ok ? 0 : -EINVAL);
+                if (!cases[i].ok) {
+                        ASSERT_TRUE(error);
+                        ASSERT_TRUE(strstr(error, "schedfreqd.conf:2: "));
+                        ASSERT_TRUE(!strchr(error, '\n'));
+                }
+        }
+}
+
+TEST(values_parsed) {
+        Config c;
+
+        ASSERT_OK(config_load(CONFIG_FIXTURES "/good.conf", false, &c, NULL));
+        ASSERT_EQ(c.log_level, LOG_DEBUG);
+        ASSERT_U64_EQ(c.drain_interval_usec, 10000);
+        ASSERT_EQ(c.ring_pages, 256);
+        ASSERT_EQ(c.wakeup, WAKEUP_MODE_WATERMARK);
+        ASSERT_U64_EQ(c.adaptive_high_per_sec, 50000);
+        ASSERT_EQ(c.headroom_x1024, 1536);
+        ASSERT_U64_EQ(c.rate_limit_usec, 2000);
+        ASSERT_U64_EQ(c.tick_usec, 10000);
+        ASSERT_TRUE(!c.manage_all);
+        ASSERT_EQ(CPU_COUNT(&c.manage), 3);
+        ASSERT_TRUE(config_manages_policy(&c, 0));
+        ASSERT_TRUE(!config_manages_policy(&c, 1));
+        ASSERT_TRUE(config_manages_policy(&c, 4));
+        ASSERT_TRUE(config_manages_policy(&c, 5));
+        ASSERT_TRUE(!config_manages_policy(&c, 5000));
+        ASSERT_EQ(c.remote, REMOTE_MODE_NO);
+        ASSERT_TRUE(c.policy[4].present);
+        ASSERT_EQ(config_policy_remote(&c, 4), REMOTE_MODE_YES);
+        ASSERT_EQ(config_policy_remote(&c, 0), REMOTE_MODE_AUTO);
+        ASSERT_EQ(config_policy_remote(&c, 1), REMOTE_MODE_NO);
+        ASSERT_EQ(config_policy_remote(&c, 9999), REMOTE_MODE_NO);
+
+        /* Headroom is rounded to the nearest 1/1024. */
+        ASSERT_OK(load_text("[governor]\nheadroom = 1.333\n", &c, NULL));
+        ASSERT_EQ(c.headroom_x1024, 1365); /* 1364.99 */
+        ASSERT_OK(load_text("[governor]\nheadroom = 1.0\n", &c, NULL));
+        ASSERT_EQ(c.headroom_x1024, 1024);
+        ASSERT_OK(load_text("[governor]\nheadroom = 2\n", &c, NULL));
+        ASSERT_EQ(c.headroom_x1024, 2048);
+        ASSERT_OK(load_text("[governor]\nheadroom = 1.1\n", &c, NULL));
+        ASSERT_EQ(c.headroom_x1024, 1126); /* 1126.4 */
+
+        /* policies = all after a list manages everything again; a later list replaces an earlier one. */
+        ASSERT_OK(load_text("[governor]\npolicies = 2\npolicies = all\n", &c, NULL));
+        ASSERT_TRUE(c.manage_all);
+        ASSERT_TRUE(config_manages_policy(&c, 7));
+        ASSERT_OK(load_text("[governor]\npolicies = 2\npolicies = 3\n", &c, NULL));
+        ASSERT_TRUE(!config_manages_policy(&c, 2));
+        ASSERT_TRUE(config_manages_policy(&c, 3));
+
+        /* [policyN] follows [governor] remote= whatever the order. */
+        ASSERT_OK(load_text("[policy2]\nremote = yes\n[governor]\nremote = no\n", &c, NULL));
+        ASSERT_EQ(config_policy_remote(&c, 2), REMOTE_MODE_YES);
+        ASSERT_EQ(config_policy_remote(&c, 3), REMOTE_MODE_NO);
+
+        /* Whitespace and CRLF line ends are fine. */
+        ASSERT_OK(load_text("  [events]  \r\n\tring_pages\t=\t32\t\r\n", &c, NULL));
+        ASSERT_EQ(c.ring_pages, 32);
+}
+
+TEST(error_messages_with_file_and_line) {
+        _cleanup_free_ char *error = NULL;
+        Config c;
+
+        config_set_defaults(&c);
+        c.ring_pages = 12345; /* a canary: @ret is untouched on failure */
+
+        ASSERT_ERROR(config_load(CONFIG_FIXTURES "/errors.conf", false, &c, &error), EINVAL);
+        ASSERT_EQ(c.ring_pages, 12345);
+        ASSERT_STREQ(error,
+                     CONFIG_FIXTURES "/errors.conf:3: log_level=loud: expected err, warning, notice, info, debug or 0..7\n"
+                     CONFIG_FIXTURES "/errors.conf:6: ring_pages=100: expected a power of two between 1 and 4096\n"
+                     CONFIG_FIXTURES "/errors.conf:7: wakeup=sometimes: expected adaptive, watermark or immediate\n"
+                     CONFIG_FIXTURES "/errors.conf:8: expected 'key = value', '[section]' or a comment\n"
+                     CONFIG_FIXTURES "/errors.conf:11: headroom=2.5: expected a decimal number between 1.0 and 2.0\n"
+                     CONFIG_FIXTURES "/errors.conf:12: unknown key 'colour' in section [governor]\n"
+                     CONFIG_FIXTURES "/errors.conf:15: unknown section [gouvernor]\n"
+                     CONFIG_FIXTURES "/errors.conf:19: invalid section [policy01]: expected [policyN] with N in 0..1023\n"
+                     CONFIG_FIXTURES "/errors.conf:22: section header without ']'\n"
+                     CONFIG_FIXTURES "/errors.conf:24: remote=maybe: expected auto, yes or no");
+
+        /* Without ret_error: the same verdict. */
+        ASSERT_ERROR(config_load(CONFIG_FIXTURES "/errors.conf", false, &c, NULL), EINVAL);
+}
+
+TEST(unknown_keys_and_sections) {
+        _cleanup_free_ char *e1 = NULL, *e2 = NULL, *e3 = NULL, *e4 = NULL, *e5 = NULL, *e6 = NULL, *e7 = NULL;
+        Config c;
+
+        e1 = load_error("[governor]\nheadroom = 1.5\nHeadroom = 1.5\n");
+        ASSERT_STREQ(e1, "F:3: unknown key 'Headroom' in section [governor]");
+
+        /* A key valid in another section is still unknown here. */
+        e2 = load_error("[daemon]\ntick_ms = 4\n");
+        ASSERT_STREQ(e2, "F:2: unknown key 'tick_ms' in section [daemon]");
+
+        /* An unknown section is reported once, at its header, however many keys it has. */
+        e3 = load_error("\n[Governor]\nheadroom = 1.5\ntick_ms = 4\n");
+        ASSERT_STREQ(e3, "F:2: unknown section [Governor]");
+
+        e4 = load_error("log_level = info\n[daemon]\n");
+        ASSERT_STREQ(e4, "F:1: 'log_level' outside of any [section]");
+
+        e5 = load_error("[policy]\nremote = yes\n[policy1024]\nremote = yes\n[policyx]\nremote = no\n");
+        ASSERT_STREQ(e5, "F:1: invalid section [policy]: expected [policyN] with N in 0..1023\n"
+                         "F:3: invalid section [policy1024]: expected [policyN] with N in 0..1023\n"
+                         "F:5: invalid section [policyx]: expected [policyN] with N in 0..1023");
+
+        e6 = load_error("[policy3]\nremote = yes\nheadroom = 1.5\n");
+        ASSERT_STREQ(e6, "F:3: unknown key 'headroom' in section [policy3]");
+
+        /* A UTF-8 byte order mark does not hide the first section header. */
+        e7 = load_error("\xef\xbb\xbf[bogus]\nx = 1\n");
+        ASSERT_STREQ(e7, "F:1: unknown section [bogus]");
+        ASSERT_OK(load_text("\xef\xbb\xbf[daemon]\nlog_level = debug\n", &c, NULL));
+        ASSERT_EQ(c.log_level, LOG_DEBUG);
+}
+
+TEST(syntax_errors_all_reported) {
+        _cleanup_free_ char *e1 = NULL, *e2 = NULL;
+        char text[1024];
+
+        e1 = load_error("[daemon\nnonsense\n[events]\nring_pages = 3\nmore nonsense\n");
+        ASSERT_STREQ(e1, "F:1: section header without ']'\n"
+                         "F:2: expected 'key = value', '[section]' or a comment\n"
+                         "F:4: ring_pages=3: expected a power of two between 1 and 4096\n"
+                         "F:5: expected 'key = value', '[section]' or a comment");
+
+        /* A line longer than inih's buffer is refused whole, not parsed in pieces. */
+        snprintf(text, sizeof(text), "[governor]\n#%0300d\ntick_ms = 4%0300d\ntick_ms = 5\n", 0, 0);
+        e2 = load_error(text);
+        ASSERT_STREQ(e2, "F:2: line too long (more than 198 characters)\n"
+                         "F:3: line too long (more than 198 characters)");
+}
+
+TEST(dropin_order) {
+        Config c;
+
+        /* main (1.1, 8, 500, 8 pages) < 10-first (10, 1.2) < 20-second (20) < 99-policy; README, .hidden.conf
+         * and the directory dir.conf are not drop-ins. */
+        ASSERT_OK(config_load(CONFIG_FIXTURES "/dropins/schedfreqd.conf", false, &c, NULL));
+        ASSERT_U64_EQ(c.tick_usec, 20000);
+        ASSERT_EQ(c.headroom_x1024, 1229); /* 1.2 x 1024 = 1228.8 */
+        ASSERT_U64_EQ(c.rate_limit_usec, 500);
+        ASSERT_EQ(c.ring_pages, 8);
+        ASSERT_EQ(config_policy_remote(&c, 2), REMOTE_MODE_NO);
+        ASSERT_EQ(config_policy_remote(&c, 3), REMOTE_MODE_AUTO);
+}
+
+TEST(dropin_order_is_bytewise) {
+        _cleanup_(scratch_done) Scratch s = {};
+        Config c;
+
+        ASSERT_OK(scratch_init(&s));
+        ASSERT_OK(write_file(s.path, "[governor]\ntick_ms = 1\n"));
+        ASSERT_OK(scratch_dropin(&s, "b.conf", "[governor]\ntick_ms = 3\n"));
+        ASSERT_OK(scratch_dropin(&s, "B.conf", "[governor]\ntick_ms = 2\n"));
+        ASSERT_OK(scratch_dropin(&s, "a.conf.disabled", "[governor]\ntick_ms = 9\n"));
+        ASSERT_OK(scratch_dropin(&s, ".conf", "[governor]\ntick_ms = 9\n"));
+
+        /* "B" < "b" in bytes: b.conf is read last. */
+        ASSERT_OK(config_load(s.path, false, &c, NULL));
+        ASSERT_U64_EQ(c.tick_usec, 3000);
+}
+
+TEST(bad_dropin_rejects_everything) {
+        _cleanup_free_ char *error = NULL;
+        Config c;
+
+        config_set_defaults(&c);
+        ASSERT_ERROR(config_load(CONFIG_FIXTURES "/bad-dropin/schedfreqd.conf", true, &c, &error), EINVAL);
+        ASSERT_STREQ(error, CONFIG_FIXTURES "/bad-dropin/schedfreqd.conf.d/50-bad.conf:3: tick_ms=0: "
+                            "expected milliseconds between 1 and 100");
+        /* Nothing of the good files leaked into @ret. */
+        ASSERT_EQ(c.headroom_x1024, 1280);
+        ASSERT_U64_EQ(c.tick_usec, 4000);
+}
+
+TEST(errors_from_several_files) {
+        _cleanup_(scratch_done) Scratch s = {};
+        _cleanup_free_ char *error = NULL, *expect = NULL;
+        Config c;
+
+        ASSERT_OK(scratch_init(&s));
+        ASSERT_OK(write_file(s.path, "[governor]\ntick_ms = 0\n"));
+        ASSERT_OK(scratch_dropin(&s, "10-x.conf", "\n\n[events]\nring_pages = 3\n"));
+
+        ASSERT_ERROR(config_load(s.path, false, &c, &error), EINVAL);
+        ASSERT_TRUE(asprintf(&expect,
+                             "%s:2: tick_ms=0: expected milliseconds between 1 and 100\n"
+                             "%s.d/10-x.conf:4: ring_pages=3: expected a power of two between 1 and 4096",
+                             s.path, s.path) > 0);
+        ASSERT_STREQ(error, expect);
+}
+
+TEST(missing_main_file) {
+        _cleanup_free_ char *error = NULL;
+        Config c;
+
+        /* missing_ok: defaults, plus whatever drop-ins there are. */
+        ASSERT_OK(config_load(CONFIG_FIXTURES "/nonexistent.conf", true, &c, &error));
+        ASSERT_TRUE(!error);
+        ASSERT_TRUE(config_equal_defaults(&c));
+
+        ASSERT_OK(config_load(CONFIG_FIXTURES "/dropins-only/schedfreqd.conf", true, &c, NULL));
+        ASSERT_TRUE(!c.manage_all);
+        ASSERT_TRUE(config_manages_policy(&c, 1));
+        ASSERT_TRUE(!config_manages_policy(&c, 0));
+
+        /* Not missing_ok: -ENOENT, with a message naming the file. */
+        config_set_defaults(&c);
+        c.ring_pages = 777;
+        ASSERT_ERROR(config_load(CONFIG_FIXTURES "/nonexistent.conf", false, &c, &error), ENOENT);
+        ASSERT_STREQ(error, CONFIG_FIXTURES "/nonexistent.conf: No such file or directory");
+        ASSERT_EQ(c.ring_pages, 777);
+}
+
+TEST(unreadable_file) {
+        _cleanup_free_ char *error = NULL;
+        Config c;
+
+        /* A directory where the main file should be: an I/O error, reported with its errno. */
+        ASSERT_ERROR(config_load(CONFIG_FIXTURES, false, &c, &error), EISDIR);
+        ASSERT_STREQ(error, CONFIG_FIXTURES ": Is a directory");
+
+        ASSERT_ERROR(config_load(NULL, false, &c, NULL), EINVAL);
+        ASSERT_ERROR(config_load(CONFIG_FIXTURES "/good.conf", false, NULL, NULL), EINVAL);
+}
+
+TEST(shipped_conf_parses_to_defaults) {
+        _cleanup_free_ char *error = NULL;
+        Config c;
+
+        ASSERT_OK(config_load(SHIPPED_CONF, false, &c, &error));
+        ASSERT_TRUE(!error);
+        ASSERT_TRUE(config_equal_defaults(&c));
+}
+
+/* Uncommenting every "#key = value" and "#[section]" line of the shipped file must give the defaults too:
+ * the documented defaults are the compile-time ones, and every key is documented. */
+TEST(shipped_conf_documents_the_defaults) {
+        _cleanup_(scratch_done) Scratch s = {};
+        _cleanup_fclose_ FILE *in = NULL, *out = NULL;
+        _cleanup_free_ char *line = NULL, *error = NULL;
+        size_t size = 0;
+        unsigned keys = 0;
+        Config c;
+
+        ASSERT_OK(scratch_init(&s));
+        in = fopen(SHIPPED_CONF, "re");
+        ASSERT_TRUE(in);
+        out = fopen(s.path, "we");
+        ASSERT_TRUE(out);
+
+        while (getline(&line, &size, in) >= 0) {
+                const char *p = line;
+
+                if (p[0] == '#' && (p[1] == '[' || (p[1] >= 'a' && p[1] <= 'z' && strchr(p, '=')))) {
+                        p++;
+                        keys += p[0] != '[';
+                }
+                fputs(p, out);
+        }
+        ASSERT_TRUE(fflush(out) == 0);
+
+        ASSERT_OK(config_load(s.path, false, &c, &error));
+        ASSERT_TRUE(config_equal_defaults(&c));
+        ASSERT_TRUE(c.policy[0].present);
+        /* Every key of the table is there once, plus [policyN] remote. */
+        ASSERT_EQ(keys, 11);
+}
+
+DEFINE_TEST_MAIN
