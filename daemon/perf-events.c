@@ -351,6 +351,27 @@ static int batch_reserve(PerfEvents *p) {
         return 0;
 }
 
+/*
+ * A ring is time-ordered but for nesting: a sample raised in an interrupt between another sample's
+ * timestamp and its space reservation lands after it with a later time (perf_prepare_sample() then
+ * perf_output_begin(), kernel/events/core.c). Insertion sort: stable, and linear on such input.
+ */
+static void run_sort(SchedEvent *ev, size_t n) {
+        for (size_t i = 1; i < n; i++) {
+                SchedEvent tmp;
+                size_t j = i;
+
+                if (ev[i - 1].time_ns <= ev[i].time_ns)
+                        continue;
+                tmp = ev[i];
+                while (j > 0 && ev[j - 1].time_ns > tmp.time_ns) {
+                        ev[j] = ev[j - 1];
+                        j--;
+                }
+                ev[j] = tmp;
+        }
+}
+
 /* Reads one ring to the end, decoding into the batch; its events become the run [run, run_end). */
 static int perf_cpu_collect(PerfEvents *p, PerfCpu *c) {
         PerfSample s;
@@ -371,6 +392,7 @@ static int perf_cpu_collect(PerfEvents *p, PerfCpu *c) {
                 }
         perf_ring_read_end(c->ring);
         c->run_end = p->n_batch;
+        run_sort(p->batch + c->run, c->run_end - c->run);
         return MIN(k, 0);
 }
 
@@ -399,7 +421,7 @@ static void heap_sift_down(PerfEvents *p, size_t n, size_t i) {
         }
 }
 
-/* K-way merge of the per-CPU runs (each already in time order) into the handler. */
+/* K-way merge of the per-CPU runs (each sorted) into the handler. */
 static int perf_events_deliver(PerfEvents *p) {
         size_t n = 0;
         int r;

@@ -21,7 +21,7 @@ typedef struct Seen {
         PerfEvents *p;
         pid_t child, self;
         uint64_t time_min, time_max;
-        uint64_t last_time, last_drain;
+        uint64_t newest, drain_newest, last_drain;
         unsigned total, out_of_order, late, self_wakeups, self_switches;
         unsigned sleeps, wakeups_on_cpu1, wakeup_new, migrations_to_cpu0, runtime, exits, bad_comm;
         int fail_with;                    /* handler returns this (if non-zero) on the first event */
@@ -97,14 +97,14 @@ static int on_event(const SchedEvent *ev, void *userdata) {
         s->total++;
         s->time_min = MIN(s->time_min, ev->time_ns);
         s->time_max = MAX(s->time_max, ev->time_ns);
-        /* Within one drain the merge guarantees order; across drains an event may come late. */
-        if (ev->time_ns < s->last_time) {
-                if (drain == s->last_drain)
-                        s->out_of_order++;
-                else
-                        s->late++;
-        }
-        s->last_time = MAX(s->last_time, ev->time_ns);
+        /* Within one drain the merge guarantees order; across drains an event may come late (a ring read
+         * later in the previous drain held newer events than this one's ring had then). */
+        if (drain != s->last_drain)
+                s->drain_newest = 0;
+        s->out_of_order += ev->time_ns < s->drain_newest;
+        s->late += ev->time_ns < s->newest;
+        s->drain_newest = MAX(s->drain_newest, ev->time_ns);
+        s->newest = MAX(s->newest, ev->time_ns);
         s->last_drain = drain;
         if (ev->type == SCHED_EVENT_WAKEUP || ev->type == SCHED_EVENT_WAKEUP_NEW)
                 s->self_wakeups += ev->wakeup.pid == s->self;
@@ -148,36 +148,52 @@ static pid_t fork_spinner(int cpu) {
                 ;
 }
 
-static void fork_pair(pid_t ret[2]) {
-        int fds[2];
+/* The child's own count of the times it blocked: the ground truth for its sleeps. */
+static unsigned voluntary_switches(void) {
+        _cleanup_fclose_ FILE *f = fopen("/proc/self/status", "re");
+        char line[256];
+        unsigned n = 0;
+
+        while (f && fgets(line, sizeof(line), f))
+                if (sscanf(line, "voluntary_ctxt_switches: %u", &n) == 1)
+                        break;
+        return n;
+}
+
+/* Forks the child (ret[0]) and its peer (ret[1]); the child's count of blocks arrives on *ret_result. */
+static void fork_pair(pid_t ret[2], int *ret_result) {
+        int data[2], ack[2], result[2];
         char c = 0;
 
-        if (pipe(fds) < 0)
+        if (pipe(data) < 0 || pipe(ack) < 0 || pipe(result) < 0)
                 abort();
         ret[0] = fork();
         if (ret[0] == 0) {
+                unsigned n;
+
                 (void) prctl(PR_SET_NAME, CHILD_COMM);
                 pin_to(1);
                 for (unsigned i = 0; i < N_SLEEPS; i++)
-                        if (read(fds[0], &c, 1) != 1)
+                        if (read(data[0], &c, 1) != 1 || write(ack[1], &c, 1) != 1)
                                 _exit(3);
                 for (volatile unsigned i = 0; i < 2000000; i++) /* run a little: sched_stat_runtime */
                         ;
                 pin_to(0);
-                _exit(0);
+                n = voluntary_switches();
+                _exit(write(result[1], &n, sizeof(n)) == sizeof(n) ? 0 : 3);
         }
         ret[1] = fork();
         if (ret[1] == 0) {
                 pin_to(0);
                 for (unsigned i = 0; i < N_SLEEPS; i++) {
                         (void) nanosleep(&(struct timespec) { .tv_nsec = 100000 }, NULL);
-                        if (write(fds[1], &c, 1) != 1)
+                        if (write(data[1], &c, 1) != 1 || read(ack[0], &c, 1) != 1)
                                 _exit(3);
                 }
                 _exit(0);
         }
-        close(fds[0]);
-        close(fds[1]);
+        close(data[0]), close(data[1]), close(ack[0]), close(ack[1]), close(result[1]);
+        *ret_result = result[0];
 }
 
 /* Runs the loop until both processes have exited, then drains once more. */
@@ -211,7 +227,8 @@ static void check_sleeper(PerfEventsFlags flags, WakeupMode mode) {
         Config cfg = test_config(mode);
         uint64_t before, after;
         pid_t pids[2], spinner;
-        int r;
+        unsigned blocked = 0;
+        int r, result;
 
         ASSERT_TRUE(CPU_COUNT(&cpus) >= 2 && CPU_ISSET(1, &cpus));
         ASSERT_OK(sd_event_new(&e));
@@ -222,7 +239,7 @@ static void check_sleeper(PerfEventsFlags flags, WakeupMode mode) {
         ASSERT_EQ(perf_events_stats(p)->immediate, mode != WAKEUP_MODE_WATERMARK);
 
         spinner = fork_spinner(1);
-        fork_pair(pids);
+        fork_pair(pids, &result);
         s.child = pids[0];
         ASSERT_TRUE(spinner > 0 && pids[0] > 0 && pids[1] > 0);
         r = run_until_exit(e, p, pids);
@@ -230,12 +247,18 @@ static void check_sleeper(PerfEventsFlags flags, WakeupMode mode) {
         (void) waitpid(spinner, NULL, 0);
         ASSERT_OK(r);
         after = now_ns();
+        ASSERT_EQ(read(result, &blocked, sizeof(blocked)), sizeof(blocked));
+        close(result);
 
-        fprintf(stderr, "# %u events, %u child sleeps, %u wakeups on CPU 1, %u late, %u own switches, drains %"
+        fprintf(stderr, "# child blocked %u times; ", blocked);
+        fprintf(stderr, "%u events, %u child sleeps, %u wakeups on CPU 1, %u late, %u own switches, drains %"
                 PRIu64 ", wakeups %" PRIu64 "\n", s.total, s.sleeps, s.wakeups_on_cpu1, s.late, s.self_switches,
                 perf_events_stats(p)->drains, perf_events_stats(p)->wakeups);
-        ASSERT_TRUE(s.sleeps >= N_SLEEPS);
-        ASSERT_TRUE(s.wakeups_on_cpu1 >= N_SLEEPS);
+        /* Every block of the child, by its own count (the last switch, exiting, comes on top), and it
+         * blocked on (nearly) every read: the peer waits for an ack before it writes again. */
+        ASSERT_TRUE(s.sleeps >= blocked);
+        ASSERT_TRUE(blocked >= N_SLEEPS * 9 / 10);
+        ASSERT_TRUE(s.wakeups_on_cpu1 >= N_SLEEPS * 9 / 10);
         ASSERT_EQ(s.wakeup_new, 1);
         ASSERT_EQ(s.exits, 1);
         ASSERT_TRUE(s.migrations_to_cpu0 >= 1);
@@ -347,11 +370,13 @@ TEST(handler_error_ends_the_loop) {
         cpu_set_t cpus = all_cpus();
         Config cfg = test_config(WAKEUP_MODE_IMMEDIATE);
         pid_t pids[2];
+        int result;
 
         ASSERT_OK(sd_event_new(&e));
         ASSERT_OK(perf_events_new(e, &cpus, &cfg, on_event, &s, &p));
         s.p = p;
-        fork_pair(pids);
+        fork_pair(pids, &result);
+        close(result);
         ASSERT_TRUE(pids[0] > 0 && pids[1] > 0);
         ASSERT_ERROR(sd_event_loop(e), ECANCELED);
         (void) waitpid(pids[0], NULL, 0);
@@ -392,7 +417,8 @@ TEST(reconfigure) {
         cpu_set_t cpus = all_cpus();
         Config cfg = test_config(WAKEUP_MODE_ADAPTIVE);
         pid_t pids[2], spinner;
-        int r;
+        unsigned blocked = 0;
+        int r, result;
 
         ASSERT_OK(sd_event_new(&e));
         ASSERT_OK(perf_events_new(e, &cpus, &cfg, on_event, &s, &p));
@@ -412,15 +438,16 @@ TEST(reconfigure) {
         ASSERT_EQ(perf_events_stats(p)->mode, WAKEUP_MODE_WATERMARK);
 
         spinner = fork_spinner(1);
-        fork_pair(pids);
+        fork_pair(pids, &result);
         s.child = pids[0];
         ASSERT_TRUE(spinner > 0 && pids[0] > 0 && pids[1] > 0);
         r = run_until_exit(e, p, pids);
         (void) kill(spinner, SIGKILL);
         (void) waitpid(spinner, NULL, 0);
         ASSERT_OK(r);
-        ASSERT_TRUE(s.sleeps >= N_SLEEPS);
-        ASSERT_TRUE(s.wakeups_on_cpu1 >= N_SLEEPS);
+        ASSERT_EQ(read(result, &blocked, sizeof(blocked)), sizeof(blocked));
+        close(result);
+        ASSERT_TRUE(s.sleeps >= blocked);
         ASSERT_EQ(s.self_wakeups, 0);
 
         cfg.ring_pages = 0;

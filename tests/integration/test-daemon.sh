@@ -1,0 +1,163 @@
+#!/bin/bash
+# asan: yes
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The daemon end to end: real scheduler events (perf tracepoints on this machine's CPUs), the emulated cpufreq
+# sysfs in a private mount namespace, a real CPU hog pinned to CPU 1.
+#   - refuses a machine without cpufreq, and an intel_pstate (active) machine, touching nothing;
+#   - rejects a bad config with FILE:LINE, touching nothing;
+#   - policy1 rises to >= 90 % of max within 1 s of the hog starting, and falls after it stops;
+#   - SIGTERM puts every file back byte for byte; kill -9 + `schedfreqd restore` does too.
+
+. "$(dirname "$0")/lib.sh"
+
+SFD="$BUILD/schedfreqd"
+HOG="$BUILD/tests/helpers/hog"
+TMP=$(mktemp -d /tmp/schedfreqd-test-daemon.XXXXXX)
+at_exit 'rm -rf "$TMP"'
+
+# Every policy file, "name: content", except the current-frequency readouts (they belong to whichever governor
+# runs; the emulator's schedutil does not move them).
+SNAPSHOT='cd /sys/devices/system/cpu/cpufreq && for f in policy*/*; do case $f in *cur_freq) continue;; esac; printf "%s: %s\n" "$f" "$(cat "$f" 2>&1)"; done'
+
+daemon_pid=
+start_daemon() { # EXTRA ARGS...
+	nsenter -m -t "$EMU_NS_PID" -- "$SFD" -c "$TMP/schedfreqd.conf" --state-file "$TMP/state" --print-decisions "$@" \
+		>"$TMP/out" 2>"$TMP/err" &
+	daemon_pid=$!
+	# Take-over is complete when the state file exists and every governor says userspace.
+	wait_for '[ -e "$TMP/state" ] && [ "$(emu_sh "cat /sys/devices/system/cpu/cpufreq/policy*/scaling_governor | sort -u")" = userspace ]' 10
+}
+at_exit '[ -n "$daemon_pid" ] && kill -KILL "$daemon_pid" 2>/dev/null'
+
+show_daemon_log() {
+	sed 's/^/# daemon: /' "$TMP/err" | tail -n 30
+}
+
+# --- a machine without cpufreq: a plain sysfs tree with two CPUs and an empty cpufreq directory -----------
+bare="$TMP/bare"
+mkdir -p "$bare/cpu0" "$bare/cpu1" "$bare/cpufreq"
+for f in online possible present; do echo 0-1 >"$bare/$f"; done
+before=$(cd "$bare" && find . -printf '%p %s %T@\n' | sort)
+out=$(unshare --mount --propagation private sh -c \
+	"mount --bind '$bare' /sys/devices/system/cpu && exec '$SFD' -c '$TMP/none.conf' --state-file '$TMP/bare-state'" 2>&1)
+rc=$?
+after=$(cd "$bare" && find . -printf '%p %s %T@\n' | sort)
+if [ $rc -ne 0 ] && grep -q "no cpufreq driver" <<<"$out" && [ ! -e "$TMP/bare-state" ] && [ "$before" = "$after" ]; then
+	ok "bare machine: clear error, nothing touched"
+else
+	fail "bare machine: clear error, nothing touched" "rc=$rc" "$out"
+fi
+
+# --- intel_pstate in active mode offers no userspace governor -------------------------------------------
+emu_start "$REPO/tests/fixtures/topology/intel_pstate.ini" || { fail "emulator start"; finish; }
+before=$(emu_sh "$SNAPSHOT")
+out=$(emu_exec "$SFD" -c "$TMP/none.conf" --state-file "$TMP/ip-state" 2>&1)
+rc=$?
+writes=$(grep -v ' set$' "$EMU_LOG")
+if [ $rc -ne 0 ] && grep -q "intel_pstate=passive" <<<"$out" && [ -z "$writes" ] && [ ! -e "$TMP/ip-state" ] \
+	&& [ "$before" = "$(emu_sh "$SNAPSHOT")" ]; then
+	ok "intel_pstate: refused with the passive hint, nothing written"
+else
+	fail "intel_pstate: refused with the passive hint, nothing written" "rc=$rc" "$out" "$writes"
+fi
+emu_stop
+
+# --- the main scenario -----------------------------------------------------------------------------------
+# policy0 starts under performance (so restoring it puts back even its current frequency), policy1 under
+# schedutil with a lowered scaling_max, both of which must come back exactly.
+sed -e '/^\[policy0\]/,/^\[policy1\]/ s/^governor = .*/governor = performance/' \
+	"$REPO/tests/fixtures/topology/two-policies.ini" >"$TMP/topology.ini"
+emu_start "$TMP/topology.ini" || { fail "emulator start"; finish; }
+emu_sh 'echo 2000000 > /sys/devices/system/cpu/cpufreq/policy1/scaling_max_freq' &&
+emu_sh 'echo 2400000 > /sys/devices/system/cpu/cpufreq/policy1/scaling_max_freq'
+original=$(emu_sh "$SNAPSHOT")
+original_cur0=$(emu_exec cat /sys/devices/system/cpu/cpufreq/policy0/scaling_cur_freq)
+
+# A bad config is refused before anything is touched.
+printf '[governor]\nheadroom = 1.25\nfrobnicate = 3\n' >"$TMP/bad.conf"
+out=$(emu_exec "$SFD" -c "$TMP/bad.conf" --state-file "$TMP/state" 2>&1)
+rc=$?
+if [ $rc -ne 0 ] && grep -q "$TMP/bad.conf:3:" <<<"$out" && [ ! -e "$TMP/state" ] && [ "$original" = "$(emu_sh "$SNAPSHOT")" ]; then
+	ok "bad config: FILE:LINE error, nothing touched"
+else
+	fail "bad config: FILE:LINE error, nothing touched" "rc=$rc" "$out"
+fi
+
+printf '[events]\nwakeup = adaptive\n' >"$TMP/schedfreqd.conf"
+if start_daemon; then
+	ok "daemon takes over both policies"
+else
+	fail "daemon takes over both policies" "$(show_daemon_log)"
+	finish
+fi
+
+state_governors=$(grep -c '^governor *= *\(performance\|schedutil\)' "$TMP/state")
+[ "$state_governors" = 2 ] && ok "state file records the original governors" \
+	|| fail "state file records the original governors" "$(cat "$TMP/state")"
+
+# Idle: policy1 settles at its minimum before the hog starts (its CPU is idle apart from noise).
+wait_for '[ "$(emu_exec cat /sys/devices/system/cpu/cpufreq/policy1/scaling_cur_freq)" -le 1200000 ]' 5 \
+	|| fail "policy1 settles low while idle" "$(emu_exec cat /sys/devices/system/cpu/cpufreq/policy1/scaling_cur_freq)"
+
+"$HOG" --cpu 1 --seconds 2 >"$TMP/hog"
+hog_start=$(awk '/^start/ { print $2 }' "$TMP/hog")
+hog_end=$(awk '/^end/ { print $2 }' "$TMP/hog")
+
+# From the emulator's write log: the first time policy1's frequency reached >= 90 % of 2.4 GHz after the hog
+# started, and the first time it came back to <= 1.2 GHz after the hog ended.
+rise=$(awk -v s="$hog_start" '$2 == "cpufreq/policy1/scaling_cur_freq" && $1 >= s && $3 >= 2160000 { print $1 - s; exit }' "$EMU_LOG")
+if [ -n "$rise" ] && [ "$rise" -le 1000000000 ]; then
+	ok "hog on CPU 1: policy1 >= 90% of max after $((rise / 1000000)) ms"
+else
+	fail "hog on CPU 1: policy1 >= 90% of max within 1 s" "rise=${rise:-never}" "$(grep policy1 "$EMU_LOG" | tail -20)" "$(show_daemon_log)"
+fi
+fall_cond='[ -n "$(awk -v e="$hog_end" '"'"'$2 == "cpufreq/policy1/scaling_cur_freq" && $1 >= e && $3 <= 1200000 { print; exit }'"'"' "$EMU_LOG")" ]'
+if wait_for "$fall_cond" 3; then
+	fall=$(awk -v e="$hog_end" '$2 == "cpufreq/policy1/scaling_cur_freq" && $1 >= e && $3 <= 1200000 { print $1 - e; exit }' "$EMU_LOG")
+	ok "hog stopped: policy1 falls to <= 1.2 GHz after $((fall / 1000000)) ms"
+else
+	fail "hog stopped: policy1 falls" "$(grep policy1 "$EMU_LOG" | tail -20)"
+fi
+
+# The daemon writes only through scaling_setspeed after take-over, and only changes.
+dups=$(awk '$2 ~ /scaling_setspeed$/ { if (last[$2] == $3) d++; last[$2] = $3 } END { print d + 0 }' "$EMU_LOG")
+[ "$dups" = 0 ] && ok "no redundant setspeed writes" || fail "no redundant setspeed writes" "$dups repeated values"
+grep -q ' EINVAL$\| EACCES$' "$EMU_LOG" && fail "no rejected writes" "$(grep -v ' ok$\| set$' "$EMU_LOG")" || ok "no rejected writes"
+
+kill -TERM "$daemon_pid"
+wait "$daemon_pid"
+rc=$?
+daemon_pid=
+show_daemon_log
+now=$(emu_sh "$SNAPSHOT")
+now_cur0=$(emu_exec cat /sys/devices/system/cpu/cpufreq/policy0/scaling_cur_freq)
+if [ $rc -eq 0 ] && [ "$now" = "$original" ] && [ "$now_cur0" = "$original_cur0" ] && [ ! -e "$TMP/state" ]; then
+	ok "SIGTERM: every file restored byte for byte, state file removed"
+else
+	fail "SIGTERM: every file restored byte for byte, state file removed" "rc=$rc" "$(diff <(echo "$original") <(echo "$now"))"
+fi
+
+# --- crash: kill -9, then `schedfreqd restore` -------------------------------------------------------------
+start_daemon || fail "daemon restarts" "$(show_daemon_log)"
+"$HOG" --cpu 1 --seconds 0.5 >/dev/null
+kill -KILL "$daemon_pid"
+wait "$daemon_pid" 2>/dev/null
+daemon_pid=
+crashed=$(emu_sh "$SNAPSHOT")
+[ "$crashed" != "$original" ] && [ -e "$TMP/state" ] && ok "kill -9 leaves the policies taken over and the state file" \
+	|| fail "kill -9 leaves the policies taken over and the state file"
+out=$(emu_exec "$SFD" restore --state-file "$TMP/state" 2>&1)
+rc=$?
+now=$(emu_sh "$SNAPSHOT")
+if [ $rc -eq 0 ] && [ "$now" = "$original" ] && [ ! -e "$TMP/state" ]; then
+	ok "schedfreqd restore after kill -9: restored byte for byte"
+else
+	fail "schedfreqd restore after kill -9: restored byte for byte" "rc=$rc" "$out" "$(diff <(echo "$original") <(echo "$now"))"
+fi
+out=$(emu_exec "$SFD" restore --state-file "$TMP/state" 2>&1)
+[ $? -eq 0 ] && grep -q "Nothing to restore" <<<"$out" && ok "restore without a state file is a no-op" \
+	|| fail "restore without a state file is a no-op" "$out"
+
+emu_stop
+finish
