@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpulist.h"
 #include "demand.h"
 #include "engine.h"
 #include "governor.h"
@@ -28,6 +29,7 @@ typedef struct EnginePolicy {
         Governor gov;
         unsigned *cpus;           /* policy->cpus: related CPUs that are online */
         unsigned n_cpus;
+        PolicyStats stats;
 } EnginePolicy;
 
 struct Engine {
@@ -39,6 +41,7 @@ struct Engine {
         void *userdata;
         uint64_t now_ns;          /* the latest time applied */
         EngineStats stats;
+        bool paused;              /* model only: nothing is committed */
 };
 
 static const char *const decision_kind_table[_DECISION_KIND_MAX] = {
@@ -237,6 +240,7 @@ static void engine_commit(Engine *e, size_t i, const Decision *d) {
 
         r = e->commit ? e->commit(d, e->userdata) : 0;
         e->stats.decisions[d->kind]++;
+        ep->stats.decisions[d->kind]++;
         if (r < 0) {
                 /* The old frequency stays in force; try again once the rate limit allows. */
                 e->stats.commit_errors++;
@@ -245,6 +249,8 @@ static void engine_commit(Engine *e, size_t i, const Decision *d) {
         }
 
         governor_commit(&ep->gov, d->time_ns, d->new_khz, true);
+        ep->stats.last_change_ns = d->time_ns;
+        ep->stats.last_reason = d->reason;
         /* Frequency invariance: from now on, running time on these CPUs counts at the new speed. */
         for (unsigned c = 0; c < ep->n_cpus; c++)
                 demand_set_freq_scale(e->demand, ep->cpus[c], d->time_ns, freq_scale(&ep->desc, d->new_khz));
@@ -261,7 +267,7 @@ static void engine_evaluate(Engine *e, size_t i, uint64_t now_ns, int cpu, Decis
         uint32_t next_khz;
         unsigned util;
 
-        if (!ep->managed || !governor_should_update(&ep->gov, now_ns))
+        if (e->paused || !ep->managed || !governor_should_update(&ep->gov, now_ns))
                 return;
 
         util = policy_util(e, ep, now_ns, NULL);
@@ -389,4 +395,65 @@ unsigned engine_policy_util(const Engine *e, unsigned policy_index) {
 
 const EngineStats *engine_stats(const Engine *e) {
         return &e->stats;
+}
+
+/* ---- status and control ---- */
+
+int engine_policy_stats(const Engine *e, unsigned policy_index, PolicyStats *ret) {
+        const EnginePolicy *ep;
+
+        if (policy_index >= e->n_policies)
+                return -ENOENT;
+        ep = &e->policies[policy_index];
+        *ret = ep->stats;
+        ret->remote_permitted = ep->gov.remote;
+        ret->managed = ep->managed;
+        ret->min_khz = ep->desc.scaling_min_khz;
+        ret->max_khz = ep->desc.scaling_max_khz;
+        return 0;
+}
+
+int engine_cpu_state(const Engine *e, unsigned cpu, CpuState *ret) {
+        if (cpu >= demand_n_cpus(e->demand) || e->policy_of_cpu[cpu] < 0)
+                return -ENOENT;
+        *ret = (CpuState) {
+                .util = demand_cpu_util(e->demand, cpu),
+                .util_avg = demand_cpu_util(e->demand, cpu),
+                .busy = demand_cpu_busy(e->demand, cpu),
+        };
+        return 0;
+}
+
+int engine_set_limits(Engine *e, unsigned policy_index, uint32_t min_khz, uint32_t max_khz, uint64_t now_ns) {
+        EnginePolicy *ep;
+
+        if (policy_index >= e->n_policies)
+                return -ENOENT;
+        if (min_khz > max_khz)
+                return -EINVAL;
+        ep = &e->policies[policy_index];
+        ep->desc.scaling_min_khz = min_khz;
+        ep->desc.scaling_max_khz = max_khz;
+        /* sugov_limits(): the next update bypasses the rate limit. */
+        ep->gov.committed = false;
+        engine_evaluate(e, policy_index, engine_clock(e, now_ns, false), cpulist_first(&ep->desc.cpus),
+                        DECISION_LOCAL, _SCHED_EVENT_TYPE_INVALID);
+        return 0;
+}
+
+void engine_pause(Engine *e) {
+        e->paused = true;
+}
+
+void engine_resume(Engine *e, const uint32_t *cur_khz) {
+        e->paused = false;
+        for (size_t i = 0; i < e->n_policies; i++) {
+                if (cur_khz)
+                        e->policies[i].gov.cur_khz = cur_khz[i];
+                e->policies[i].gov.committed = false; /* the next evaluation may write at once */
+        }
+}
+
+bool engine_is_paused(const Engine *e) {
+        return e->paused;
 }

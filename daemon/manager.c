@@ -28,31 +28,6 @@
 #include "replay.h"
 #include "topology.h"
 
-/* Reaction latency, event time → setspeed written, in log2(µs) buckets: bucket i counts [2^i, 2^(i+1)) µs. */
-#define LATENCY_BUCKETS 24
-
-typedef struct LatencyStats {
-        uint64_t count;
-        uint64_t buckets[LATENCY_BUCKETS];
-        uint64_t max_ns;
-        uint64_t sum_ns;
-} LatencyStats;
-
-typedef struct Manager {
-        ManagerOptions opts;
-        sd_event *event;
-        Config config;
-        Topology *topology;
-        bool *managed;                 /* per policy index */
-        Engine *engine;
-        Actuator *actuator;
-        PerfEvents *perf;
-        sd_event_source *tick_source;
-        sd_event_source *sigterm_source, *sigint_source, *sighup_source;
-        LatencyStats latency;
-        uint64_t commits;
-} Manager;
-
 static uint64_t now_ns(void) {
         struct timespec ts;
 
@@ -75,7 +50,7 @@ static void latency_record(LatencyStats *s, uint64_t latency_ns) {
 }
 
 /* Upper bound (µs) of the bucket holding the @permille-th sample. */
-static uint64_t latency_quantile_usec(const LatencyStats *s, unsigned permille) {
+uint64_t latency_quantile_usec(const LatencyStats *s, unsigned permille) {
         uint64_t want = (s->count * permille + 999) / 1000, seen = 0;
 
         for (unsigned i = 0; i < LATENCY_BUCKETS; i++) {
@@ -93,11 +68,13 @@ static Manager *manager_free(Manager *m) {
         engine_free(m->engine);
         actuator_free(m->actuator);
         sd_event_source_disable_unref(m->tick_source);
+        sd_event_source_disable_unref(m->limits_source);
         sd_event_source_disable_unref(m->sigterm_source);
         sd_event_source_disable_unref(m->sigint_source);
         sd_event_source_disable_unref(m->sighup_source);
         sd_event_unref(m->event);
         topology_free(m->topology);
+        decision_log_done(&m->decisions);
         free(m->managed);
         free(m);
         return NULL;
@@ -113,9 +90,12 @@ static int on_decision(const Decision *d, void *userdata) {
         if (r < 0)
                 return r;
 
+        uint64_t written_ns = now_ns();
+
         m->commits++;
+        decision_log_append(&m->decisions, d, written_ns);
         if (d->event != _SCHED_EVENT_TYPE_INVALID)
-                latency_record(&m->latency, now_ns() - d->time_ns);
+                latency_record(&m->latency, written_ns - d->time_ns);
         if (m->opts.print_decisions) {
                 decision_print(stdout, d, m->topology);
                 fflush(stdout);
@@ -164,7 +144,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0; /* everything idle and settled: the next event re-arms the tick */
 }
 
-static int manager_reload(Manager *m) {
+int manager_reload(Manager *m, char **ret_error) {
         _cleanup_free_ char *error = NULL;
         Config c;
         int r;
@@ -185,17 +165,62 @@ static int manager_reload(Manager *m) {
         r = perf_events_reconfigure(m->perf, &c);
         if (r < 0)
                 log_warning_errno(r, "Failed to apply the new event settings, ignoring: %m");
+        r = 0;
 
         m->config = c;
         log_set_max_level(c.log_level);
         log_info("Configuration reloaded from %s.", m->opts.config_path);
 finish:
         (void) sd_notify(0, "READY=1\nSTATUS=Governing");
+        if (r < 0 && ret_error) {
+                if (!error && asprintf(&error, "%s: %s", m->opts.config_path, strerror(-r)) < 0)
+                        error = NULL;
+                *ret_error = TAKE_PTR(error);
+        }
+        return r;
+}
+
+int manager_pause(Manager *m, char **ret_error) {
+        int r;
+
+        if (m->paused)
+                return 0;
+        engine_pause(m->engine);
+        r = actuator_restore(m->actuator);
+        if (r < 0) {
+                if (ret_error && asprintf(ret_error, "Failed to hand the policies back: %s", strerror(-r)) < 0)
+                        *ret_error = NULL;
+                return log_error_errno(r, "Failed to hand the cpufreq policies back: %m");
+        }
+        m->paused = true;
+        (void) sd_notify(0, "STATUS=Paused: policies handed back to their governors");
+        log_info("Paused: cpufreq policies handed back to their governors.");
         return 0;
 }
 
+int manager_resume(Manager *m, char **ret_error) {
+        _cleanup_free_ char *error = NULL;
+        int r;
+
+        if (!m->paused)
+                return 0;
+        r = actuator_reacquire(m->actuator, &error);
+        if (r < 0) {
+                log_error_errno(r, "Failed to take the cpufreq policies over again: %s", error ? error : strerror(-r));
+                if (ret_error)
+                        *ret_error = TAKE_PTR(error);
+                return r;
+        }
+        engine_resume(m->engine, NULL);
+        m->paused = false;
+        (void) sd_notify(0, "STATUS=Governing");
+        log_info("Resumed: cpufreq policies taken over again.");
+        return tick_arm(m);
+}
+
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
-        return manager_reload(ASSERT_PTR(userdata));
+        (void) manager_reload(ASSERT_PTR(userdata), NULL);
+        return 0;
 }
 
 static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
@@ -329,6 +354,9 @@ int manager_run(const ManagerOptions *opts) {
         if (!m)
                 return log_oom();
         m->opts = *opts;
+        r = decision_log_init(&m->decisions, DECISION_LOG_SIZE);
+        if (r < 0)
+                return log_oom();
 
         r = manager_load(m);
         if (r < 0)

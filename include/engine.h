@@ -43,6 +43,8 @@ typedef struct Decision {
         DecisionReason reason;
         unsigned util;            /* the policy's demand, 0..1024 */
         SchedEventType event;     /* the triggering event, or _SCHED_EVENT_TYPE_INVALID for a tick */
+        bool deferred;            /* it applies a demand change that a disallowed remote event had to leave */
+        uint64_t deferred_since_ns; /* when that change was recorded (the remote event's time) */
 } Decision;
 
 /* Called for every frequency change. Return 0 when applied, or a negative errno to keep the old frequency. */
@@ -89,6 +91,43 @@ unsigned engine_cpu_util(const Engine *e, unsigned cpu);
 uint32_t engine_policy_khz(const Engine *e, unsigned policy_index);
 unsigned engine_policy_util(const Engine *e, unsigned policy_index);
 const EngineStats *engine_stats(const Engine *e);
+
+/* Per policy, for status (D-Bus) and tests. */
+typedef struct PolicyStats {
+        uint64_t decisions[_DECISION_KIND_MAX];   /* changes handed to the commit callback, by kind */
+        uint64_t deferred;                        /* demand changes that had to wait for a local event */
+        uint64_t last_change_ns;                  /* time of the last committed change, 0 = none */
+        DecisionReason last_reason;
+        bool remote_permitted;                    /* remote = yes, or auto and the driver allows it */
+        bool managed;
+        uint32_t min_khz, max_khz;                /* scaling limits in force */
+} PolicyStats;
+int engine_policy_stats(const Engine *e, unsigned policy_index, PolicyStats *ret);
+
+/* Per CPU, for status (D-Bus) and tests. -ENOENT for a CPU outside the topology. */
+typedef struct CpuState {
+        unsigned util;                            /* demand: min(capacity, max(util_avg, util_est_sum)) */
+        unsigned util_avg;                        /* the CPU's PELT util_avg */
+        unsigned util_est_sum;                    /* Σ util_est of the tasks enqueued on it */
+        unsigned nr_rt_runnable;                  /* runnable RT/DL tasks: the policy asks for max */
+        bool busy;                                /* a task is running on it */
+} CpuState;
+int engine_cpu_state(const Engine *e, unsigned cpu, CpuState *ret);
+
+/*
+ * New scaling limits for a policy (read back from sysfs after they changed). Like sugov_limits() this
+ * bypasses the rate limit: the next evaluation re-resolves the frequency within the new limits.
+ */
+int engine_set_limits(Engine *e, unsigned policy_index, uint32_t min_khz, uint32_t max_khz, uint64_t now_ns);
+
+/*
+ * Paused: the model keeps running but no decision is committed (the policies were handed back to their
+ * governors). On resume the engine takes @cur_khz of each policy as the frequency in force (NULL: keep)
+ * and the next evaluation writes whatever the demand asks for, bypassing the rate limit.
+ */
+void engine_pause(Engine *e);
+void engine_resume(Engine *e, const uint32_t *cur_khz /* per policy index, or NULL */);
+bool engine_is_paused(const Engine *e);
 
 /* Apply a configuration change (headroom, rate limit, remote modes) without losing model state. */
 int engine_reconfigure(Engine *e, const Config *cfg);

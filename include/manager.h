@@ -3,19 +3,80 @@
 
 /*
  * The daemon proper: owns the sd-event loop and every object (config, topology, engine, perf rings,
- * actuator), wires events → engine → actuator, handles signals (SIGTERM/SIGINT: restore and exit;
+ * actuator, bus), wires events → engine → actuator, handles signals (SIGTERM/SIGINT: restore and exit;
  * SIGHUP: reload), the tick timer, and the service manager protocol (sd_notify).
+ *
+ * The struct is visible to the modules that serve it (bus.c reads its state and calls the verbs below);
+ * nothing else should touch it.
  */
 
 #include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "config.h"
+#include "decision-log.h"
+#include "topology.h"
+
+#define STATE_DEFAULT_PATH "/run/schedfreqd/state"
+#define DECISION_LOG_SIZE 256
 
 typedef struct ManagerOptions {
         const char *config_path;      /* default CONFIG_DEFAULT_PATH */
         const char *state_path;       /* default STATE_DEFAULT_PATH */
         bool print_decisions;         /* one line per frequency change on stdout (replay format) */
+        const char *bus_address;      /* NULL: the system bus */
+        bool no_bus;                  /* run without D-Bus */
 } ManagerOptions;
 
-#define STATE_DEFAULT_PATH "/run/schedfreqd/state"
+/* Reaction latency, event time → setspeed written, in log2(µs) buckets: bucket i counts [2^i, 2^(i+1)) µs. */
+#define LATENCY_BUCKETS 24
+
+typedef struct LatencyStats {
+        uint64_t count;
+        uint64_t buckets[LATENCY_BUCKETS];
+        uint64_t max_ns;
+        uint64_t sum_ns;
+} LatencyStats;
+
+typedef struct Engine Engine;
+typedef struct Actuator Actuator;
+typedef struct PerfEvents PerfEvents;
+typedef struct Bus Bus;
+typedef struct ProcConn ProcConn;
+
+typedef struct Manager {
+        ManagerOptions opts;
+        sd_event *event;
+        Config config;
+        Topology *topology;
+        bool *managed;                 /* per policy index */
+        Engine *engine;
+        Actuator *actuator;
+        PerfEvents *perf;
+        Bus *bus;                      /* NULL when running without D-Bus */
+        ProcConn *proc;                /* NULL where the proc connector is unavailable */
+        sd_event_source *tick_source;
+        sd_event_source *limits_source;
+        sd_event_source *sigterm_source, *sigint_source, *sighup_source;
+        LatencyStats latency;
+        DecisionLog decisions;
+        uint64_t commits;
+        uint64_t start_usec;           /* CLOCK_MONOTONIC, for Uptime */
+        bool paused;
+} Manager;
 
 /* Runs the daemon until SIGTERM/SIGINT. Returns 0 on a clean exit, a negative errno (already logged) else. */
 int manager_run(const ManagerOptions *opts);
+
+/*
+ * Re-reads the config file. On errors keeps the running config and returns -EINVAL with a malloc'd message
+ * ("FILE:LINE: reason" lines) in @ret_error.
+ */
+int manager_reload(Manager *m, char **ret_error);
+/* Hands every policy back to its original governor / takes them over again. */
+int manager_pause(Manager *m, char **ret_error);
+int manager_resume(Manager *m, char **ret_error);
+
+/* Quantile (permille) of the reaction latency, as the bucket's upper bound in µs. */
+uint64_t latency_quantile_usec(const LatencyStats *s, unsigned permille);

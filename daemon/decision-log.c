@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* decision-log.c: the bounded ring of recent decisions (see decision-log.h). */
+
+#include <stdlib.h>
+
+#include "decision-log.h"
+
+int decision_log_init(DecisionLog *l, size_t capacity) {
+        *l = (DecisionLog) {};
+        if (capacity == 0)
+                return -EINVAL;
+        l->records = calloc(capacity, sizeof(DecisionRecord));
+        if (!l->records)
+                return -ENOMEM;
+        l->capacity = capacity;
+        return 0;
+}
+
+void decision_log_done(DecisionLog *l) {
+        free(l->records);
+        *l = (DecisionLog) {};
+}
+
+void decision_log_append(DecisionLog *l, const Decision *d, uint64_t written_ns) {
+        size_t slot;
+
+        if (l->capacity == 0)
+                return;
+        slot = (l->start + l->count) % l->capacity;
+        if (l->count == l->capacity)
+                l->start = (l->start + 1) % l->capacity;   /* full: overwrite the oldest */
+        else
+                l->count++;
+        l->records[slot] = (DecisionRecord) { .decision = *d, .written_ns = written_ns };
+        l->total++;
+}
+
+const DecisionRecord *decision_log_get(const DecisionLog *l, size_t i) {
+        if (i >= l->count)
+                return NULL;
+        return &l->records[(l->start + i) % l->capacity];
+}
