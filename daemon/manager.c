@@ -230,6 +230,46 @@ static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si,
         return sd_event_exit(m->event, 0);
 }
 
+/*
+ * Someone (a user, thermald, a thermal cap through freq QoS) may change scaling_min/max_freq under us; sysfs
+ * cannot notify us, so re-read them. Like sugov_limits() in kernel/sched/cpufreq_schedutil.c, a change is
+ * applied at once, bypassing the rate limit.
+ */
+#define LIMITS_POLL_USEC (1 * 1000 * 1000)
+
+static void manager_check_limits(Manager *m) {
+        for (size_t i = 0; i < m->topology->n_policies; i++) {
+                _cleanup_free_ char *dir = NULL, *min_path = NULL, *max_path = NULL;
+                uint32_t min_khz, max_khz;
+                PolicyStats ps;
+
+                if (!m->managed[i] || engine_policy_stats(m->engine, (unsigned) i, &ps) < 0)
+                        continue;
+                if (cpufreq_sysfs_policy_dir(&m->topology->policies[i], &dir) < 0 ||
+                    asprintf(&min_path, "%s/scaling_min_freq", dir) < 0 ||
+                    asprintf(&max_path, "%s/scaling_max_freq", dir) < 0) {
+                        min_path = max_path = NULL;
+                        continue;
+                }
+                if (cpufreq_sysfs_read_u32(min_path, &min_khz) < 0 || cpufreq_sysfs_read_u32(max_path, &max_khz) < 0)
+                        continue;
+                if (min_khz == ps.min_khz && max_khz == ps.max_khz)
+                        continue;
+
+                log_info("policy%u: scaling limits changed to %" PRIu32 "..%" PRIu32 " kHz.",
+                         m->topology->policies[i].id, min_khz, max_khz);
+                (void) engine_set_limits(m->engine, (unsigned) i, min_khz, max_khz, now_ns());
+        }
+}
+
+static int on_limits_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = ASSERT_PTR(userdata);
+
+        if (!m->paused)
+                manager_check_limits(m);
+        return sd_event_source_set_time_relative(s, LIMITS_POLL_USEC);
+}
+
 static int manager_add_signals(Manager *m) {
         sigset_t mask;
         int r;
@@ -321,6 +361,13 @@ static int manager_start(Manager *m) {
         if (r < 0)
                 return log_error_errno(r, "Failed to add the tick timer: %m");
         (void) sd_event_source_set_description(m->tick_source, "tick");
+
+        r = sd_event_add_time_relative(m->event, &m->limits_source, CLOCK_MONOTONIC, LIMITS_POLL_USEC, 0,
+                                       on_limits_timer, m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add the limits timer: %m");
+        (void) sd_event_source_set_enabled(m->limits_source, SD_EVENT_ON);
+        (void) sd_event_source_set_description(m->limits_source, "limits");
 
         r = perf_events_new(m->event, &m->topology->online, &m->config, on_sched_event, m, &m->perf);
         if (r < 0)

@@ -3,7 +3,7 @@
  * perf-events.c: the per-CPU sched tracepoint fds, their rings and sd-event sources, the wakeup policy, and
  * the drain that merges the rings by time. Layouts come from tp-format.c, records are read by perf-ring.c and
  * decoded by sched-event.c; what the events mean is the engine's business. Measured costs and rates behind
- * the choices here: shared/notes/platform.md, "perf tracepoints".
+ * the choices here: shared/notes/platform.md, "perf tracepoints", and bench/bench-events.c.
  */
 
 #include <fcntl.h>
@@ -33,22 +33,30 @@
 #define RATE_WINDOW_NS (100 * UINT64_C(1000000))
 #define BATCH_MIN 1024
 #define FILTER_MAX 64
+#define FDS_MAX (_SCHED_EVENT_TYPE_MAX + 2)
+
+/*
+ * One tracepoint fd. sched_wakeup and sched_wakeup_new are opened twice on each CPU, with wakeup_events=1
+ * ("immediate" twin) and without; exactly one twin is enabled. Why not keep the immediate ones and just stop
+ * watching the ring fds when busy: each per-sample wake-up costs the kernel an irq_work (a self-IPI, a VM
+ * exit here) whether or not anyone waits. Measured with stress-ng --switch 2 (ns per context switch): 4.7
+ * without tracing, 8.9 watermark, 28.8 immediate, 27.4 immediate with the ring fds unwatched.
+ */
+typedef struct PerfFd {
+        int fd;
+        SchedEventType type;
+        bool immediate;
+} PerfFd;
 
 typedef struct PerfCpu {
         PerfEvents *owner;
         int cpu;
-        int fds[_SCHED_EVENT_TYPE_MAX];   /* -EBADF when not open; the first open one owns the ring */
+        PerfFd fds[FDS_MAX];              /* fds[0] is sched_switch: it owns the ring */
+        size_t n_fds;
         PerfRing *ring;
         sd_event_source *io;
-        bool hup;                         /* the ring fd reported EPOLLHUP/EPOLLERR: not watched any more */
         size_t run, run_end;              /* during a drain: this ring's events in owner->batch */
 } PerfCpu;
-
-/* What the tracepoint attributes depend on: changing it means reopening. */
-typedef struct RingSettings {
-        unsigned ring_pages;
-        bool per_event_wakeups;           /* wakeup_events=1 on sched_wakeup* (immediate and adaptive) */
-} RingSettings;
 
 struct PerfEvents {
         sd_event *event;
@@ -59,7 +67,7 @@ struct PerfEvents {
         pid_t self;
         TpFormat format;
 
-        RingSettings rings;
+        unsigned ring_pages;              /* of the open generation of fds */
         uint64_t drain_interval_usec;
         uint64_t adaptive_high_per_sec;
 
@@ -84,15 +92,8 @@ static uint64_t now_ns(void) {
         return (uint64_t) ts.tv_sec * UINT64_C(1000000000) + (uint64_t) ts.tv_nsec;
 }
 
-static bool type_enabled(const PerfEvents *p, SchedEventType t) {
-        return t != SCHED_EVENT_RUNTIME || (p->flags & PERF_EVENTS_STAT_RUNTIME);
-}
-
-static RingSettings ring_settings_from_config(const Config *cfg) {
-        return (RingSettings) {
-                .ring_pages = cfg->ring_pages,
-                .per_event_wakeups = cfg->wakeup != WAKEUP_MODE_WATERMARK,
-        };
+static bool is_wakeup(SchedEventType t) {
+        return t == SCHED_EVENT_WAKEUP || t == SCHED_EVENT_WAKEUP_NEW;
 }
 
 static int config_check(const Config *cfg) {
@@ -105,8 +106,9 @@ static int config_check(const Config *cfg) {
 static void perf_cpu_close(PerfCpu *c) {
         c->io = sd_event_source_disable_unref(c->io);
         c->ring = perf_ring_free(c->ring);
-        for (SchedEventType t = 0; t < _SCHED_EVENT_TYPE_MAX; t++)
-                closep(&c->fds[t]);
+        for (size_t i = 0; i < c->n_fds; i++)
+                closep(&c->fds[i].fd);
+        c->n_fds = 0;
 }
 
 static void perf_cpus_free(PerfCpu *cpus, size_t n) {
@@ -115,14 +117,13 @@ static void perf_cpus_free(PerfCpu *cpus, size_t n) {
         free(cpus);
 }
 
-static void tracepoint_attr(const PerfEvents *p, const RingSettings *rs, SchedEventType t,
-                            struct perf_event_attr *ret) {
-        size_t ring_bytes = (size_t) rs->ring_pages * (size_t) sysconf(_SC_PAGESIZE);
+static void tracepoint_attr(const PerfEvents *p, unsigned ring_pages, const PerfFd *f, struct perf_event_attr *ret) {
+        size_t ring_bytes = (size_t) ring_pages * (size_t) sysconf(_SC_PAGESIZE);
 
         *ret = (struct perf_event_attr) {
                 .type = PERF_TYPE_TRACEPOINT,
                 .size = sizeof(struct perf_event_attr),
-                .config = p->format.events[t].id,
+                .config = p->format.events[f->type].id,
                 .sample_period = 1,
                 .sample_type = SAMPLE_TYPE,
                 .disabled = 1,            /* enabled once the filters are in place */
@@ -132,9 +133,9 @@ static void tracepoint_attr(const PerfEvents *p, const RingSettings *rs, SchedEv
         /*
          * The ring's watermark is the one of the event that mmaps it (rb_alloc() in perf_mmap(),
          * kernel/events/core.c): sched_switch, opened first. wakeup_events counts per event on the shared
-         * ring (perf_output_sample()), so only sched_wakeup* samples wake us one by one.
+         * ring (perf_output_sample()), so only the immediate twins wake us sample by sample.
          */
-        if (rs->per_event_wakeups && (t == SCHED_EVENT_WAKEUP || t == SCHED_EVENT_WAKEUP_NEW))
+        if (f->immediate)
                 ret->wakeup_events = 1;
         else {
                 ret->watermark = 1;
@@ -154,7 +155,7 @@ static void tracepoint_attr(const PerfEvents *p, const RingSettings *rs, SchedEv
 static int tracepoint_filter(int fd, SchedEventType t, pid_t self) {
         char filter[FILTER_MAX];
 
-        if (t != SCHED_EVENT_WAKEUP && t != SCHED_EVENT_WAKEUP_NEW)
+        if (!is_wakeup(t))
                 return 0;
         snprintf(filter, sizeof(filter), "pid != %d", (int) self);
         if (ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter) < 0)
@@ -162,11 +163,11 @@ static int tracepoint_filter(int fd, SchedEventType t, pid_t self) {
         return 0;
 }
 
-static int tracepoint_open(const PerfEvents *p, const RingSettings *rs, SchedEventType t, int cpu) {
+static int tracepoint_open(const PerfEvents *p, unsigned ring_pages, const PerfFd *f, int cpu) {
         struct perf_event_attr attr;
         int fd;
 
-        tracepoint_attr(p, rs, t, &attr);
+        tracepoint_attr(p, ring_pages, f, &attr);
         fd = (int) syscall(SYS_perf_event_open, &attr, /* pid= */ -1, cpu, /* group_fd= */ -1,
                            PERF_FLAG_FD_CLOEXEC);
         if (fd < 0)
@@ -174,28 +175,39 @@ static int tracepoint_open(const PerfEvents *p, const RingSettings *rs, SchedEve
         return fd;
 }
 
+/* The fds of one CPU, in opening order: sched_switch first (it owns the ring), then the wake-up twins. */
+static void perf_cpu_plan(const PerfEvents *p, PerfCpu *c) {
+        c->n_fds = 0;
+        for (SchedEventType t = 0; t < _SCHED_EVENT_TYPE_MAX; t++) {
+                if (t == SCHED_EVENT_RUNTIME && !(p->flags & PERF_EVENTS_STAT_RUNTIME))
+                        continue;
+                c->fds[c->n_fds++] = (PerfFd) { .fd = -EBADF, .type = t };
+                if (is_wakeup(t))
+                        c->fds[c->n_fds++] = (PerfFd) { .fd = -EBADF, .type = t, .immediate = true };
+        }
+}
+
 /* Opens every event on one CPU into one ring: the first fd is mmapped, the others write into it through
  * PERF_EVENT_IOC_SET_OUTPUT. All stay disabled. */
-static int perf_cpu_open(PerfEvents *p, const RingSettings *rs, int cpu, PerfCpu *c) {
-        int leader = -EBADF, fd, r;
+static int perf_cpu_open(PerfEvents *p, unsigned ring_pages, int cpu, PerfCpu *c) {
+        int r;
 
         c->owner = p;
         c->cpu = cpu;
-        for (SchedEventType t = 0; t < _SCHED_EVENT_TYPE_MAX; t++) {
-                if (!type_enabled(p, t))
-                        continue;
-                fd = tracepoint_open(p, rs, t, cpu);
-                if (fd < 0)
-                        return fd;
-                c->fds[t] = fd;
-                r = tracepoint_filter(fd, t, p->self);
+        perf_cpu_plan(p, c);
+        for (size_t i = 0; i < c->n_fds; i++) {
+                PerfFd *f = &c->fds[i];
+
+                f->fd = tracepoint_open(p, ring_pages, f, cpu);
+                if (f->fd < 0)
+                        return f->fd;
+                r = tracepoint_filter(f->fd, f->type, p->self);
                 if (r < 0)
                         return r;
-                if (leader < 0) {
-                        leader = fd;
-                        r = perf_ring_mmap(fd, rs->ring_pages, SAMPLE_TYPE, &c->ring);
-                } else
-                        r = ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, leader) < 0 ? -errno : 0;
+                if (i == 0)
+                        r = perf_ring_mmap(f->fd, ring_pages, SAMPLE_TYPE, &c->ring);
+                else
+                        r = ioctl(f->fd, PERF_EVENT_IOC_SET_OUTPUT, c->fds[0].fd) < 0 ? -errno : 0;
                 if (r < 0)
                         return r;
         }
@@ -208,20 +220,13 @@ static int perf_cpu_add_io(PerfEvents *p, PerfCpu *c) {
         char description[32];
         int r;
 
-        /* sched_switch is opened first on every CPU: its fd owns the ring (perf_cpu_open()). */
-        r = sd_event_add_io(p->event, &c->io, c->fds[SCHED_EVENT_SWITCH], EPOLLIN, on_ring_readable, c);
+        r = sd_event_add_io(p->event, &c->io, c->fds[0].fd, EPOLLIN, on_ring_readable, c);
         if (r < 0)
                 return r;
         snprintf(description, sizeof(description), "perf-ring-cpu%d", c->cpu);
         (void) sd_event_source_set_description(c->io, description);
         (void) sd_event_source_set_exit_on_failure(c->io, true);
-        return sd_event_source_set_enabled(c->io, SD_EVENT_OFF); /* perf_events_apply_io() decides */
-}
-
-static void perf_cpu_init(PerfCpu *c) {
-        *c = (PerfCpu) {};
-        for (SchedEventType t = 0; t < _SCHED_EVENT_TYPE_MAX; t++)
-                c->fds[t] = -EBADF;
+        return 0;
 }
 
 /* A CPU the kernel does not have (an emulated sysfs may list more than the real machine): skip it. */
@@ -229,9 +234,8 @@ static bool cpu_missing_error(int r) {
         return r == -ENODEV || r == -EINVAL || r == -ENXIO;
 }
 
-/* Opens every requested CPU (one generation of fds and rings), enabled and watched by nothing yet. */
-static int perf_cpus_open(PerfEvents *p, const RingSettings *rs, PerfCpu **ret, size_t *ret_n,
-                          unsigned *ret_skipped) {
+/* Opens every requested CPU (one generation of fds and rings), all events still disabled. */
+static int perf_cpus_open(PerfEvents *p, unsigned ring_pages, PerfCpu **ret, size_t *ret_n, unsigned *ret_skipped) {
         size_t n = 0, want = (size_t) CPU_COUNT(&p->requested);
         PerfCpu *cpus;
         unsigned skipped = 0;
@@ -243,8 +247,7 @@ static int perf_cpus_open(PerfEvents *p, const RingSettings *rs, PerfCpu **ret, 
         for (int cpu = 0; cpu < CPU_SETSIZE && n + skipped < want; cpu++) {
                 if (!CPU_ISSET(cpu, &p->requested))
                         continue;
-                perf_cpu_init(&cpus[n]);
-                r = perf_cpu_open(p, rs, cpu, &cpus[n]);
+                r = perf_cpu_open(p, ring_pages, cpu, &cpus[n]);
                 if (r >= 0)
                         r = perf_cpu_add_io(p, &cpus[n]);
                 if (r >= 0) {
@@ -270,53 +273,71 @@ fail:
         return r;
 }
 
-static int perf_cpus_enable(PerfCpu *cpus, size_t n) {
-        for (size_t i = 0; i < n; i++)
-                for (SchedEventType t = 0; t < _SCHED_EVENT_TYPE_MAX; t++)
-                        if (cpus[i].fds[t] >= 0 && ioctl(cpus[i].fds[t], PERF_EVENT_IOC_ENABLE, 0) < 0)
-                                return -errno;
-        return 0;
+static int perf_fd_ioctl(const PerfFd *f, unsigned long request) {
+        return ioctl(f->fd, request, 0) < 0 ? -errno : 0;
 }
 
-/* Whether the ring fds are watched: always, except in adaptive mode above the threshold. */
-static int perf_events_apply_io(PerfEvents *p) {
-        bool watch = p->stats.mode != WAKEUP_MODE_ADAPTIVE || p->stats.immediate;
+/* Enables every event of a generation: all but the wake-up twins not matching @immediate. */
+static int perf_cpus_enable(PerfCpu *cpus, size_t n, bool immediate) {
         int r;
 
-        for (size_t i = 0; i < p->n_cpus; i++) {
-                r = sd_event_source_set_enabled(p->cpus[i].io, watch && !p->cpus[i].hup ? SD_EVENT_ON : SD_EVENT_OFF);
-                if (r < 0)
-                        return r;
-        }
+        for (size_t i = 0; i < n; i++)
+                for (size_t k = 0; k < cpus[i].n_fds; k++) {
+                        const PerfFd *f = &cpus[i].fds[k];
+
+                        if (is_wakeup(f->type) && f->immediate != immediate)
+                                continue;
+                        r = perf_fd_ioctl(f, PERF_EVENT_IOC_ENABLE);
+                        if (r < 0)
+                                return r;
+                }
         return 0;
 }
 
-static void perf_events_set_immediate(PerfEvents *p, bool immediate) {
+/*
+ * Swaps the wake-up twins: disable, then enable, so no wake-up is recorded twice; one raised between the
+ * two ioctls (microseconds, on a rare transition) is missed.
+ */
+static int perf_events_set_immediate(PerfEvents *p, bool immediate) {
+        int r;
+
         if (p->stats.immediate == immediate)
-                return;
+                return 0;
+        for (unsigned pass = 0; pass < 2; pass++)
+                for (size_t i = 0; i < p->n_cpus; i++)
+                        for (size_t k = 0; k < p->cpus[i].n_fds; k++) {
+                                const PerfFd *f = &p->cpus[i].fds[k];
+                                bool enable = f->immediate == immediate;
+
+                                if (!is_wakeup(f->type) || enable != (pass == 1))
+                                        continue;
+                                r = perf_fd_ioctl(f, enable ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE);
+                                if (r < 0)
+                                        return r;
+                        }
         p->stats.immediate = immediate;
         p->stats.mode_switches++;
-        /* Only toggles epoll registrations: cannot fail short of ENOMEM, and then the timer still drains. */
-        (void) perf_events_apply_io(p);
+        return 0;
 }
 
 /* Measures the event rate over RATE_WINDOW_NS windows; adaptive mode switches with a 4:1 hysteresis. */
-static void perf_events_rate_update(PerfEvents *p, size_t n_events) {
+static int perf_events_rate_update(PerfEvents *p, size_t n_events) {
         uint64_t now = now_ns(), dt = now - p->window_start_ns;
 
         p->window_events += n_events;
         if (dt < RATE_WINDOW_NS)
-                return;
+                return 0;
         p->stats.rate_per_sec = p->window_events * UINT64_C(1000000000) / dt;
         p->window_start_ns = now;
         p->window_events = 0;
 
         if (p->stats.mode != WAKEUP_MODE_ADAPTIVE)
-                return;
+                return 0;
         if (p->stats.immediate && p->stats.rate_per_sec > p->adaptive_high_per_sec)
-                perf_events_set_immediate(p, false);
-        else if (!p->stats.immediate && p->stats.rate_per_sec < p->adaptive_high_per_sec / 4)
-                perf_events_set_immediate(p, true);
+                return perf_events_set_immediate(p, false);
+        if (!p->stats.immediate && p->stats.rate_per_sec < p->adaptive_high_per_sec / 4)
+                return perf_events_set_immediate(p, true);
+        return 0;
 }
 
 static void perf_events_refresh_stats(PerfEvents *p) {
@@ -372,7 +393,7 @@ static void run_sort(SchedEvent *ev, size_t n) {
         }
 }
 
-/* Reads one ring to the end, decoding into the batch; its events become the run [run, run_end). */
+/* Reads one ring to the end, decoding into the batch; its events become the sorted run [run, run_end). */
 static int perf_cpu_collect(PerfEvents *p, PerfCpu *c) {
         PerfSample s;
         int k = 0;
@@ -454,7 +475,8 @@ int perf_events_drain(PerfEvents *p) {
         for (size_t i = 0; i < p->n_cpus && r >= 0; i++)
                 r = perf_cpu_collect(p, &p->cpus[i]);
         perf_events_refresh_stats(p);
-        perf_events_rate_update(p, p->n_batch);
+        if (r >= 0)
+                r = perf_events_rate_update(p, p->n_batch);
         if (r < 0)
                 return r;
         return perf_events_deliver(p);
@@ -463,11 +485,9 @@ int perf_events_drain(PerfEvents *p) {
 static int on_ring_readable(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         PerfCpu *c = ASSERT_PTR(userdata);
 
-        if (revents & (EPOLLHUP | EPOLLERR)) {
-                /* The event is gone (or broken): stop watching it, or the loop would spin; the timer drains. */
-                c->hup = true;
+        /* The event is gone (or broken): stop watching it, or the loop would spin; the timer still drains. */
+        if (revents & (EPOLLHUP | EPOLLERR))
                 (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
-        }
         c->owner->stats.wakeups++;
         return perf_events_drain(c->owner);
 }
@@ -512,15 +532,6 @@ static int perf_events_load_format(PerfEvents *p) {
         return r;
 }
 
-/* A new mode starts in its own default state (adaptive starts immediate); the same mode keeps its state. */
-static void perf_events_apply_config(PerfEvents *p, const Config *cfg, bool initial) {
-        p->drain_interval_usec = cfg->drain_interval_usec;
-        p->adaptive_high_per_sec = cfg->adaptive_high_per_sec;
-        if (initial || cfg->wakeup != p->stats.mode)
-                p->stats.immediate = cfg->wakeup != WAKEUP_MODE_WATERMARK;
-        p->stats.mode = cfg->wakeup;
-}
-
 int perf_events_new_flags(sd_event *event, const cpu_set_t *cpus, const Config *cfg, PerfEventsFlags flags,
                           PerfEventsHandler handler, void *userdata, PerfEvents **ret) {
         _cleanup_(perf_events_freep) PerfEvents *p = NULL;
@@ -538,8 +549,11 @@ int perf_events_new_flags(sd_event *event, const cpu_set_t *cpus, const Config *
         p->handler = handler;
         p->userdata = userdata;
         p->self = getpid();
-        p->rings = ring_settings_from_config(cfg);
-        perf_events_apply_config(p, cfg, true);
+        p->ring_pages = cfg->ring_pages;
+        p->drain_interval_usec = cfg->drain_interval_usec;
+        p->adaptive_high_per_sec = cfg->adaptive_high_per_sec;
+        p->stats.mode = cfg->wakeup;
+        p->stats.immediate = cfg->wakeup != WAKEUP_MODE_WATERMARK;
         p->window_start_ns = now_ns();
 
         p->heap = calloc(MAX((size_t) CPU_COUNT(cpus), (size_t) 1), sizeof(PerfCpu *));
@@ -548,7 +562,7 @@ int perf_events_new_flags(sd_event *event, const cpu_set_t *cpus, const Config *
         r = perf_events_load_format(p);
         if (r < 0)
                 return r;
-        r = perf_cpus_open(p, &p->rings, &p->cpus, &p->n_cpus, &skipped);
+        r = perf_cpus_open(p, p->ring_pages, &p->cpus, &p->n_cpus, &skipped);
         if (r < 0)
                 return r;
         p->stats.cpus = (unsigned) p->n_cpus;
@@ -557,10 +571,7 @@ int perf_events_new_flags(sd_event *event, const cpu_set_t *cpus, const Config *
         r = perf_events_add_timer(p);
         if (r < 0)
                 return r;
-        r = perf_events_apply_io(p);
-        if (r < 0)
-                return r;
-        r = perf_cpus_enable(p->cpus, p->n_cpus);
+        r = perf_cpus_enable(p->cpus, p->n_cpus, p->stats.immediate);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(p);
@@ -572,8 +583,8 @@ int perf_events_new(sd_event *event, const cpu_set_t *cpus, const Config *cfg, P
         return perf_events_new_flags(event, cpus, cfg, 0, handler, userdata, ret);
 }
 
-/* Replaces every fd and ring with a new generation opened with @rs; the old one is drained first. */
-static int perf_events_reopen(PerfEvents *p, const RingSettings *rs) {
+/* Replaces every fd and ring with a new generation of @ring_pages; the old one is drained first. */
+static int perf_events_reopen(PerfEvents *p, unsigned ring_pages) {
         PerfCpu *cpus = NULL;
         size_t n = 0;
         unsigned skipped;
@@ -582,10 +593,10 @@ static int perf_events_reopen(PerfEvents *p, const RingSettings *rs) {
         r = perf_events_drain(p);
         if (r < 0)
                 return r;
-        r = perf_cpus_open(p, rs, &cpus, &n, &skipped);
+        r = perf_cpus_open(p, ring_pages, &cpus, &n, &skipped);
         if (r < 0)
                 return r;
-        r = perf_cpus_enable(cpus, n);
+        r = perf_cpus_enable(cpus, n, p->stats.immediate);
         if (r < 0) {
                 perf_cpus_free(cpus, n);
                 return r;
@@ -597,30 +608,33 @@ static int perf_events_reopen(PerfEvents *p, const RingSettings *rs) {
         perf_cpus_free(p->cpus, p->n_cpus);
         p->cpus = cpus;
         p->n_cpus = n;
-        p->rings = *rs;
+        p->ring_pages = ring_pages;
         p->stats.cpus = (unsigned) n;
         p->stats.cpus_skipped = skipped;
         return 0;
 }
 
 int perf_events_reconfigure(PerfEvents *p, const Config *cfg) {
-        RingSettings rs;
         int r;
 
         if (config_check(cfg) < 0)
                 return -EINVAL;
-        rs = ring_settings_from_config(cfg);
-        if (rs.ring_pages != p->rings.ring_pages || rs.per_event_wakeups != p->rings.per_event_wakeups) {
-                r = perf_events_reopen(p, &rs);
+        if (cfg->ring_pages != p->ring_pages) {
+                r = perf_events_reopen(p, cfg->ring_pages);
                 if (r < 0)
                         return r;
         }
-        perf_events_apply_config(p, cfg, false);
-        r = sd_event_source_set_time_relative(p->timer, p->drain_interval_usec);
-        if (r < 0)
-                return r;
+        /* A new mode starts in its own state (adaptive starts immediate); the same mode keeps its state. */
+        if (cfg->wakeup != p->stats.mode) {
+                r = perf_events_set_immediate(p, cfg->wakeup != WAKEUP_MODE_WATERMARK);
+                if (r < 0)
+                        return r;
+                p->stats.mode = cfg->wakeup;
+        }
+        p->drain_interval_usec = cfg->drain_interval_usec;
+        p->adaptive_high_per_sec = cfg->adaptive_high_per_sec;
         (void) sd_event_source_set_time_accuracy(p->timer, MAX(p->drain_interval_usec / 16, (uint64_t) 1));
-        return perf_events_apply_io(p);
+        return sd_event_source_set_time_relative(p->timer, p->drain_interval_usec);
 }
 
 const PerfEventsStats *perf_events_stats(const PerfEvents *p) {

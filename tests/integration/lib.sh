@@ -7,7 +7,7 @@
 # Reporting (the lines tests/run-tests counts):
 #   ok NAME                    prints "ok - NAME"
 #   fail NAME [MSG...]         prints "not ok - NAME" and "# MSG"; the script will exit 1
-#   skip NAME REASON           prints "ok - NAME # SKIP REASON"
+#   skip NAME REASON           prints "ok - NAME # SKIP REASON" (tests/run-tests counts a skip as a failure)
 #   check NAME CMD [ARGS...]   runs CMD: ok if it succeeds, fail (with its output) if not
 #   finish                     exits 1 if anything failed, else 0 (call it last)
 #

@@ -125,6 +125,24 @@ dups=$(awk '$2 ~ /scaling_setspeed$/ { if (last[$2] == $3) d++; last[$2] = $3 } 
 [ "$dups" = 0 ] && ok "no redundant setspeed writes" || fail "no redundant setspeed writes" "$dups repeated values"
 grep -q ' EINVAL$\| EACCES$' "$EMU_LOG" && fail "no rejected writes" "$(grep -v ' ok$\| set$' "$EMU_LOG")" || ok "no rejected writes"
 
+# Limits changed under the daemon (sysfs cannot notify us): the daemon re-reads them and applies them at once
+# (sugov_limits()). The kernel's userspace governor clamps the frequency itself, so what the daemon adds is its
+# own picture of the limits, which it reports; the frequency must also come back down when they are lowered.
+P1=/sys/devices/system/cpu/cpufreq/policy1
+emu_sh "echo 2000000 > $P1/scaling_min_freq"
+if wait_for "grep -q 'policy1: scaling limits changed to 2000000..2400000 kHz' \"\$TMP/err\"" 5; then
+	ok "a scaling_min raised under the daemon is noticed"
+else
+	fail "a scaling_min raised under the daemon is noticed" "$(show_daemon_log)"
+fi
+emu_sh "echo 800000 > $P1/scaling_min_freq"
+if wait_for "grep -q 'policy1: scaling limits changed to 800000..2400000 kHz' \"\$TMP/err\"" 5 &&
+	wait_for '[ "$(emu_exec cat $P1/scaling_cur_freq)" -le 1200000 ]' 5; then
+	ok "a scaling_min lowered again is noticed, the frequency comes back down"
+else
+	fail "a scaling_min lowered again is noticed, the frequency comes back down" "$(grep policy1 "$EMU_LOG" | tail)" "$(show_daemon_log)"
+fi
+
 kill -TERM "$daemon_pid"
 wait "$daemon_pid"
 rc=$?

@@ -70,7 +70,7 @@ mounts_with_cpu() { findmnt | grep -c cpu; }
 # ---- preconditions ----
 
 if [ "$(id -u)" -ne 0 ] || [ ! -c /dev/fuse ]; then
-	skip emulator "needs root and /dev/fuse"
+	fail emulator "needs root and /dev/fuse"
 	finish
 fi
 if [ ! -x "$BUILD/cpufreq-emu" ]; then
