@@ -220,8 +220,10 @@ static unsigned voluntary_switches(void) {
         return n;
 }
 
-/* A task on CPU 1 blocking QUIRK_ROUNDS times in a pipe read, woken by a peer on CPU 0 (ret[1]); the task's
- * own count of blocks during the rounds arrives on *ret_result. */
+/*
+ * A task on CPU 1 blocking QUIRK_ROUNDS times in a pipe read, woken by a peer on CPU 0 (ret[1]); the task's
+ * own count of blocks during the rounds arrives on *ret_result.
+ */
 static void quirk_fork_pair(pid_t ret[2], int *ret_result) {
         int data[2], ack[2], result[2];
         char c = 0;

@@ -38,6 +38,8 @@ static void help(void) {
                "      --state-file F   take-over state file (default " STATE_DEFAULT_PATH ")\n"
                "  -t, --topology FILE  topology INI for replay (what `schedfreqd topology` prints)\n"
                "      --print-decisions  print one line per frequency change on stdout\n"
+               "      --bus-address ADDRESS  serve D-Bus on ADDRESS instead of the system bus\n"
+               "      --no-bus         run without D-Bus\n"
                "  -v, --verbose        more logging (repeat for debug)\n"
                "  -h, --help           this help\n"
                "      --version        print the version\n");
@@ -116,12 +118,14 @@ static int verb_replay(const char *topology_path, const char *config_path, bool 
 }
 
 int main(int argc, char **argv) {
-        enum { ARG_VERSION = 0x100, ARG_STATE_FILE, ARG_PRINT_DECISIONS };
+        enum { ARG_VERSION = 0x100, ARG_STATE_FILE, ARG_PRINT_DECISIONS, ARG_BUS_ADDRESS, ARG_NO_BUS };
         static const struct option options[] = {
                 { "config", required_argument, NULL, 'c' },
                 { "topology", required_argument, NULL, 't' },
                 { "state-file", required_argument, NULL, ARG_STATE_FILE },
                 { "print-decisions", no_argument, NULL, ARG_PRINT_DECISIONS },
+                { "bus-address", required_argument, NULL, ARG_BUS_ADDRESS },
+                { "no-bus", no_argument, NULL, ARG_NO_BUS },
                 { "verbose", no_argument, NULL, 'v' },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
@@ -149,6 +153,12 @@ int main(int argc, char **argv) {
                         break;
                 case ARG_PRINT_DECISIONS:
                         opts.print_decisions = true;
+                        break;
+                case ARG_BUS_ADDRESS:
+                        opts.bus_address = optarg;
+                        break;
+                case ARG_NO_BUS:
+                        opts.no_bus = true;
                         break;
                 case 'v':
                         verbose++;

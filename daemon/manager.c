@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "actuator.h"
+#include "bus.h"
 #include "config.h"
 #include "cpufreq-sysfs.h"
 #include "engine.h"
@@ -64,6 +65,7 @@ uint64_t latency_quantile_usec(const LatencyStats *s, unsigned permille) {
 static Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
+        bus_free(m->bus);
         perf_events_free(m->perf);
         engine_free(m->engine);
         actuator_free(m->actuator);
@@ -374,7 +376,14 @@ static int manager_start(Manager *m) {
                 return log_error_errno(r, "Failed to open the scheduler tracepoints: %m");
 
         /* Last: only now do we change anything on the machine. */
-        return manager_take_over(m);
+        r = manager_take_over(m);
+        if (r < 0)
+                return r;
+
+        /* The bus is optional (CI namespaces, early boot): the daemon governs without it. */
+        if (!m->opts.no_bus && bus_new(m, &m->bus) < 0)
+                log_warning("No D-Bus, running without it.");
+        return 0;
 }
 
 static void manager_log_stats(Manager *m) {

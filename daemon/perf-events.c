@@ -187,8 +187,10 @@ static void perf_cpu_plan(const PerfEvents *p, PerfCpu *c) {
         }
 }
 
-/* Opens every event on one CPU into one ring: the first fd is mmapped, the others write into it through
- * PERF_EVENT_IOC_SET_OUTPUT. All stay disabled. */
+/*
+ * Opens every event on one CPU into one ring: the first fd is mmapped, the others write into it through
+ * PERF_EVENT_IOC_SET_OUTPUT. All stay disabled.
+ */
 static int perf_cpu_open(PerfEvents *p, unsigned ring_pages, int cpu, PerfCpu *c) {
         int r;
 
@@ -235,7 +237,8 @@ static bool cpu_missing_error(int r) {
 }
 
 /* Opens every requested CPU (one generation of fds and rings), all events still disabled. */
-static int perf_cpus_open(PerfEvents *p, unsigned ring_pages, PerfCpu **ret, size_t *ret_n, unsigned *ret_skipped) {
+static int perf_cpus_open(PerfEvents *p, unsigned ring_pages, PerfCpu **ret, size_t *ret_n,
+                          unsigned *ret_skipped) {
         size_t n = 0, want = (size_t) CPU_COUNT(&p->requested);
         PerfCpu *cpus;
         unsigned skipped = 0;
@@ -295,26 +298,36 @@ static int perf_cpus_enable(PerfCpu *cpus, size_t n, bool immediate) {
 }
 
 /*
- * Swaps the wake-up twins: disable, then enable, so no wake-up is recorded twice; one raised between the
- * two ioctls (microseconds, on a rare transition) is missed.
+ * Swaps one CPU's wake-up twins: disable, then enable, so no wake-up is recorded twice; one raised between
+ * the ioctls (microseconds, on a rare transition) is missed.
  */
+static int perf_cpu_swap_twins(PerfCpu *c, bool immediate) {
+        int r;
+
+        for (unsigned pass = 0; pass < 2; pass++)
+                for (size_t k = 0; k < c->n_fds; k++) {
+                        const PerfFd *f = &c->fds[k];
+                        bool enable = f->immediate == immediate;
+
+                        if (!is_wakeup(f->type) || enable != (pass == 1))
+                                continue;
+                        r = perf_fd_ioctl(f, enable ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE);
+                        if (r < 0)
+                                return r;
+                }
+        return 0;
+}
+
 static int perf_events_set_immediate(PerfEvents *p, bool immediate) {
         int r;
 
         if (p->stats.immediate == immediate)
                 return 0;
-        for (unsigned pass = 0; pass < 2; pass++)
-                for (size_t i = 0; i < p->n_cpus; i++)
-                        for (size_t k = 0; k < p->cpus[i].n_fds; k++) {
-                                const PerfFd *f = &p->cpus[i].fds[k];
-                                bool enable = f->immediate == immediate;
-
-                                if (!is_wakeup(f->type) || enable != (pass == 1))
-                                        continue;
-                                r = perf_fd_ioctl(f, enable ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE);
-                                if (r < 0)
-                                        return r;
-                        }
+        for (size_t i = 0; i < p->n_cpus; i++) {
+                r = perf_cpu_swap_twins(&p->cpus[i], immediate);
+                if (r < 0)
+                        return r;
+        }
         p->stats.immediate = immediate;
         p->stats.mode_switches++;
         return 0;

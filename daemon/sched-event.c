@@ -101,9 +101,11 @@ static int decode_switch(const TpEvent *e, const uint8_t *raw, size_t size, Sche
         return 0;
 }
 
-/* The fields every non-switch event shares (comm, pid, and prio where the event has one); the per-type
+/*
+ * The fields every non-switch event shares (comm, pid, and prio where the event has one); the per-type
  * extras follow. The union members start with the same comm/pid/prio layout, but we write each explicitly
- * rather than rely on that. */
+ * rather than rely on that.
+ */
 static int decode_task(const TpEvent *e, const uint8_t *raw, size_t size, SchedEvent *ev) {
         const TpField *f = e->fields;
         char comm[TASK_COMM_LEN];

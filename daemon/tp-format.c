@@ -88,8 +88,7 @@ static void tep_freep(struct tep_handle **tep) {
                 tep_free(*tep);
 }
 
-static int set_error(char **ret_error, int r, const char *path, const char *format, ...) _printf_(4, 5);
-static int set_error(char **ret_error, int r, const char *path, const char *format, ...) {
+_printf_(4, 5) static int set_error(char **ret_error, int r, const char *path, const char *format, ...) {
         char reason[REASON_MAX];
         va_list ap;
 
@@ -164,8 +163,10 @@ static int event_fields_from_tep(struct tep_event *event, SchedEventType type, T
         return 0;
 }
 
-/* Evaluates a constant expression of a print fmt: numbers, casts and the binary operators the kernel's
- * TASK_* macros expand to. */
+/*
+ * Evaluates a constant expression of a print fmt: numbers, casts and the binary operators the kernel's
+ * TASK_* macros expand to.
+ */
 static int eval_const(const struct tep_print_arg *a, unsigned depth, uint64_t *ret) {
         uint64_t l, r;
         char *end;

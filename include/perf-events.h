@@ -11,8 +11,10 @@
  *   immediate  sched_wakeup* samples wake the daemon (wakeup_events=1), the rest wait for the ring watermark
  *              (a quarter of the ring) or the drain timer;
  *   watermark  only the watermark and the drain timer (cfg->drain_interval_usec);
- *   adaptive   immediate while the event rate stays below cfg->adaptive_high_per_sec; above it the ring fds
- *              are no longer watched (timer only) until the rate falls below a quarter of it.
+ *   adaptive   immediate while the event rate stays below cfg->adaptive_high_per_sec, watermark above it
+ *              until the rate falls below a quarter of it. The switch swaps each CPU's sched_wakeup* fds for
+ *              twins opened without wakeup_events (PERF_EVENT_IOC_DISABLE/ENABLE), so the kernel stops its
+ *              per-sample wake-up too, not only the daemon (see perf-events.c for the measured costs).
  *
  * sched_stat_runtime is off unless PERF_EVENTS_STAT_RUNTIME is given (it fires on every switch and tick).
  * Needs root (or CAP_PERFMON + tracefs access); mounts tracefs when it is not mounted. No logging above
@@ -50,7 +52,7 @@ typedef struct PerfEventsStats {
         uint64_t other_records;   /* non-sample records (throttling, …), skipped */
         uint64_t drains;          /* perf_events_drain() runs, whatever triggered them */
         uint64_t wakeups;         /* drains triggered by a ring fd becoming readable */
-        uint64_t mode_switches;   /* adaptive: immediate ↔ watermark transitions */
+        uint64_t mode_switches;   /* immediate ↔ watermark transitions (adaptive, or a reload) */
         uint64_t rate_per_sec;    /* event rate over the last measurement window (~100 ms) */
         WakeupMode mode;          /* configured policy */
         bool immediate;           /* current state: sched_wakeup* samples wake the daemon */
@@ -74,8 +76,7 @@ int perf_events_new_flags(sd_event *event, const cpu_set_t *cpus, const Config *
 int perf_events_drain(PerfEvents *p);
 
 /*
- * Applies cfg->wakeup, drain_interval_usec, adaptive_high_per_sec and ring_pages. Changing ring_pages, or
- * moving between watermark and immediate/adaptive (the tracepoints' wakeup attributes are fixed at open),
+ * Applies cfg->wakeup, drain_interval_usec, adaptive_high_per_sec and ring_pages. Changing ring_pages
  * reopens the events: the rings are drained first, and on failure the old ones stay in place (a few events
  * between the two sets are missed). Other changes are immediate. Returns 0 or a negative errno.
  */

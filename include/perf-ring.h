@@ -21,8 +21,10 @@
 
 #include "macro.h"
 
-/* The sample_type bits the parser understands: fixed-size fields only (include/uapi/linux/perf_event.h,
- * PERF_RECORD_SAMPLE layout). PERF_SAMPLE_READ, CALLCHAIN and later variable-size fields are refused. */
+/*
+ * The sample_type bits the parser understands: fixed-size fields only (include/uapi/linux/perf_event.h,
+ * PERF_RECORD_SAMPLE layout). PERF_SAMPLE_READ, CALLCHAIN and later variable-size fields are refused.
+ */
 #define PERF_RING_SAMPLE_TYPES                                                                          \
         (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |  \
          PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW)

@@ -51,11 +51,16 @@ static uint64_t fake_tail(const FakeKernel *k) {
         return __atomic_load_n(&k->page->data_tail, __ATOMIC_ACQUIRE);
 }
 
-/* A PERF_RECORD_SAMPLE for SAMPLE_TYPE whose raw payload is @raw_size bytes of (seq + i), padded as the
- * kernel pads it: u32 size + data rounded up to 8 bytes (perf_prepare_sample()). Returns the record size. */
+/*
+ * A PERF_RECORD_SAMPLE for SAMPLE_TYPE whose raw payload is @raw_size bytes of (seq + i), padded as the
+ * kernel pads it: u32 size + data rounded up to 8 bytes (perf_prepare_sample()). Returns the record size.
+ */
 static size_t make_sample(uint8_t *buf, uint32_t seq, size_t raw_size) {
         uint32_t padded = (uint32_t) (((raw_size + 4 + 7) & ~(size_t) 7) - 4);
-        struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = (uint16_t) (8 + 8 + 8 + 8 + 8 + 4 + padded) };
+        struct perf_event_header h = {
+                .type = PERF_RECORD_SAMPLE,
+                .size = (uint16_t) (8 + 8 + 8 + 8 + 8 + 4 + padded), /* header, tid, time, cpu, period, raw */
+        };
         uint32_t pid_tid[2] = { 100 + seq, 200 + seq }, cpu_res[2] = { seq % 4, 0 };
         uint64_t time = 1000000 + seq, period = 1;
         size_t off = 0;

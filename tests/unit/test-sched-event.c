@@ -27,8 +27,10 @@ static void put_int(Record *rec, const TpField *f, int64_t v) {
                 rec->data[f->offset + i] = (uint8_t) (u >> (8 * i));
 }
 
-/* Writes a comm the way the kernel does: in place for char[N], appended after the fixed fields for
- * __data_loc (include/trace/stages/stage5_get_offsets.h), with len counting the NUL. */
+/*
+ * Writes a comm the way the kernel does: in place for char[N], appended after the fixed fields for
+ * __data_loc (include/trace/stages/stage5_get_offsets.h), with len counting the NUL.
+ */
 static void put_comm(Record *rec, const TpField *f, const char *s) {
         size_t len = strlen(s) + 1;
         uint32_t loc;
@@ -199,8 +201,10 @@ TEST(prev_state_decoding) {
         ASSERT_TRUE(!ev.sw.prev_runnable);
 }
 
-/* Every prefix of a valid record: -EBADMSG until the record holds what the decoder needs, and no read past
- * the end (ASan). */
+/*
+ * Every prefix of a valid record: -EBADMSG until the record holds what the decoder needs, and no read past
+ * the end (ASan).
+ */
 TEST(truncated_records) {
         for (size_t l = 0; l < ELEMENTSOF(layouts); l++) {
                 char dir[256];

@@ -52,8 +52,10 @@ static void rm_rf(char **dir) {
         free(*dir);
 }
 
-/* A copy of the 6.18 fixtures in a temporary directory, with event @bad's format replaced by the file
- * @replacement (NULL: leave it) or its directory removed (@replacement == ""). */
+/*
+ * A copy of the 6.18 fixtures in a temporary directory, with event @bad's format replaced by the file
+ * @replacement (NULL: leave it) or its directory removed (@replacement == "").
+ */
 static char *make_tree(SchedEventType bad, const char *replacement) {
         char *dir = strdup("/tmp/test-tp-format.XXXXXX");
         char path[512], from[512];

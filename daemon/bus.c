@@ -1,0 +1,753 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * bus.c: the daemon's D-Bus API (include/schedfreqd-dbus.h, docs/dbus.md). It owns the sd-bus connection,
+ * the object registrations and the PropertiesChanged timer; it reads the Manager and the engine and calls
+ * the manager's verbs, and decides nothing itself.
+ *
+ * Every object is served by a fallback vtable with an object finder: the finder fills a "values" struct
+ * from the engine at the moment of the call, and the vtable's properties point into it with offsetof (the
+ * timesyncd-bus.c style). The same fill functions feed the PropertiesChanged timer, which compares them
+ * with what it last announced.
+ */
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+#include <time.h>
+
+#include "bus.h"
+#include "engine.h"
+#include "log.h"
+#include "manager.h"
+#include "perf-events.h"
+#include "schedfreqd-dbus.h"
+
+#define UID_FMT "%" PRIu32
+
+static const char *strna(const char *s) {
+        return s ? s : "n/a";
+}
+
+typedef struct DaemonValues {
+        const char *version;
+        uint64_t uptime_usec;
+        uint64_t events, events_lost, events_late;
+        const char *proc_connector;
+        uint64_t local, remote, deferred;
+        uint64_t writes;
+        uint64_t latency_count, latency_p50_usec, latency_p99_usec, latency_max_usec;
+        uint64_t latency_buckets[LATENCY_BUCKETS];
+        int paused;
+} DaemonValues;
+
+typedef struct PolicyValues {
+        uint32_t id;
+        const PolicyDesc *desc;            /* for CPUs */
+        const char *driver;
+        const char *taken_over_from;       /* "" when the policy is not managed */
+        uint32_t current_khz, min_khz, max_khz;
+        uint32_t cpuinfo_min_khz, cpuinfo_max_khz;
+        uint32_t demand;
+        int managed, remote_permitted;
+        uint64_t local, remote, deferred;
+        uint64_t last_change_usec;
+        const char *last_reason;           /* "" before the first change */
+} PolicyValues;
+
+typedef struct CpuValues {
+        uint32_t id;
+        uint32_t policy;
+        uint32_t util, util_avg, util_est_sum, runnable_rt;
+        int busy;
+} CpuValues;
+
+struct Bus {
+        Manager *manager;
+        sd_bus *bus;
+        sd_event_source *changes_source;
+        /* What the finders hand to sd-bus (refreshed on every call), and what was last announced. */
+        DaemonValues daemon_now, daemon_sent;
+        PolicyValues *policy_now, *policy_sent;    /* per policy index */
+        unsigned *cpus;                            /* the CPUs with an object, ascending */
+        size_t n_cpus;
+        CpuValues *cpu_now, *cpu_sent;             /* per index into cpus */
+};
+
+static uint64_t now_usec(void) {
+        struct timespec ts;
+
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * UINT64_C(1000000) + (uint64_t) ts.tv_nsec / 1000;
+}
+
+/* --- values ------------------------------------------------------------------------------------------ */
+
+static void daemon_values(const Bus *b, DaemonValues *v) {
+        const Manager *m = b->manager;
+        const EngineStats *es = engine_stats(m->engine);
+        const PerfEventsStats *ps = m->perf ? perf_events_stats(m->perf) : NULL;
+
+        *v = (DaemonValues) {
+                .version = VERSION,
+                .uptime_usec = m->start_usec > 0 ? now_usec() - m->start_usec : 0,
+                .events = es->events,
+                .events_lost = ps ? ps->lost : 0,
+                .events_late = es->late_events,
+                /* The proc connector is optional (it does not work in a new pid namespace). */
+                .proc_connector = m->proc ? "active" : "unavailable",
+                .local = es->decisions[DECISION_LOCAL],
+                .remote = es->decisions[DECISION_REMOTE],
+                .deferred = es->deferred,
+                .writes = m->commits,
+                .latency_count = m->latency.count,
+                .latency_p50_usec = latency_quantile_usec(&m->latency, 500),
+                .latency_p99_usec = latency_quantile_usec(&m->latency, 990),
+                .latency_max_usec = m->latency.max_ns / 1000,
+                .paused = m->paused,
+        };
+        memcpy(v->latency_buckets, m->latency.buckets, sizeof(v->latency_buckets));
+}
+
+static void policy_values(const Bus *b, size_t i, PolicyValues *v) {
+        const Manager *m = b->manager;
+        const PolicyDesc *p = &m->topology->policies[i];
+        PolicyStats ps = {};
+
+        (void) engine_policy_stats(m->engine, (unsigned) i, &ps);
+        *v = (PolicyValues) {
+                .id = p->id,
+                .desc = p,
+                .driver = p->driver,
+                .taken_over_from = m->managed[i] ? p->governor : "",
+                .current_khz = engine_policy_khz(m->engine, (unsigned) i),
+                .min_khz = ps.min_khz,
+                .max_khz = ps.max_khz,
+                .cpuinfo_min_khz = p->cpuinfo_min_khz,
+                .cpuinfo_max_khz = p->cpuinfo_max_khz,
+                .demand = engine_policy_util(m->engine, (unsigned) i),
+                .managed = m->managed[i],
+                .remote_permitted = ps.remote_permitted,
+                .local = ps.decisions[DECISION_LOCAL],
+                .remote = ps.decisions[DECISION_REMOTE],
+                .deferred = ps.deferred,
+                .last_change_usec = ps.last_change_ns / 1000,
+                .last_reason = ps.last_change_ns > 0 ? decision_reason_to_string(ps.last_reason) : "",
+        };
+        if (!v->last_reason)
+                v->last_reason = "";
+}
+
+static void cpu_values(const Bus *b, size_t i, CpuValues *v) {
+        const Manager *m = b->manager;
+        const PolicyDesc *p = topology_policy_of_cpu(m->topology, b->cpus[i]);
+        CpuState cs = {};
+
+        (void) engine_cpu_state(m->engine, b->cpus[i], &cs);
+        *v = (CpuValues) {
+                .id = b->cpus[i],
+                .policy = p ? p->id : 0,
+                .util = cs.util,
+                .util_avg = cs.util_avg,
+                .util_est_sum = cs.util_est_sum,
+                .runnable_rt = cs.nr_rt_runnable,
+                .busy = cs.busy,
+        };
+}
+
+/* --- object paths --------------------------------------------------------------------------------------- */
+
+/* "PREFIX/N" with N a plain decimal number (no sign, no leading zero) → N. */
+static int path_number(const char *path, const char *prefix, unsigned *ret) {
+        size_t l = strlen(prefix);
+        const char *s;
+        unsigned long n = 0;
+
+        if (strncmp(path, prefix, l) != 0 || path[l] != '/')
+                return 0;
+        s = path + l + 1;
+        if (s[0] < '0' || s[0] > '9' || (s[0] == '0' && s[1] != '\0'))
+                return 0;
+        for (; *s; s++) {
+                if (*s < '0' || *s > '9' || n > CPU_SETSIZE)
+                        return 0;
+                n = n * 10 + (unsigned long) (*s - '0');
+        }
+        if (n >= CPU_SETSIZE)
+                return 0;
+        *ret = (unsigned) n;
+        return 1;
+}
+
+static int policy_index_of(const Bus *b, unsigned id, size_t *ret) {
+        for (size_t i = 0; i < b->manager->topology->n_policies; i++)
+                if (b->manager->topology->policies[i].id == id) {
+                        *ret = i;
+                        return 1;
+                }
+        return 0;
+}
+
+static int cpu_index_of(const Bus *b, unsigned cpu, size_t *ret) {
+        for (size_t i = 0; i < b->n_cpus; i++)
+                if (b->cpus[i] == cpu) {
+                        *ret = i;
+                        return 1;
+                }
+        return 0;
+}
+
+static int daemon_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **ret_found,
+                       sd_bus_error *error) {
+        Bus *b = ASSERT_PTR(userdata);
+
+        if (!streq(path, SCHEDFREQD_BUS_PATH))
+                return 0;
+        daemon_values(b, &b->daemon_now);
+        *ret_found = &b->daemon_now;
+        return 1;
+}
+
+static int policy_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **ret_found,
+                       sd_bus_error *error) {
+        Bus *b = ASSERT_PTR(userdata);
+        unsigned id;
+        size_t i;
+
+        if (path_number(path, SCHEDFREQD_BUS_POLICY_PREFIX, &id) <= 0 || policy_index_of(b, id, &i) <= 0)
+                return 0;
+        policy_values(b, i, &b->policy_now[i]);
+        *ret_found = &b->policy_now[i];
+        return 1;
+}
+
+static int cpu_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **ret_found,
+                    sd_bus_error *error) {
+        Bus *b = ASSERT_PTR(userdata);
+        unsigned cpu;
+        size_t i;
+
+        if (path_number(path, SCHEDFREQD_BUS_CPU_PREFIX, &cpu) <= 0 || cpu_index_of(b, cpu, &i) <= 0)
+                return 0;
+        cpu_values(b, i, &b->cpu_now[i]);
+        *ret_found = &b->cpu_now[i];
+        return 1;
+}
+
+static void strv_free(char **l) {
+        if (!l)
+                return;
+        for (char **s = l; *s; s++)
+                free(*s);
+        free(l);
+}
+
+static void strv_freep(char ***l) {
+        strv_free(*l);
+}
+
+/* Every object: the daemon, its policies and CPUs (for introspection and the ObjectManager). */
+static int enumerate_nodes(sd_bus *bus, const char *prefix, void *userdata, char ***ret_nodes, sd_bus_error *error) {
+        _cleanup_(strv_freep) char **l = NULL;
+        Bus *b = ASSERT_PTR(userdata);
+        size_t n = 0, n_policies = b->manager->topology->n_policies;
+
+        l = calloc(1 + n_policies + b->n_cpus + 1, sizeof(char *));
+        if (!l)
+                return -ENOMEM;
+        l[n] = strdup(SCHEDFREQD_BUS_PATH);
+        if (!l[n++])
+                return -ENOMEM;
+        for (size_t i = 0; i < n_policies; i++)
+                if (asprintf(&l[n++], SCHEDFREQD_BUS_POLICY_PREFIX "/%u", b->manager->topology->policies[i].id) < 0) {
+                        l[--n] = NULL;
+                        return -ENOMEM;
+                }
+        for (size_t i = 0; i < b->n_cpus; i++)
+                if (asprintf(&l[n++], SCHEDFREQD_BUS_CPU_PREFIX "/%u", b->cpus[i]) < 0) {
+                        l[--n] = NULL;
+                        return -ENOMEM;
+                }
+        *ret_nodes = TAKE_PTR(l);
+        return 1;
+}
+
+/* --- properties with a custom getter ----------------------------------------------------------------------- */
+
+static int property_get_latency_histogram(sd_bus *bus, const char *path, const char *interface,
+                                          const char *property, sd_bus_message *reply, void *userdata,
+                                          sd_bus_error *error) {
+        const uint64_t *buckets = ASSERT_PTR(userdata);
+
+        return sd_bus_message_append_array(reply, 't', buckets, sizeof(uint64_t) * LATENCY_BUCKETS);
+}
+
+static int property_get_cpus(sd_bus *bus, const char *path, const char *interface, const char *property,
+                             sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        const PolicyDesc *p = *(const PolicyDesc **) ASSERT_PTR(userdata);
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'a', "u");
+        if (r < 0)
+                return r;
+        for (unsigned cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+                if (!CPU_ISSET(cpu, &p->cpus))
+                        continue;
+                uint32_t u = cpu;
+                r = sd_bus_message_append_basic(reply, 'u', &u);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(reply);
+}
+
+/* --- methods ------------------------------------------------------------------------------------------- */
+
+/*
+ * The second fence behind the bus policy: control is for root only, judged from the caller's uid as the
+ * bus daemon vouches for it (UnixUserID: SO_PEERCRED of the caller's connection, its effective uid when it
+ * connected). sd-bus's own check for privileged vtable entries (CAP_SYS_ADMIN read from /proc/PID/status,
+ * racy against PID reuse) is bypassed with SD_BUS_VTABLE_UNPRIVILEGED so that there is one rule, this one,
+ * with one clear message. Never lenient: no credentials, no access.
+ */
+static int bus_check_root(sd_bus_message *message, sd_bus_error *error) {
+        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+        const char *member = sd_bus_message_get_member(message);
+        uid_t uid;
+        int r;
+
+        r = sd_bus_query_sender_creds(message, SD_BUS_CREDS_EUID, &creds);
+        if (r >= 0) {
+                r = sd_bus_creds_get_euid(creds, &uid);
+                if (r == -ENODATA) {
+                        creds = sd_bus_creds_unref(creds);
+                        r = sd_bus_query_sender_creds(message, SD_BUS_CREDS_UID, &creds);
+                        if (r >= 0)
+                                r = sd_bus_creds_get_uid(creds, &uid);
+                }
+        }
+        if (r < 0) {
+                log_warning_errno(r, "Cannot read the credentials of %s calling %s(), denying: %m",
+                                  strna(sd_bus_message_get_sender(message)), strna(member));
+                return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
+                                         "%s() denied: the caller's credentials could not be read.", strna(member));
+        }
+        if (uid != 0) {
+                log_info("Denied %s() to uid " UID_FMT " (%s).", strna(member), uid,
+                         strna(sd_bus_message_get_sender(message)));
+                return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
+                                         "%s() is restricted to root (caller uid " UID_FMT ").", strna(member), uid);
+        }
+        return 0;
+}
+
+static int method_reload(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        Bus *b = ASSERT_PTR(userdata);
+        _cleanup_free_ char *reason = NULL;
+        int r;
+
+        r = bus_check_root(message, error);
+        if (r < 0)
+                return r;
+
+        log_info("Reload requested over D-Bus by %s.", strna(sd_bus_message_get_sender(message)));
+        r = manager_reload(b->manager, &reason);
+        if (r < 0)
+                return sd_bus_error_setf(error, SCHEDFREQD_ERROR_CONFIG_REJECTED, "%s",
+                                         reason ? reason : strerror(-r));
+        return sd_bus_reply_method_return(message, NULL);
+}
+
+static int method_pause_resume(sd_bus_message *message, Bus *b, bool pause, sd_bus_error *error) {
+        _cleanup_free_ char *reason = NULL;
+        int r;
+
+        r = bus_check_root(message, error);
+        if (r < 0)
+                return r;
+
+        log_info("%s requested over D-Bus by %s.", pause ? "Pause" : "Resume", strna(sd_bus_message_get_sender(message)));
+        r = pause ? manager_pause(b->manager, &reason) : manager_resume(b->manager, &reason);
+        if (r < 0)
+                return sd_bus_error_setf(error, SCHEDFREQD_ERROR_FAILED, "%s",
+                                         reason ? reason : strerror(-r));
+        return sd_bus_reply_method_return(message, NULL);
+}
+
+static int method_pause(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        return method_pause_resume(message, ASSERT_PTR(userdata), true, error);
+}
+
+static int method_resume(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        return method_pause_resume(message, ASSERT_PTR(userdata), false, error);
+}
+
+static int method_get_decisions(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        Bus *b = ASSERT_PTR(userdata);
+        const DecisionLog *log = &b->manager->decisions;
+        uint32_t max;
+        size_t first = 0;
+        int r;
+
+        r = sd_bus_message_read(message, "u", &max);
+        if (r < 0)
+                return r;
+        if (max > 0 && log->count > max)
+                first = log->count - max;
+
+        r = sd_bus_message_new_method_return(message, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', SCHEDFREQD_DECISION_TYPE);
+        if (r < 0)
+                return r;
+        for (size_t i = first; i < log->count; i++) {
+                const DecisionRecord *rec = decision_log_get(log, i);
+                const Decision *d = &rec->decision;
+                const char *event = d->event == _SCHED_EVENT_TYPE_INVALID ? "tick" : sched_event_type_to_string(d->event);
+                const char *kind = decision_kind_to_string(d->kind), *reason = decision_reason_to_string(d->reason);
+
+                r = sd_bus_message_append(reply, SCHEDFREQD_DECISION_TYPE,
+                                          d->time_ns / 1000, (uint32_t) d->policy_id, d->old_khz, d->new_khz,
+                                          (int32_t) d->cpu, strna(event), strna(kind), (int) d->deferred,
+                                          strna(reason), (uint32_t) d->util, rec->written_ns / 1000,
+                                          d->deferred ? d->deferred_since_ns / 1000 : UINT64_C(0));
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
+/* --- vtables ------------------------------------------------------------------------------------------- */
+
+#define EMITS SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
+#define CONST SD_BUS_VTABLE_PROPERTY_CONST
+
+static const sd_bus_vtable daemon_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_PROPERTY("Version", "s", NULL, offsetof(DaemonValues, version), CONST),
+        /* Changes all the time: never signalled, read it when needed. */
+        SD_BUS_PROPERTY("UptimeUSec", "t", NULL, offsetof(DaemonValues, uptime_usec), 0),
+        SD_BUS_PROPERTY("EventsSeen", "t", NULL, offsetof(DaemonValues, events), EMITS),
+        SD_BUS_PROPERTY("EventsLost", "t", NULL, offsetof(DaemonValues, events_lost), EMITS),
+        SD_BUS_PROPERTY("EventsLate", "t", NULL, offsetof(DaemonValues, events_late), EMITS),
+        SD_BUS_PROPERTY("ProcConnector", "s", NULL, offsetof(DaemonValues, proc_connector), EMITS),
+        SD_BUS_PROPERTY("LocalDecisions", "t", NULL, offsetof(DaemonValues, local), EMITS),
+        SD_BUS_PROPERTY("RemoteDecisions", "t", NULL, offsetof(DaemonValues, remote), EMITS),
+        SD_BUS_PROPERTY("DeferredDecisions", "t", NULL, offsetof(DaemonValues, deferred), EMITS),
+        SD_BUS_PROPERTY("FrequencyWrites", "t", NULL, offsetof(DaemonValues, writes), EMITS),
+        SD_BUS_PROPERTY("ReactionLatencyCount", "t", NULL, offsetof(DaemonValues, latency_count), EMITS),
+        SD_BUS_PROPERTY("ReactionLatencyP50USec", "t", NULL, offsetof(DaemonValues, latency_p50_usec), EMITS),
+        SD_BUS_PROPERTY("ReactionLatencyP99USec", "t", NULL, offsetof(DaemonValues, latency_p99_usec), EMITS),
+        SD_BUS_PROPERTY("ReactionLatencyMaxUSec", "t", NULL, offsetof(DaemonValues, latency_max_usec), EMITS),
+        SD_BUS_PROPERTY("ReactionLatencyHistogram", "at", property_get_latency_histogram,
+                        offsetof(DaemonValues, latency_buckets), EMITS),
+        SD_BUS_PROPERTY("Paused", "b", NULL, offsetof(DaemonValues, paused), EMITS),
+        /* Control: root only, checked in bus_check_root() (see there for why UNPRIVILEGED). */
+        SD_BUS_METHOD("Reload", "", "", method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("Pause", "", "", method_pause, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("Resume", "", "", method_resume, SD_BUS_VTABLE_UNPRIVILEGED),
+        /* Read-only. */
+        SD_BUS_METHOD_WITH_NAMES("GetDecisions", "u", SD_BUS_PARAM(max), SCHEDFREQD_DECISIONS_SIGNATURE,
+                                 SD_BUS_PARAM(decisions), method_get_decisions, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_VTABLE_END,
+};
+
+static const sd_bus_vtable policy_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_PROPERTY("Id", "u", NULL, offsetof(PolicyValues, id), CONST),
+        SD_BUS_PROPERTY("CPUs", "au", property_get_cpus, offsetof(PolicyValues, desc), CONST),
+        SD_BUS_PROPERTY("Driver", "s", NULL, offsetof(PolicyValues, driver), CONST),
+        SD_BUS_PROPERTY("Managed", "b", NULL, offsetof(PolicyValues, managed), CONST),
+        SD_BUS_PROPERTY("GovernorTakenOverFrom", "s", NULL, offsetof(PolicyValues, taken_over_from), CONST),
+        SD_BUS_PROPERTY("CpuinfoMinKHz", "u", NULL, offsetof(PolicyValues, cpuinfo_min_khz), CONST),
+        SD_BUS_PROPERTY("CpuinfoMaxKHz", "u", NULL, offsetof(PolicyValues, cpuinfo_max_khz), CONST),
+        SD_BUS_PROPERTY("CurrentKHz", "u", NULL, offsetof(PolicyValues, current_khz), EMITS),
+        SD_BUS_PROPERTY("MinKHz", "u", NULL, offsetof(PolicyValues, min_khz), EMITS),
+        SD_BUS_PROPERTY("MaxKHz", "u", NULL, offsetof(PolicyValues, max_khz), EMITS),
+        SD_BUS_PROPERTY("Demand", "u", NULL, offsetof(PolicyValues, demand), EMITS),
+        SD_BUS_PROPERTY("RemotePermitted", "b", NULL, offsetof(PolicyValues, remote_permitted), EMITS),
+        SD_BUS_PROPERTY("LocalDecisions", "t", NULL, offsetof(PolicyValues, local), EMITS),
+        SD_BUS_PROPERTY("RemoteDecisions", "t", NULL, offsetof(PolicyValues, remote), EMITS),
+        SD_BUS_PROPERTY("DeferredDecisions", "t", NULL, offsetof(PolicyValues, deferred), EMITS),
+        SD_BUS_PROPERTY("LastChangeUSec", "t", NULL, offsetof(PolicyValues, last_change_usec), EMITS),
+        SD_BUS_PROPERTY("LastReason", "s", NULL, offsetof(PolicyValues, last_reason), EMITS),
+        SD_BUS_VTABLE_END,
+};
+
+static const sd_bus_vtable cpu_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_PROPERTY("Id", "u", NULL, offsetof(CpuValues, id), CONST),
+        SD_BUS_PROPERTY("Policy", "u", NULL, offsetof(CpuValues, policy), CONST),
+        SD_BUS_PROPERTY("Util", "u", NULL, offsetof(CpuValues, util), EMITS),
+        SD_BUS_PROPERTY("UtilAvg", "u", NULL, offsetof(CpuValues, util_avg), EMITS),
+        SD_BUS_PROPERTY("UtilEstSum", "u", NULL, offsetof(CpuValues, util_est_sum), EMITS),
+        SD_BUS_PROPERTY("RunnableRT", "u", NULL, offsetof(CpuValues, runnable_rt), EMITS),
+        SD_BUS_PROPERTY("Busy", "b", NULL, offsetof(CpuValues, busy), EMITS),
+        SD_BUS_VTABLE_END,
+};
+
+/* --- PropertiesChanged at a bounded rate --------------------------------------------------------------- */
+
+#define NAMES_MAX 24
+#define CHANGED(a, b, field, name)                                              \
+        do {                                                                    \
+                if (memcmp(&(a)->field, &(b)->field, sizeof((a)->field)) != 0)  \
+                        names[n++] = (char *) (name);                           \
+        } while (0)
+#define CHANGED_STR(a, b, field, name)                                          \
+        do {                                                                    \
+                if (!streq((a)->field, (b)->field))                             \
+                        names[n++] = (char *) (name);                           \
+        } while (0)
+
+static void emit(Bus *b, const char *path, const char *interface, char **names, size_t n) {
+        int r;
+
+        if (n == 0)
+                return;
+        names[n] = NULL;
+        r = sd_bus_emit_properties_changed_strv(b->bus, path, interface, names);
+        if (r < 0)
+                log_debug_errno(r, "Failed to emit PropertiesChanged on %s, ignoring: %m", path);
+}
+
+static void emit_daemon_changes(Bus *b) {
+        char *names[NAMES_MAX + 1];
+        DaemonValues v;
+        size_t n = 0;
+
+        daemon_values(b, &v);
+        CHANGED(&v, &b->daemon_sent, events, "EventsSeen");
+        CHANGED(&v, &b->daemon_sent, events_lost, "EventsLost");
+        CHANGED(&v, &b->daemon_sent, events_late, "EventsLate");
+        CHANGED_STR(&v, &b->daemon_sent, proc_connector, "ProcConnector");
+        CHANGED(&v, &b->daemon_sent, local, "LocalDecisions");
+        CHANGED(&v, &b->daemon_sent, remote, "RemoteDecisions");
+        CHANGED(&v, &b->daemon_sent, deferred, "DeferredDecisions");
+        CHANGED(&v, &b->daemon_sent, writes, "FrequencyWrites");
+        CHANGED(&v, &b->daemon_sent, latency_count, "ReactionLatencyCount");
+        CHANGED(&v, &b->daemon_sent, latency_p50_usec, "ReactionLatencyP50USec");
+        CHANGED(&v, &b->daemon_sent, latency_p99_usec, "ReactionLatencyP99USec");
+        CHANGED(&v, &b->daemon_sent, latency_max_usec, "ReactionLatencyMaxUSec");
+        CHANGED(&v, &b->daemon_sent, latency_buckets, "ReactionLatencyHistogram");
+        CHANGED(&v, &b->daemon_sent, paused, "Paused");
+        emit(b, SCHEDFREQD_BUS_PATH, SCHEDFREQD_BUS_INTERFACE, names, n);
+        b->daemon_sent = v;
+}
+
+static void emit_policy_changes(Bus *b, size_t i) {
+        char *names[NAMES_MAX + 1], path[sizeof(SCHEDFREQD_BUS_POLICY_PREFIX) + 16];
+        PolicyValues v, *s = &b->policy_sent[i];
+        size_t n = 0;
+
+        policy_values(b, i, &v);
+        CHANGED(&v, s, current_khz, "CurrentKHz");
+        CHANGED(&v, s, min_khz, "MinKHz");
+        CHANGED(&v, s, max_khz, "MaxKHz");
+        CHANGED(&v, s, demand, "Demand");
+        CHANGED(&v, s, remote_permitted, "RemotePermitted");
+        CHANGED(&v, s, local, "LocalDecisions");
+        CHANGED(&v, s, remote, "RemoteDecisions");
+        CHANGED(&v, s, deferred, "DeferredDecisions");
+        CHANGED(&v, s, last_change_usec, "LastChangeUSec");
+        CHANGED_STR(&v, s, last_reason, "LastReason");
+        (void) snprintf(path, sizeof(path), SCHEDFREQD_BUS_POLICY_PREFIX "/%u", v.id);
+        emit(b, path, SCHEDFREQD_BUS_POLICY_INTERFACE, names, n);
+        *s = v;
+}
+
+static void emit_cpu_changes(Bus *b, size_t i) {
+        char *names[NAMES_MAX + 1], path[sizeof(SCHEDFREQD_BUS_CPU_PREFIX) + 16];
+        CpuValues v, *s = &b->cpu_sent[i];
+        size_t n = 0;
+
+        cpu_values(b, i, &v);
+        CHANGED(&v, s, util, "Util");
+        CHANGED(&v, s, util_avg, "UtilAvg");
+        CHANGED(&v, s, util_est_sum, "UtilEstSum");
+        CHANGED(&v, s, runnable_rt, "RunnableRT");
+        CHANGED(&v, s, busy, "Busy");
+        (void) snprintf(path, sizeof(path), SCHEDFREQD_BUS_CPU_PREFIX "/%u", v.id);
+        emit(b, path, SCHEDFREQD_BUS_CPU_INTERFACE, names, n);
+        *s = v;
+}
+
+static int on_changes_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        Bus *b = ASSERT_PTR(userdata);
+        int r;
+
+        r = sd_event_source_set_time_relative(s, BUS_PROPERTIES_CHANGED_INTERVAL_USEC);
+        if (r < 0)
+                return log_warning_errno(r, "Failed to re-arm the PropertiesChanged timer: %m");
+
+        emit_daemon_changes(b);
+        for (size_t i = 0; i < b->manager->topology->n_policies; i++)
+                emit_policy_changes(b, i);
+        for (size_t i = 0; i < b->n_cpus; i++)
+                emit_cpu_changes(b, i);
+        return 0;
+}
+
+static int on_disconnected(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        Bus *b = ASSERT_PTR(userdata);
+
+        log_warning("Lost the D-Bus connection, running without D-Bus from now on.");
+        (void) sd_event_source_set_enabled(b->changes_source, SD_EVENT_OFF);
+        return 0;
+}
+
+/* --- setup --------------------------------------------------------------------------------------------- */
+
+Bus *bus_free(Bus *b) {
+        if (!b)
+                return NULL;
+        sd_event_source_disable_unref(b->changes_source);
+        if (b->bus) {
+                (void) sd_bus_flush(b->bus);
+                (void) sd_bus_detach_event(b->bus);
+                sd_bus_close_unref(b->bus);
+        }
+        free(b->policy_now);
+        free(b->policy_sent);
+        free(b->cpus);
+        free(b->cpu_now);
+        free(b->cpu_sent);
+        free(b);
+        return NULL;
+}
+
+static int bus_connect(const Manager *m, sd_bus **ret) {
+        _cleanup_(sd_bus_unrefp) sd_bus *bus = NULL;
+        int r;
+
+        if (!m->opts.bus_address)
+                return sd_bus_open_system_with_description(ret, "schedfreqd");
+
+        r = sd_bus_new(&bus);
+        if (r < 0)
+                return r;
+        (void) sd_bus_set_description(bus, "schedfreqd");
+        r = sd_bus_set_address(bus, m->opts.bus_address);
+        if (r < 0)
+                return r;
+        r = sd_bus_set_bus_client(bus, true);
+        if (r < 0)
+                return r;
+        r = sd_bus_start(bus);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(bus);
+        return 0;
+}
+
+static int bus_register(Bus *b) {
+        sd_bus *bus = b->bus;
+        int r;
+
+        r = sd_bus_add_fallback_vtable(bus, NULL, SCHEDFREQD_BUS_PATH, SCHEDFREQD_BUS_INTERFACE, daemon_vtable,
+                                       daemon_find, b);
+        if (r < 0)
+                return r;
+        r = sd_bus_add_fallback_vtable(bus, NULL, SCHEDFREQD_BUS_POLICY_PREFIX, SCHEDFREQD_BUS_POLICY_INTERFACE,
+                                       policy_vtable, policy_find, b);
+        if (r < 0)
+                return r;
+        r = sd_bus_add_fallback_vtable(bus, NULL, SCHEDFREQD_BUS_CPU_PREFIX, SCHEDFREQD_BUS_CPU_INTERFACE,
+                                       cpu_vtable, cpu_find, b);
+        if (r < 0)
+                return r;
+        r = sd_bus_add_node_enumerator(bus, NULL, SCHEDFREQD_BUS_PATH, enumerate_nodes, b);
+        if (r < 0)
+                return r;
+        r = sd_bus_add_object_manager(bus, NULL, SCHEDFREQD_BUS_PATH);
+        if (r < 0)
+                return r;
+        return sd_bus_match_signal(bus, NULL, "org.freedesktop.DBus.Local", "/org/freedesktop/DBus/Local",
+                                   "org.freedesktop.DBus.Local", "Disconnected", on_disconnected, b);
+}
+
+static int bus_alloc_tables(Bus *b) {
+        const Topology *t = b->manager->topology;
+        size_t n_policies = MAX(t->n_policies, (size_t) 1);
+        CpuState cs;
+
+        b->policy_now = calloc(n_policies, sizeof(PolicyValues));
+        b->policy_sent = calloc(n_policies, sizeof(PolicyValues));
+        b->cpus = calloc(CPU_SETSIZE, sizeof(unsigned));
+        if (!b->policy_now || !b->policy_sent || !b->cpus)
+                return -ENOMEM;
+
+        /* Every CPU the engine models (those of the topology's policies). */
+        for (unsigned cpu = 0; cpu < CPU_SETSIZE; cpu++)
+                if (topology_policy_of_cpu(t, cpu) && engine_cpu_state(b->manager->engine, cpu, &cs) >= 0)
+                        b->cpus[b->n_cpus++] = cpu;
+
+        b->cpu_now = calloc(MAX(b->n_cpus, (size_t) 1), sizeof(CpuValues));
+        b->cpu_sent = calloc(MAX(b->n_cpus, (size_t) 1), sizeof(CpuValues));
+        if (!b->cpu_now || !b->cpu_sent)
+                return -ENOMEM;
+
+        /* What clients see at first is the baseline: the timer announces changes from here on. */
+        daemon_values(b, &b->daemon_sent);
+        for (size_t i = 0; i < t->n_policies; i++)
+                policy_values(b, i, &b->policy_sent[i]);
+        for (size_t i = 0; i < b->n_cpus; i++)
+                cpu_values(b, i, &b->cpu_sent[i]);
+        return 0;
+}
+
+int bus_new(Manager *m, Bus **ret) {
+        _cleanup_(bus_freep) Bus *b = NULL;
+        const char *where = m->opts.bus_address ? m->opts.bus_address : "the system bus";
+        int r;
+
+        b = calloc(1, sizeof(Bus));
+        if (!b)
+                return log_oom();
+        b->manager = m;
+        /* Uptime counts from here when the manager did not record its start. */
+        if (m->start_usec == 0)
+                m->start_usec = now_usec();
+
+        r = bus_alloc_tables(b);
+        if (r < 0)
+                return log_oom();
+
+        r = bus_connect(m, &b->bus);
+        if (r < 0)
+                return log_warning_errno(r, "Failed to connect to %s: %m", where);
+
+        r = bus_register(b);
+        if (r < 0)
+                return log_warning_errno(r, "Failed to register the D-Bus objects: %m");
+
+        r = sd_bus_attach_event(b->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
+        if (r < 0)
+                return log_warning_errno(r, "Failed to attach the bus to the event loop: %m");
+
+        /* Synchronous on purpose: if the policy does not let us own the name, we want to know now. */
+        r = sd_bus_request_name(b->bus, SCHEDFREQD_BUS_NAME, 0);
+        if (r < 0)
+                return log_warning_errno(r, "Failed to acquire the bus name %s on %s%s: %m", SCHEDFREQD_BUS_NAME,
+                                         where, r == -EEXIST ? " (another schedfreqd is running?)" :
+                                                r == -EACCES ? " (not root, or the bus policy file "
+                                                               "io.github.schedfreqd.Governor1.conf is not installed?)" : "");
+
+        r = sd_event_add_time_relative(m->event, &b->changes_source, CLOCK_MONOTONIC,
+                                       BUS_PROPERTIES_CHANGED_INTERVAL_USEC, 0, on_changes_timer, b);
+        if (r < 0)
+                return log_warning_errno(r, "Failed to add the PropertiesChanged timer: %m");
+        (void) sd_event_source_set_enabled(b->changes_source, SD_EVENT_ON);
+        (void) sd_event_source_set_description(b->changes_source, "bus-properties-changed");
+
+        log_info("D-Bus: %s on %s.", SCHEDFREQD_BUS_NAME, where);
+        *ret = TAKE_PTR(b);
+        return 0;
+}
