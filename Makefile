@@ -121,15 +121,54 @@ PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
 BINDIR ?= $(PREFIX)/bin
 SYSCONFDIR ?= /etc
+# --- install layout (issue 4) ------------------------------------------------------------------------------
+# PREFIX=/usr is the distribution layout: units go where this systemd wants packages' units (its pkg-config
+# systemdsystemunitdir: /lib/systemd/system on Debian 12) and the bus policy to /usr/share/dbus-1/system.d.
+# Any other PREFIX (default /usr/local) is a local install: units in $(PREFIX)/lib/systemd/system (systemd
+# searches /usr/local/lib/systemd/system), and the bus policy in /etc/dbus-1/system.d, because dbus-daemon
+# reads only /usr/share/dbus-1/system.d and /etc/dbus-1/system.d (a policy under /usr/local would be inert).
+DATADIR ?= $(PREFIX)/share
+MANDIR ?= $(DATADIR)/man
+ifeq ($(PREFIX),/usr)
+SYSTEMDUNITDIR ?= $(or $(shell $(PKG_CONFIG) --variable=systemdsystemunitdir systemd 2>/dev/null),/lib/systemd/system)
+DBUSPOLICYDIR ?= $(DATADIR)/dbus-1/system.d
+else
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+DBUSPOLICYDIR ?= $(SYSCONFDIR)/dbus-1/system.d
+endif
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+DBUS_POLICY := $(wildcard systemd/*.conf)
+BASH_COMPLETION := $(wildcard shell-completion/bash/schedfreqctl)
+HAVE_CTL := $(wildcard daemon/schedfreqctl.c)
 
+# The unit is generated from systemd/schedfreqd.service.in so that ExecStart= names the installed binary.
+# /etc/schedfreqd.conf is never overwritten; uninstall removes it only while it is unchanged.
 install: all
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' systemd/schedfreqd.service.in >$(BUILD)/schedfreqd.service
 	install -Dm755 $(BUILD)/schedfreqd $(DESTDIR)$(SBINDIR)/schedfreqd
+	$(if $(HAVE_CTL),install -Dm755 $(BUILD)/schedfreqctl $(DESTDIR)$(BINDIR)/schedfreqctl)
+	install -Dm644 $(BUILD)/schedfreqd.service $(DESTDIR)$(SYSTEMDUNITDIR)/schedfreqd.service
+	$(foreach f,$(DBUS_POLICY),install -Dm644 $(f) $(DESTDIR)$(DBUSPOLICYDIR)/$(notdir $(f));)
+	install -Dm644 docs/man/schedfreqd.8 $(DESTDIR)$(MANDIR)/man8/schedfreqd.8
+	install -Dm644 docs/man/schedfreqd.conf.5 $(DESTDIR)$(MANDIR)/man5/schedfreqd.conf.5
+	$(if $(HAVE_CTL),install -Dm644 docs/man/schedfreqctl.1 $(DESTDIR)$(MANDIR)/man1/schedfreqctl.1)
+	$(if $(and $(HAVE_CTL),$(BASH_COMPLETION)),install -Dm644 $(BASH_COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/schedfreqctl)
 	@if [ ! -e $(DESTDIR)$(SYSCONFDIR)/schedfreqd.conf ]; then \
+		echo "install -Dm644 conf/schedfreqd.conf $(DESTDIR)$(SYSCONFDIR)/schedfreqd.conf"; \
 		install -Dm644 conf/schedfreqd.conf $(DESTDIR)$(SYSCONFDIR)/schedfreqd.conf; \
 	else echo "keeping existing $(DESTDIR)$(SYSCONFDIR)/schedfreqd.conf"; fi
+	@[ -n "$(DESTDIR)" ] || echo "Now: systemctl daemon-reload && systemctl enable --now schedfreqd"
 
 uninstall:
-	rm -f $(DESTDIR)$(SBINDIR)/schedfreqd
+	rm -f $(DESTDIR)$(SBINDIR)/schedfreqd $(DESTDIR)$(BINDIR)/schedfreqctl \
+		$(DESTDIR)$(SYSTEMDUNITDIR)/schedfreqd.service \
+		$(foreach f,$(DBUS_POLICY),$(DESTDIR)$(DBUSPOLICYDIR)/$(notdir $(f))) \
+		$(DESTDIR)$(MANDIR)/man8/schedfreqd.8 $(DESTDIR)$(MANDIR)/man5/schedfreqd.conf.5 \
+		$(DESTDIR)$(MANDIR)/man1/schedfreqctl.1 $(DESTDIR)$(BASHCOMPDIR)/schedfreqctl
+	@if cmp -s conf/schedfreqd.conf $(DESTDIR)$(SYSCONFDIR)/schedfreqd.conf; then \
+		echo "rm -f $(DESTDIR)$(SYSCONFDIR)/schedfreqd.conf"; rm -f $(DESTDIR)$(SYSCONFDIR)/schedfreqd.conf; \
+	elif [ -e $(DESTDIR)$(SYSCONFDIR)/schedfreqd.conf ]; then \
+		echo "keeping modified $(DESTDIR)$(SYSCONFDIR)/schedfreqd.conf"; fi
 
 clean:
 	rm -rf build build-asan

@@ -205,8 +205,9 @@ static int daemon_find(sd_bus *bus, const char *path, const char *interface, voi
 
         if (!streq(path, SCHEDFREQD_BUS_PATH))
                 return 0;
+        /* The Bus itself, so that the methods get it; the properties point into b->daemon_now (DV()). */
         daemon_values(b, &b->daemon_now);
-        *ret_found = &b->daemon_now;
+        *ret_found = b;
         return 1;
 }
 
@@ -427,28 +428,29 @@ static int method_get_decisions(sd_bus_message *message, void *userdata, sd_bus_
 /* --- vtables ------------------------------------------------------------------------------------------- */
 
 #define EMITS SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
+#define DV(field) (offsetof(Bus, daemon_now) + offsetof(DaemonValues, field))
 #define CONST SD_BUS_VTABLE_PROPERTY_CONST
 
 static const sd_bus_vtable daemon_vtable[] = {
         SD_BUS_VTABLE_START(0),
-        SD_BUS_PROPERTY("Version", "s", NULL, offsetof(DaemonValues, version), CONST),
+        SD_BUS_PROPERTY("Version", "s", NULL, DV(version), CONST),
         /* Changes all the time: never signalled, read it when needed. */
-        SD_BUS_PROPERTY("UptimeUSec", "t", NULL, offsetof(DaemonValues, uptime_usec), 0),
-        SD_BUS_PROPERTY("EventsSeen", "t", NULL, offsetof(DaemonValues, events), EMITS),
-        SD_BUS_PROPERTY("EventsLost", "t", NULL, offsetof(DaemonValues, events_lost), EMITS),
-        SD_BUS_PROPERTY("EventsLate", "t", NULL, offsetof(DaemonValues, events_late), EMITS),
-        SD_BUS_PROPERTY("ProcConnector", "s", NULL, offsetof(DaemonValues, proc_connector), EMITS),
-        SD_BUS_PROPERTY("LocalDecisions", "t", NULL, offsetof(DaemonValues, local), EMITS),
-        SD_BUS_PROPERTY("RemoteDecisions", "t", NULL, offsetof(DaemonValues, remote), EMITS),
-        SD_BUS_PROPERTY("DeferredDecisions", "t", NULL, offsetof(DaemonValues, deferred), EMITS),
-        SD_BUS_PROPERTY("FrequencyWrites", "t", NULL, offsetof(DaemonValues, writes), EMITS),
-        SD_BUS_PROPERTY("ReactionLatencyCount", "t", NULL, offsetof(DaemonValues, latency_count), EMITS),
-        SD_BUS_PROPERTY("ReactionLatencyP50USec", "t", NULL, offsetof(DaemonValues, latency_p50_usec), EMITS),
-        SD_BUS_PROPERTY("ReactionLatencyP99USec", "t", NULL, offsetof(DaemonValues, latency_p99_usec), EMITS),
-        SD_BUS_PROPERTY("ReactionLatencyMaxUSec", "t", NULL, offsetof(DaemonValues, latency_max_usec), EMITS),
+        SD_BUS_PROPERTY("UptimeUSec", "t", NULL, DV(uptime_usec), 0),
+        SD_BUS_PROPERTY("EventsSeen", "t", NULL, DV(events), EMITS),
+        SD_BUS_PROPERTY("EventsLost", "t", NULL, DV(events_lost), EMITS),
+        SD_BUS_PROPERTY("EventsLate", "t", NULL, DV(events_late), EMITS),
+        SD_BUS_PROPERTY("ProcConnector", "s", NULL, DV(proc_connector), EMITS),
+        SD_BUS_PROPERTY("LocalDecisions", "t", NULL, DV(local), EMITS),
+        SD_BUS_PROPERTY("RemoteDecisions", "t", NULL, DV(remote), EMITS),
+        SD_BUS_PROPERTY("DeferredDecisions", "t", NULL, DV(deferred), EMITS),
+        SD_BUS_PROPERTY("FrequencyWrites", "t", NULL, DV(writes), EMITS),
+        SD_BUS_PROPERTY("ReactionLatencyCount", "t", NULL, DV(latency_count), EMITS),
+        SD_BUS_PROPERTY("ReactionLatencyP50USec", "t", NULL, DV(latency_p50_usec), EMITS),
+        SD_BUS_PROPERTY("ReactionLatencyP99USec", "t", NULL, DV(latency_p99_usec), EMITS),
+        SD_BUS_PROPERTY("ReactionLatencyMaxUSec", "t", NULL, DV(latency_max_usec), EMITS),
         SD_BUS_PROPERTY("ReactionLatencyHistogram", "at", property_get_latency_histogram,
-                        offsetof(DaemonValues, latency_buckets), EMITS),
-        SD_BUS_PROPERTY("Paused", "b", NULL, offsetof(DaemonValues, paused), EMITS),
+                        DV(latency_buckets), EMITS),
+        SD_BUS_PROPERTY("Paused", "b", NULL, DV(paused), EMITS),
         /* Control: root only, checked in bus_check_root() (see there for why UNPRIVILEGED). */
         SD_BUS_METHOD("Reload", "", "", method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD("Pause", "", "", method_pause, SD_BUS_VTABLE_UNPRIVILEGED),

@@ -78,6 +78,7 @@ RemoteMode remote_mode_from_string(const char *s) {
 void config_set_defaults(Config *c) {
         *c = (Config) {
                 .log_level = LOG_INFO,
+                .realtime_priority = 1,            /* just above every SCHED_OTHER task (see conf/schedfreqd.conf) */
                 .drain_interval_usec = 4 * 1000,
                 .ring_pages = 64,
                 .wakeup = WAKEUP_MODE_ADAPTIVE,
@@ -139,6 +140,20 @@ static int parse_log_level(const char *value, void *field, const char **ret_reas
         *(int *) field = level;
         return 0;
 }
+
+/* BEGIN realtime_priority (issue 4: systemd) */
+static int parse_realtime_priority(const char *value, void *field, const char **ret_reason) {
+        uint64_t prio;
+
+        /* sched_get_priority_max(SCHED_FIFO) is 99 on Linux (MAX_RT_PRIO - 1, include/linux/sched/prio.h). */
+        if (parse_u64_range(value, 0, 99, &prio) < 0) {
+                *ret_reason = "expected 0 (off) or a SCHED_FIFO priority between 1 and 99";
+                return -EINVAL;
+        }
+        *(int *) field = (int) prio;
+        return 0;
+}
+/* END realtime_priority */
 
 static int parse_drain_interval(const char *value, void *field, const char **ret_reason) {
         uint64_t ms;
@@ -294,6 +309,7 @@ typedef struct ConfigItem {
 
 static const ConfigItem config_items[] = {
         { "daemon",       "log_level",          parse_log_level,          offsetof(Config, log_level) },
+        { "daemon",       "realtime_priority",  parse_realtime_priority,  offsetof(Config, realtime_priority) },
         { "events",       "drain_interval_ms",  parse_drain_interval,     offsetof(Config, drain_interval_usec) },
         { "events",       "ring_pages",         parse_ring_pages,         offsetof(Config, ring_pages) },
         { "events",       "wakeup",             parse_wakeup,             offsetof(Config, wakeup) },

@@ -10,6 +10,7 @@
  */
 
 #include <inttypes.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,6 +147,59 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0; /* everything idle and settled: the next event re-arms the tick */
 }
 
+/* BEGIN service integration (issue 4: systemd): real-time scheduling and STATUS= */
+
+/*
+ * The event loop runs SCHED_FIFO at [daemon] realtime_priority (0: SCHED_OTHER): under load a normal-priority
+ * reader is starved for ~100 ms (p99, `perf bench sched messaging`), SCHED_FIFO keeps it at a few ms
+ * (shared/notes/platform.md). Done here rather than by the unit's CPUSchedulingPolicy= so that one documented
+ * config key covers every way of running the daemon, a reload can change it, and a refusal is a clear warning.
+ * The unit grants it through LimitRTPRIO= (no CAP_SYS_NICE). SCHED_RESET_ON_FORK: no child inherits it.
+ * Failure is not fatal: the daemon governs as a normal task.
+ */
+static void manager_apply_realtime(int priority) {
+        struct sched_param param = { .sched_priority = priority };
+        int policy = priority > 0 ? SCHED_FIFO : SCHED_OTHER;
+
+        if (sched_setscheduler(0, policy | SCHED_RESET_ON_FORK, &param) < 0) {
+                if (errno == EPERM)
+                        log_warning("Cannot run the event loop SCHED_FIFO %d (needs CAP_SYS_NICE or RLIMIT_RTPRIO "
+                                    ">= %d; with CONFIG_RT_GROUP_SCHED, a cgroup with real-time runtime), running "
+                                    "it as a normal task: the frequency may react late under load.",
+                                    priority, priority);
+                else
+                        log_warning_errno(errno, "Cannot set the event loop's scheduling policy, ignoring: %m");
+                return;
+        }
+        if (priority > 0)
+                log_info("Event loop runs SCHED_FIFO, priority %d.", priority);
+        else
+                log_debug("Event loop runs SCHED_OTHER.");
+}
+
+/* STATUS= for `systemctl status`: what is governed and how the loop is scheduled. */
+static void manager_notify_status(Manager *m, const char *extra) {
+        size_t n_managed = 0;
+        int policy = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
+        struct sched_param param = {};
+
+        for (size_t i = 0; i < m->topology->n_policies; i++)
+                n_managed += m->managed[i];
+        (void) sched_getparam(0, &param);
+
+        if (m->paused)
+                (void) sd_notifyf(0, "%sSTATUS=Paused: %zu cpufreq policies handed back to their governors", extra,
+                                  n_managed);
+        else if (policy == SCHED_FIFO)
+                (void) sd_notifyf(0, "%sSTATUS=Governing %zu of %zu cpufreq policies (event loop SCHED_FIFO %d)",
+                                  extra, n_managed, m->topology->n_policies, param.sched_priority);
+        else
+                (void) sd_notifyf(0, "%sSTATUS=Governing %zu of %zu cpufreq policies (event loop not real-time)",
+                                  extra, n_managed, m->topology->n_policies);
+}
+
+/* END service integration */
+
 int manager_reload(Manager *m, char **ret_error) {
         _cleanup_free_ char *error = NULL;
         Config c;
@@ -169,11 +223,13 @@ int manager_reload(Manager *m, char **ret_error) {
                 log_warning_errno(r, "Failed to apply the new event settings, ignoring: %m");
         r = 0;
 
+        if (c.realtime_priority != m->config.realtime_priority)
+                manager_apply_realtime(c.realtime_priority);
         m->config = c;
         log_set_max_level(c.log_level);
         log_info("Configuration reloaded from %s.", m->opts.config_path);
 finish:
-        (void) sd_notify(0, "READY=1\nSTATUS=Governing");
+        manager_notify_status(m, "READY=1\n");
         if (r < 0 && ret_error) {
                 if (!error && asprintf(&error, "%s: %s", m->opts.config_path, strerror(-r)) < 0)
                         error = NULL;
@@ -195,7 +251,7 @@ int manager_pause(Manager *m, char **ret_error) {
                 return log_error_errno(r, "Failed to hand the cpufreq policies back: %m");
         }
         m->paused = true;
-        (void) sd_notify(0, "STATUS=Paused: policies handed back to their governors");
+        manager_notify_status(m, "");
         log_info("Paused: cpufreq policies handed back to their governors.");
         return 0;
 }
@@ -215,7 +271,7 @@ int manager_resume(Manager *m, char **ret_error) {
         }
         engine_resume(m->engine, NULL);
         m->paused = false;
-        (void) sd_notify(0, "STATUS=Governing");
+        manager_notify_status(m, "");
         log_info("Resumed: cpufreq policies taken over again.");
         return tick_arm(m);
 }
@@ -351,6 +407,8 @@ static int manager_start(Manager *m) {
         if (r < 0)
                 return log_error_errno(r, "Failed to set up signal handling: %m");
 
+        manager_apply_realtime(m->config.realtime_priority);
+
         /* Pings the watchdog from the loop when WATCHDOG_USEC is set; a no-op otherwise. */
         (void) sd_event_set_watchdog(m->event, true);
 
@@ -422,7 +480,7 @@ int manager_run(const ManagerOptions *opts) {
         if (r < 0)
                 return r;
 
-        (void) sd_notifyf(0, "READY=1\nSTATUS=Governing %zu cpufreq policies", m->topology->n_policies);
+        manager_notify_status(m, "READY=1\n");
         log_info("schedfreqd %s running.", VERSION);
 
         r = sd_event_loop(m->event);

@@ -41,6 +41,7 @@ typedef struct PolicyConfig {
 typedef struct Config {
         /* [daemon] */
         int log_level;                    /* log_level = info */
+        int realtime_priority;            /* realtime_priority = 1 (SCHED_FIFO priority of the event loop, 0 = off) */
         /* [events] */
         uint64_t drain_interval_usec;     /* drain_interval_ms = 4 */
         unsigned ring_pages;              /* ring_pages = 64 (per CPU, power of two, data pages) */

@@ -1,0 +1,221 @@
+#!/bin/bash
+# asan: yes
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The D-Bus API end to end: a private system-like dbus-daemon with the project's policy file (tests/dbus/),
+# the real daemon over the emulated cpufreq (--bus-address), real scheduler events, busctl as the client.
+#   - introspection shows every documented member;
+#   - properties match the emulator (CurrentKHz == the last setspeed write, limits, driver, original governor);
+#   - a CPU hog's decision shows up in GetDecisions;
+#   - control from a non-root uid is denied by the bus policy, and (past a test policy that lets it through)
+#     by the daemon's own uid check; reads stay open to everyone;
+#   - Pause hands the policies back, Resume takes them again; Reload with a bad file returns FILE:LINE and
+#     the daemon keeps running;
+#   - PropertiesChanged stays <= 10/s per object under stress-ng.
+
+. "$(dirname "$0")/lib.sh"
+. "$REPO/tests/dbus/bus.sh"
+
+SFD="$BUILD/schedfreqd"
+HOG="$BUILD/tests/helpers/hog"
+NAME=io.github.schedfreqd.Governor1
+OBJ=/io/github/schedfreqd/Governor1
+TMP=$(mktemp -d /tmp/schedfreqd-test-dbus.XXXXXX)
+at_exit 'rm -rf "$TMP"'
+CPUFREQ=/sys/devices/system/cpu/cpufreq
+
+dbus_start "$TMP/bus" "$REPO/tests/dbus/second-fence.conf" || { fail "private dbus-daemon starts"; finish; }
+ok "private system-like dbus-daemon (pid $DBUS_PID)"
+
+emu_start "$REPO/tests/fixtures/topology/two-policies.ini" || { fail "emulator start"; finish; }
+
+daemon_pid=
+at_exit '[ -n "$daemon_pid" ] && kill -KILL "$daemon_pid" 2>/dev/null'
+show_daemon_log() { sed 's/^/# daemon: /' "$TMP/err" | tail -n 30; }
+
+: >"$TMP/schedfreqd.conf"
+nsenter -m -t "$EMU_NS_PID" -- "$SFD" -c "$TMP/schedfreqd.conf" --state-file "$TMP/state" --bus-address "$DBUS_ADDRESS" \
+	>"$TMP/out" 2>"$TMP/err" &
+daemon_pid=$!
+if wait_for '[ -e "$TMP/state" ] && [ "$(emu_sh "cat $CPUFREQ/policy*/scaling_governor | sort -u")" = userspace ] && dbus_has_name' 10; then
+	ok "daemon takes over and owns $NAME"
+else
+	fail "daemon takes over and owns $NAME" "$(show_daemon_log)"
+	finish
+fi
+
+bctl() { busctl --system --no-pager "$@"; }
+as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+as_uid1() { setpriv --reuid=1 --regid=1 --clear-groups "$@"; } # "daemon": let through by tests/dbus/second-fence.conf
+
+# --- introspection -----------------------------------------------------------------------------------------
+intro=$(bctl introspect "$NAME" "$OBJ" 2>&1; bctl introspect "$NAME" "$OBJ/policy/1" 2>&1; bctl introspect "$NAME" "$OBJ/cpu/1" 2>&1)
+missing=
+for m in Version UptimeUSec EventsSeen EventsLost EventsLate ProcConnector LocalDecisions RemoteDecisions \
+	DeferredDecisions FrequencyWrites ReactionLatencyCount ReactionLatencyP50USec ReactionLatencyP99USec \
+	ReactionLatencyMaxUSec ReactionLatencyHistogram Paused Reload Pause Resume GetDecisions \
+	Id CPUs Driver Managed GovernorTakenOverFrom CpuinfoMinKHz CpuinfoMaxKHz CurrentKHz MinKHz MaxKHz Demand \
+	RemotePermitted LastChangeUSec LastReason Policy Util UtilAvg UtilEstSum RunnableRT Busy; do
+	grep -q "^\.$m " <<<"$intro" || missing="$missing $m"
+done
+grep -q 'GetDecisions *method *u *a(tuuuissbsutt)' <<<"$intro" || missing="$missing GetDecisions-signature"
+grep -q '^io.github.schedfreqd.Governor1.Policy ' <<<"$intro" || missing="$missing .Policy-interface"
+grep -q '^io.github.schedfreqd.Governor1.CPU ' <<<"$intro" || missing="$missing .CPU-interface"
+[ -z "$missing" ] && ok "busctl introspect shows every documented member" || fail "busctl introspect shows every documented member" "missing:$missing" "$intro"
+
+tree=$(bctl tree "$NAME" 2>&1)
+for p in "$OBJ" "$OBJ/policy/0" "$OBJ/policy/1" "$OBJ/cpu/0" "$OBJ/cpu/1"; do
+	grep -q -- "─$p\$" <<<"$tree" || missing="$missing $p"
+done
+[ -z "$missing" ] && ok "busctl tree: the daemon, two policies, two CPUs" || fail "busctl tree" "$tree"
+
+# --- properties against the emulator ---------------------------------------------------------------------------
+prop() { # PATH INTERFACE NAME -> the value only
+	bctl get-property "$NAME" "$1" "$2" "$3" | cut -d' ' -f2-
+}
+# The frequency the daemon last wrote for policy1 (else the one it found), read around the property so that a
+# write in between is noticed and the comparison retried.
+last_write() {
+	local w
+	w=$(awk '$2 == "cpufreq/policy1/scaling_setspeed" && $4 == "ok" { v = $3 } END { print v }' "$EMU_LOG")
+	[ -n "$w" ] && echo "$w" || emu_exec cat "$CPUFREQ/policy1/scaling_cur_freq"
+}
+matched=
+for _ in $(seq 20); do
+	before=$(last_write)
+	cur=$(prop "$OBJ/policy/1" "$NAME.Policy" CurrentKHz)
+	after=$(last_write)
+	if [ "$before" = "$after" ] && [ "$cur" = "$after" ]; then matched=1; break; fi
+	sleep 0.1
+done
+[ -n "$matched" ] && ok "CurrentKHz of policy1 ($cur) == the last setspeed write in the emulator's log" \
+	|| fail "CurrentKHz of policy1 == the last setspeed write" "property $cur, log $before/$after"
+
+min=$(prop "$OBJ/policy/1" "$NAME.Policy" MinKHz)
+max=$(prop "$OBJ/policy/1" "$NAME.Policy" MaxKHz)
+emin=$(emu_exec cat "$CPUFREQ/policy1/scaling_min_freq")
+emax=$(emu_exec cat "$CPUFREQ/policy1/scaling_max_freq")
+drv=$(prop "$OBJ/policy/1" "$NAME.Policy" Driver)
+from=$(prop "$OBJ/policy/1" "$NAME.Policy" GovernorTakenOverFrom)
+cpus=$(prop "$OBJ/policy/1" "$NAME.Policy" CPUs)
+if [ "$min" = "$emin" ] && [ "$max" = "$emax" ] && [ "$drv" = '"acpi-cpufreq"' ] && [ "$from" = '"schedutil"' ] && [ "$cpus" = "1 1" ]; then
+	ok "policy1: limits, driver, original governor and CPUs match the emulator"
+else
+	fail "policy1: limits, driver, original governor and CPUs match the emulator" \
+		"min $min/$emin max $max/$emax driver $drv from $from cpus $cpus"
+fi
+hist=$(prop "$OBJ" "$NAME" ReactionLatencyHistogram)
+[ "$(cut -d' ' -f1 <<<"$hist")" = 24 ] && ok "ReactionLatencyHistogram has 24 log2(µs) buckets" || fail "latency histogram" "$hist"
+[ "$(prop "$OBJ" "$NAME" ProcConnector)" != "" ] && [ "$(prop "$OBJ" "$NAME" Paused)" = false ] \
+	&& ok "ProcConnector and Paused readable" || fail "ProcConnector and Paused readable"
+
+# --- a hog's decision in GetDecisions ---------------------------------------------------------------------------
+"$HOG" --cpu 1 --seconds 1 >"$TMP/hog"
+hog_start_us=$(( $(awk '/^start/ { print $2 }' "$TMP/hog") / 1000 ))
+bctl --json=short call "$NAME" "$OBJ" "$NAME" GetDecisions u 0 >"$TMP/decisions.json" 2>&1
+found=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["data"][0]
+hits = [r for r in d if r[1] == 1 and r[0] >= int(sys.argv[2]) and r[3] >= 2160000 and r[6] in ("local", "remote")
+        and r[5] and r[8] in ("demand", "rt", "iowait", "limits")]
+print(len(hits))' "$TMP/decisions.json" "$hog_start_us" 2>&1)
+[ "${found:-0}" -ge 1 ] 2>/dev/null && ok "GetDecisions: the hog raised policy1 to >= 2.16 GHz ($found decisions)" \
+	|| fail "GetDecisions shows the hog's decision" "$found" "$(head -c 2000 "$TMP/decisions.json")"
+n=$(bctl --json=short call "$NAME" "$OBJ" "$NAME" GetDecisions u 2 | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["data"][0]))')
+[ "$n" = 2 ] && ok "GetDecisions(2) returns 2 records" || fail "GetDecisions(2) returns 2 records" "$n"
+
+# --- permissions -------------------------------------------------------------------------------------------
+out=$(as_nobody busctl --system call "$NAME" "$OBJ" "$NAME" Pause 2>&1)
+rc=$?
+out2=$(as_nobody dbus-send --system --print-reply --dest="$NAME" "$OBJ" "$NAME.Pause" 2>&1)
+if [ $rc -ne 0 ] && grep -q 'AccessDenied: Rejected send message' <<<"$out2"; then
+	ok "Pause from uid 65534: denied by the bus policy"
+else
+	fail "Pause from uid 65534: denied by the bus policy" "$out" "$out2"
+fi
+out=$(as_uid1 dbus-send --system --print-reply --dest="$NAME" "$OBJ" "$NAME.Pause" 2>&1)
+rc=$?
+for m in Reload Resume; do out="$out
+$(as_uid1 dbus-send --system --print-reply --dest="$NAME" "$OBJ" "$NAME.$m" 2>&1)"; done
+if [ $rc -ne 0 ] && [ "$(grep -c 'org.freedesktop.DBus.Error.AccessDenied: .* is restricted to root (caller uid 1)' <<<"$out")" = 3 ] \
+	&& [ "$(emu_sh "cat $CPUFREQ/policy*/scaling_governor | sort -u")" = userspace ]; then
+	ok "Pause/Reload/Resume from uid 1 past the bus policy: denied by the daemon, nothing changed"
+else
+	fail "control from uid 1: denied by the daemon" "$out" "$(show_daemon_log)"
+fi
+r1=$(as_nobody busctl --system get-property "$NAME" "$OBJ/policy/1" "$NAME.Policy" CurrentKHz 2>&1)
+r2=$(as_nobody busctl --system call "$NAME" "$OBJ" "$NAME" GetDecisions u 1 2>&1)
+r3=$(as_nobody busctl --system introspect "$NAME" "$OBJ/cpu/0" 2>&1)
+r4=$(as_nobody busctl --system call "$NAME" "$OBJ" org.freedesktop.DBus.ObjectManager GetManagedObjects 2>&1)
+if grep -q '^u [0-9]' <<<"$r1" && grep -q '^a(tuuuissbsutt) 1 ' <<<"$r2" && grep -q '^\.Util ' <<<"$r3" && grep -q '^a{oa{sa{sv}}} 5 ' <<<"$r4"; then
+	ok "uid 65534 may read: Get, GetDecisions, Introspect, GetManagedObjects"
+else
+	fail "uid 65534 may read" "$r1" "$r2" "$r3" "$(head -c 300 <<<"$r4")"
+fi
+
+# --- Pause / Resume ------------------------------------------------------------------------------------------
+govs() { emu_sh "cat $CPUFREQ/policy*/scaling_governor | sort -u"; }
+if bctl call "$NAME" "$OBJ" "$NAME" Pause && [ "$(govs)" = schedutil ] && [ "$(prop "$OBJ" "$NAME" Paused)" = true ]; then
+	ok "Pause: both policies back under schedutil, Paused=true"
+else
+	fail "Pause: both policies back under schedutil" "$(govs)" "$(show_daemon_log)"
+fi
+if bctl call "$NAME" "$OBJ" "$NAME" Resume && [ "$(govs)" = userspace ] && [ "$(prop "$OBJ" "$NAME" Paused)" = false ]; then
+	ok "Resume: userspace again, Paused=false"
+else
+	fail "Resume: userspace again" "$(govs)" "$(show_daemon_log)"
+fi
+
+# --- Reload ----------------------------------------------------------------------------------------------------
+printf '[governor]\nheadroom = 1.25\nfrobnicate = 3\n' >"$TMP/schedfreqd.conf"
+out=$(bctl call "$NAME" "$OBJ" "$NAME" Reload 2>&1)
+rc=$?
+if [ $rc -ne 0 ] && grep -q "$TMP/schedfreqd.conf:3:" <<<"$out" && kill -0 "$daemon_pid" && \
+	[ "$(prop "$OBJ" "$NAME" Paused)" = false ]; then
+	ok "Reload with a bad file: FILE:LINE error returned, the daemon keeps running"
+else
+	fail "Reload with a bad file: FILE:LINE error returned, the daemon keeps running" "rc=$rc" "$out"
+fi
+out=$(dbus-send --system --print-reply --dest="$NAME" "$OBJ" "$NAME.Reload" 2>&1)
+grep -q "^Error $NAME.Error.ConfigRejected: $TMP/schedfreqd.conf:3: " <<<"$out" && ok "the error is $NAME.Error.ConfigRejected" \
+	|| fail "the error is $NAME.Error.ConfigRejected" "$out"
+printf '[governor]\nheadroom = 1.3\n' >"$TMP/schedfreqd.conf"
+out=$(bctl call "$NAME" "$OBJ" "$NAME" Reload 2>&1) && grep -q "Configuration reloaded" "$TMP/err" \
+	&& ok "Reload with a good file" || fail "Reload with a good file" "$out" "$(show_daemon_log)"
+
+# --- PropertiesChanged rate under load ---------------------------------------------------------------------------
+WINDOW=3
+events_before=$(prop "$OBJ" "$NAME" EventsSeen | cut -d' ' -f1)
+timeout "$((WINDOW + 1))" dbus-monitor --system "type='signal',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged'" \
+	>"$TMP/monitor" 2>&1 &
+mon_pid=$!
+at_exit 'kill "$mon_pid" 2>/dev/null'
+wait_for 'grep -q "NameAcquired\|member=PropertiesChanged" "$TMP/monitor"' 3
+stress-ng --cpu 2 --timeout "${WINDOW}s" --quiet >/dev/null 2>&1
+wait "$mon_pid" 2>/dev/null
+events_after=$(prop "$OBJ" "$NAME" EventsSeen | cut -d' ' -f1)
+counts=$(grep 'member=PropertiesChanged' "$TMP/monitor" | sed -n 's/.*path=\([^;]*\);.*/\1/p' | sort | uniq -c)
+worst=$(awk 'BEGIN { m = 0 } $1 > m { m = $1 } END { print m }' <<<"$counts")
+limit=$(( (WINDOW + 1) * 10 + 2 ))
+events=$((events_after - events_before))
+if [ -n "$counts" ] && [ "$worst" -le "$limit" ] && grep -q " $OBJ\$" <<<"$counts" && [ "$events" -gt $((worst * 10)) ]; then
+	ok "PropertiesChanged under stress-ng: at most $worst per object in ~$((WINDOW + 1)) s (<= 10/s), for $events scheduler events"
+else
+	fail "PropertiesChanged rate bounded" "limit $limit, worst $worst, events $events" "$counts" "$(head -20 "$TMP/monitor")"
+fi
+
+# --- shutdown -----------------------------------------------------------------------------------------------------
+kill -TERM "$daemon_pid"
+wait "$daemon_pid"
+rc=$?
+daemon_pid=
+if [ $rc -eq 0 ] && [ "$(govs)" = schedutil ] && wait_for '! dbus_has_name' 5; then
+	ok "SIGTERM: clean exit, policies restored, name released"
+else
+	fail "SIGTERM: clean exit, policies restored, name released" "rc=$rc" "$(show_daemon_log)"
+fi
+grep -q 'ERROR: AddressSanitizer\|runtime error:' "$TMP/err" && fail "no sanitizer reports" "$(show_daemon_log)" || ok "no sanitizer reports"
+
+emu_stop
+dbus_stop
+finish
