@@ -1,7 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * demand.c: the skeleton demand model, one frequency- and capacity-invariant PELT signal per CPU driven by
- * sched_switch. Pure, no I/O. See include/demand.h for what it leaves out.
+ * demand.c: the demand model (include/demand.h): per-CPU root cfs signals, util_est sums and RT counts,
+ * fed by scheduler events, over the per-task state of task-table.c. Pure, no I/O.
+ *
+ * Where the kernel's order of operations matters it is followed (kernel/sched/fair.c, 6.x):
+ *   enqueue_task_fair(): update_load_avg(se, DO_ATTACH) attaches a task that arrives without a CPU
+ *     (new, or migrated: se->avg.last_update_time == 0), and util_est_enqueue() adds its util_est;
+ *   dequeue_task_fair(): util_est_dequeue() first, util_est_update() last and only for a dequeue-to-sleep;
+ *   migrate_task_rq_fair(): a sleeping task's util leaves its old CPU through remove_entity_load_avg()
+ *     (the kernel subtracts it lazily at the old CPU's next update; we do it at once);
+ *   detach_entity_cfs_rq()/attach_entity_cfs_rq(): a queued task moved by load balancing moves at once;
+ *   task_dead_fair(): an exiting task's util is removed the same way.
+ * What is not modelled: EEVDF delayed dequeue (6.12+: a sleeping task may stay queued a while), cgroup
+ * hierarchies (everything is the root cfs_rq), load_avg (only its ratio in the new-task rule, see
+ * util-est.c), the RT/DL/IRQ PELT signals (RT/DL ask for max instead, as 6.x does when uclamp is unused).
  */
 
 #include <errno.h>
@@ -10,22 +22,33 @@
 #include "demand.h"
 #include "macro.h"
 #include "pelt.h"
+#include "task-table.h"
+#include "util-est.h"
+
+/* include/linux/sched/prio.h: MAX_RT_PRIO. prio < 100 is RT; DL tasks are printed as -1. */
+#define MAX_RT_PRIO 100
 
 typedef struct DemandCpu {
-        PeltSignal pelt;          /* the root cfs_rq's signal: running = some task runs on the CPU */
-        bool busy;                /* since the last sched_switch: next_pid != 0 */
+        PeltSignal pelt;          /* the root cfs_rq: running = a CFS task is cfs_rq->curr */
+        unsigned util_est_sum;    /* cfs_rq->avg.util_est: Σ util_est of the enqueued CFS tasks */
+        unsigned nr_rt;           /* runnable RT/DL tasks */
+        int32_t curr_pid;         /* rq->curr, 0 = idle */
+        bool curr_cfs;            /* rq->curr is a CFS task (cfs_rq->curr != NULL) */
         unsigned cpu_scale;       /* arch_scale_cpu_capacity() */
         unsigned freq_scale;      /* arch_scale_freq_capacity(): cur/max x 1024 */
         uint64_t idle_calls;      /* switches to the idle task */
+        uint64_t updates;         /* the signal changed: decayed, attach, detach (where the kernel calls cpufreq) */
 } DemandCpu;
 
 struct Demand {
         unsigned n_cpus;
         DemandCpu *cpus;
+        TaskTable *tasks;
 };
 
-int demand_new(unsigned n_cpus, Demand **ret) {
+int demand_new_with_limit(unsigned n_cpus, size_t max_tasks, Demand **ret) {
         _cleanup_(demand_freep) Demand *d = NULL;
+        int r;
 
         d = calloc(1, sizeof(Demand));
         if (!d)
@@ -33,6 +56,9 @@ int demand_new(unsigned n_cpus, Demand **ret) {
         d->cpus = calloc(MAX(n_cpus, 1u), sizeof(DemandCpu));
         if (!d->cpus)
                 return -ENOMEM;
+        r = task_table_new(max_tasks, &d->tasks);
+        if (r < 0)
+                return r;
         d->n_cpus = n_cpus;
         for (unsigned i = 0; i < n_cpus; i++)
                 d->cpus[i] = (DemandCpu) { .cpu_scale = PELT_SCALE, .freq_scale = PELT_SCALE };
@@ -41,9 +67,14 @@ int demand_new(unsigned n_cpus, Demand **ret) {
         return 0;
 }
 
+int demand_new(unsigned n_cpus, Demand **ret) {
+        return demand_new_with_limit(n_cpus, 0, ret);
+}
+
 Demand *demand_free(Demand *d) {
         if (!d)
                 return NULL;
+        task_table_free(d->tasks);
         free(d->cpus);
         free(d);
         return NULL;
@@ -64,13 +95,62 @@ unsigned demand_cpu_capacity(const Demand *d, unsigned cpu) {
         return cpu < d->n_cpus ? d->cpus[cpu].cpu_scale : PELT_SCALE;
 }
 
+static bool cpu_valid(const Demand *d, int cpu) {
+        return cpu >= 0 && (unsigned) cpu < d->n_cpus;
+}
+
+/* ---- per-task signals ---- */
+
+/*
+ * __update_load_avg_se(): util grows while the task runs (cfs_rq->curr == se), runnable_avg while it is
+ * queued; both at its CPU's frequency and capacity. A recomputed util_avg clears UTIL_AVG_UNCHANGED
+ * (cfs_se_util_change()). RT tasks have no CFS entity activity: their signals only decay.
+ */
+static void task_advance(Demand *d, Task *k, uint64_t now_ns) {
+        unsigned fs = PELT_SCALE, cs = PELT_SCALE;
+
+        if (cpu_valid(d, k->cpu)) {
+                fs = d->cpus[k->cpu].freq_scale;
+                cs = d->cpus[k->cpu].cpu_scale;
+        }
+        if (pelt_update(&k->util, now_ns, k->running && !k->rt, fs, cs))
+                k->util_avg_unchanged = false;
+        (void) pelt_update(&k->runnable, now_ns, k->on_rq && !k->rt, fs, cs);
+}
+
+static int task_lookup_or_add(Demand *d, int32_t pid, uint64_t now_ns, Task **ret) {
+        Task *k = task_table_get(d->tasks, pid);
+        int r;
+
+        if (!k) {
+                /* Unknown tasks (started before we looked, or evicted) start at 0, like a fresh se. */
+                r = task_table_add(d->tasks, pid, now_ns, &k);
+                if (r < 0)
+                        return r;
+                pelt_reset(&k->util, now_ns);
+                pelt_reset(&k->runnable, now_ns);
+        }
+        k->last_seen_ns = now_ns;
+        *ret = k;
+        return 0;
+}
+
 bool demand_advance(Demand *d, unsigned cpu, uint64_t now_ns) {
         DemandCpu *c;
+        bool decayed;
 
         if (cpu >= d->n_cpus)
                 return false;
         c = &d->cpus[cpu];
-        return pelt_update(&c->pelt, now_ns, c->busy, c->freq_scale, c->cpu_scale);
+        decayed = pelt_update(&c->pelt, now_ns, c->curr_cfs, c->freq_scale, c->cpu_scale);
+        c->updates += decayed;
+        if (c->curr_pid != 0) {
+                Task *k = task_table_get(d->tasks, c->curr_pid);
+
+                if (k && k->cpu == (int) cpu)
+                        task_advance(d, k, now_ns);
+        }
+        return decayed;
 }
 
 void demand_set_freq_scale(Demand *d, unsigned cpu, uint64_t now_ns, unsigned freq_scale) {
@@ -81,50 +161,367 @@ void demand_set_freq_scale(Demand *d, unsigned cpu, uint64_t now_ns, unsigned fr
         d->cpus[cpu].freq_scale = MIN(freq_scale, PELT_SCALE);
 }
 
-static void demand_switch(Demand *d, unsigned cpu, const SchedEvent *ev, uint64_t now_ns) {
-        DemandCpu *c = &d->cpus[cpu];
+/* ---- attach, detach, enqueue, dequeue ---- */
 
-        /* Close the span that ends here with the state it had, then start the next one. */
-        (void) demand_advance(d, cpu, now_ns);
-        c->busy = ev->sw.next_pid != 0;
-        if (!c->busy)
-                c->idle_calls++;
+/* Takes a task's util out of its CPU's signal: detach_entity_load_avg() for a queued task moved by load
+ * balancing, the removed_* path (remove_entity_load_avg()) for one that left while asleep or exited. */
+static void task_detach(Demand *d, Task *k, uint64_t now_ns, bool lazy) {
+        DemandCpu *c;
+
+        if (!k->attached || !cpu_valid(d, k->cpu))
+                return;
+        c = &d->cpus[k->cpu];
+        (void) demand_advance(d, (unsigned) k->cpu, now_ns);
+        task_advance(d, k, now_ns);
+        c->updates++;
+        if (lazy)
+                pelt_remove(&c->pelt, k->util.util_avg);
+        else
+                pelt_detach(&c->pelt, &k->util);
+        k->attached = false;
 }
 
-int demand_event(Demand *d, const SchedEvent *ev, uint64_t now_ns) {
+static void task_attach(Demand *d, Task *k, uint64_t now_ns) {
+        DemandCpu *c = &d->cpus[k->cpu];
+
+        /* attach_entity_load_avg() aligns the task's window on the CPU's: both must be at now. */
+        (void) demand_advance(d, (unsigned) k->cpu, now_ns);
+        task_advance(d, k, now_ns);
+        pelt_attach(&c->pelt, &k->util);
+        c->updates++;
+        k->attached = true;
+}
+
+/* enqueue_task_fair() / enqueue_task_rt() of @k on @cpu. */
+static void task_enqueue(Demand *d, Task *k, int cpu, uint64_t now_ns) {
+        DemandCpu *c = &d->cpus[cpu];
+
+        task_advance(d, k, now_ns);
+        if (k->cpu != cpu) {
+                /* set_task_cpu() without a sched_migrate_task we saw: same as a migration while asleep. */
+                task_detach(d, k, now_ns, true);
+                k->cpu = cpu;
+        }
+        k->on_rq = true;
+        k->queued_rt = k->rt;
+        if (k->rt) {
+                c->nr_rt++;
+                return;
+        }
+        if (!k->attached)
+                task_attach(d, k, now_ns);
+        /* util_est_enqueue(): cfs_rq->avg.util_est += _task_util_est(p) */
+        k->util_est_enqueued = k->util_est;
+        c->util_est_sum += k->util_est_enqueued;
+}
+
+/* dequeue_task_fair() / dequeue_task_rt() of @k; @sleep: a dequeue-to-sleep (the util_est sample point). */
+static void task_dequeue(Demand *d, Task *k, uint64_t now_ns, bool sleep) {
+        DemandCpu *c = &d->cpus[k->cpu];
+        unsigned ewma;
+        bool stored;
+
+        task_advance(d, k, now_ns);
+        k->on_rq = false;
+        if (k->queued_rt) {
+                c->nr_rt -= c->nr_rt > 0;
+                k->queued_rt = false;
+                return;
+        }
+        /* util_est_dequeue(): sub_positive(&cfs_rq->avg.util_est, _task_util_est(p)) */
+        c->util_est_sum -= MIN(c->util_est_sum, k->util_est_enqueued);
+        k->util_est_enqueued = 0;
+        if (!sleep)
+                return;
+        ewma = util_est_update(k->util_est, k->util_avg_unchanged, k->util.util_avg, k->runnable.util_avg,
+                               c->cpu_scale, &stored);
+        if (stored) {
+                k->util_est = ewma;
+                k->util_avg_unchanged = true;
+        }
+}
+
+/* A task moves from its CPU to @dest (sched_migrate_task, or a wake-up on another CPU). */
+static void task_migrate(Demand *d, Task *k, int dest, uint64_t now_ns) {
+        bool queued = k->on_rq;
+
+        if (queued)
+                task_dequeue(d, k, now_ns, false);
+        task_detach(d, k, now_ns, !queued);
+        k->running = false;
+        k->cpu = dest;
+        if (queued)
+                task_enqueue(d, k, dest, now_ns);
+}
+
+/* ---- events ---- */
+
+static void effect_add(DemandEffect *e, int cpu) {
+        for (unsigned i = 0; i < e->n_cpus; i++)
+                if (e->cpus[i] == cpu)
+                        return;
+        if (cpu >= 0 && e->n_cpus < DEMAND_EFFECT_CPUS_MAX)
+                e->cpus[e->n_cpus++] = cpu;
+}
+
+/* The CPU's previous task, if we missed its switch-out, is no longer running there. */
+static void cpu_forget_curr(Demand *d, int cpu, int32_t unless_pid) {
+        DemandCpu *c = &d->cpus[cpu];
+        Task *k;
+
+        if (c->curr_pid == 0 || c->curr_pid == unless_pid)
+                return;
+        k = task_table_get(d->tasks, c->curr_pid);
+        if (k && k->cpu == cpu)
+                k->running = false;
+}
+
+static void switch_prev(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_ns) {
+        Task *k;
+
+        if (ev->sw.prev_pid == 0)
+                return;
+        k = task_table_get(d->tasks, ev->sw.prev_pid);
+        if (!k || k->cpu != cpu)
+                return;
+        k->last_seen_ns = now_ns;
+        k->running = false;
+        /* prev_state R or R+ (preempted): prev stays queued; anything else went to sleep (reference §6.3). */
+        if (!ev->sw.prev_runnable && k->on_rq)
+                task_dequeue(d, k, now_ns, true);
+        k->rt = ev->sw.prev_prio < MAX_RT_PRIO;
+}
+
+static int switch_next(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_ns) {
+        DemandCpu *c = &d->cpus[cpu];
+        Task *k;
+        int r;
+
+        if (ev->sw.next_pid == 0) {
+                /* The idle task: idle entries are what the busy-hold rule counts. */
+                c->curr_pid = 0;
+                c->curr_cfs = false;
+                c->idle_calls++;
+                return 0;
+        }
+        r = task_lookup_or_add(d, ev->sw.next_pid, now_ns, &k);
+        if (r < 0)
+                return r;
+        task_advance(d, k, now_ns);      /* the wait in the queue ends here */
+        k->rt = ev->sw.next_prio < MAX_RT_PRIO;
+        if (k->on_rq && k->cpu != cpu)
+                task_migrate(d, k, cpu, now_ns);    /* a migration we did not see */
+        else if (!k->on_rq)
+                task_enqueue(d, k, cpu, now_ns);    /* a wake-up we did not see */
+        k->running = true;
+        c->curr_pid = k->pid;
+        c->curr_cfs = !k->rt;
+        return 0;
+}
+
+static int demand_switch(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_ns) {
+        /* Close the span that ends here with the state it had, then change state. */
+        (void) demand_advance(d, (unsigned) cpu, now_ns);
+        cpu_forget_curr(d, cpu, ev->sw.prev_pid);
+        switch_prev(d, cpu, ev, now_ns);
+        return switch_next(d, cpu, ev, now_ns);
+}
+
+static void task_init_new(Demand *d, Task *k, int cpu, uint64_t now_ns) {
+        DemandCpu *c = &d->cpus[cpu];
+
+        /* post_init_entity_util_avg() runs in wake_up_new_task() after select_task_rq() chose @cpu. */
+        (void) demand_advance(d, (unsigned) cpu, now_ns);
+        pelt_reset(&k->util, now_ns);
+        pelt_reset(&k->runnable, now_ns);
+        if (k->rt)
+                return;
+        k->util.util_avg = util_initial(c->pelt.util_avg, c->cpu_scale);
+        /* "sa->runnable_avg = sa->util_avg" (reference §1.5); the sums are rebuilt from the averages. */
+        k->runnable.util_avg = k->util.util_avg;
+        k->runnable.util_sum = (uint64_t) k->runnable.util_avg * pelt_divider(&k->runnable);
+        k->cpu = cpu;
+}
+
+static int demand_wakeup(Demand *d, const SchedEvent *ev, uint64_t now_ns, DemandEffect *eff) {
+        int target = ev->wakeup.target_cpu, old;
+        bool is_new = ev->type == SCHED_EVENT_WAKEUP_NEW;
+        Task *k;
+        int r;
+
+        if (!cpu_valid(d, target))
+                return -ERANGE;
+        k = task_table_get(d->tasks, ev->wakeup.pid);
+        if (k && is_new && !k->on_rq) {
+                /* A recycled pid: the old task is gone (we missed its exit). */
+                task_detach(d, k, now_ns, true);
+                task_table_remove(d->tasks, k->pid);
+        }
+        r = task_lookup_or_add(d, ev->wakeup.pid, now_ns, &k);
+        if (r < 0)
+                return r;
+        k->rt = ev->wakeup.prio < MAX_RT_PRIO;
+        if (is_new && !k->on_rq)
+                task_init_new(d, k, target, now_ns);
+
+        old = k->cpu;
+        if (k->on_rq && old == target)
+                return 0;     /* ttwu_runnable(): already queued there, nothing changes */
+        if (k->on_rq)
+                task_migrate(d, k, target, now_ns);
+        else
+                task_enqueue(d, k, target, now_ns);
+        if (old >= 0 && old != target)
+                effect_add(eff, old);  /* a wake-up migration: the old CPU loses the task's util */
+        effect_add(eff, target);
+        return 0;
+}
+
+static int demand_migrate(Demand *d, const SchedEvent *ev, uint64_t now_ns, DemandEffect *eff) {
+        int dest = ev->migrate.dest_cpu, src;
+        Task *k;
+        int r;
+
+        if (!cpu_valid(d, dest) || !cpu_valid(d, ev->migrate.orig_cpu))
+                return -ERANGE;
+        r = task_lookup_or_add(d, ev->migrate.pid, now_ns, &k);
+        if (r < 0)
+                return r;
+        k->rt = ev->migrate.prio < MAX_RT_PRIO;
+        /* Trust our own idea of where the task is; orig_cpu is task_cpu() before the move. */
+        src = k->cpu >= 0 ? k->cpu : ev->migrate.orig_cpu;
+        if (src == dest)
+                return 0;
+        if (k->cpu < 0)
+                k->cpu = src;
+        task_migrate(d, k, dest, now_ns);
+        effect_add(eff, src);
+        effect_add(eff, dest);
+        return 0;
+}
+
+static void demand_exit(Demand *d, const SchedEvent *ev, uint64_t now_ns, DemandEffect *eff) {
+        Task *k = task_table_get(d->tasks, ev->exit.pid);
+
+        if (!k)
+                return;
+        if (cpu_valid(d, k->cpu)) {
+                /* task_dead_fair() → remove_entity_load_avg(); the final switch-out finds nothing to do. */
+                if (k->on_rq)
+                        task_dequeue(d, k, now_ns, false);
+                task_detach(d, k, now_ns, true);
+                effect_add(eff, k->cpu);
+        }
+        task_table_remove(d->tasks, ev->exit.pid);
+}
+
+int demand_event(Demand *d, const SchedEvent *ev, uint64_t now_ns, DemandEffect *ret_effect) {
+        DemandEffect eff = {};
+        int r = 0;
+
         if (ev->type < 0 || ev->type >= _SCHED_EVENT_TYPE_MAX)
                 return -EINVAL;
-        if (ev->cpu < 0 || (unsigned) ev->cpu >= d->n_cpus)
+        if (!cpu_valid(d, ev->cpu))
                 return -ERANGE;
 
         switch (ev->type) {
         case SCHED_EVENT_SWITCH:
-                demand_switch(d, (unsigned) ev->cpu, ev, now_ns);
+                r = demand_switch(d, ev->cpu, ev, now_ns);
+                effect_add(&eff, ev->cpu);
                 break;
         case SCHED_EVENT_WAKEUP:
         case SCHED_EVENT_WAKEUP_NEW:
+                r = demand_wakeup(d, ev, now_ns, &eff);
+                break;
         case SCHED_EVENT_MIGRATE:
+                r = demand_migrate(d, ev, now_ns, &eff);
+                break;
         case SCHED_EVENT_EXIT:
+                demand_exit(d, ev, now_ns, &eff);
+                break;
         case SCHED_EVENT_RUNTIME:
-                /* The skeleton has no per-task state: these change nothing. */
+                /* update_curr() on the CPU's running task: a local tick. */
+                (void) demand_advance(d, (unsigned) ev->cpu, now_ns);
+                effect_add(&eff, ev->cpu);
                 break;
         case _SCHED_EVENT_TYPE_MAX:
         case _SCHED_EVENT_TYPE_INVALID:
                 break;
         }
+        if (r < 0)
+                return r;
+        if (ret_effect)
+                *ret_effect = eff;
         return 0;
 }
 
+int demand_iowait_cpu(Demand *d, int32_t pid, uint64_t now_ns) {
+        Task *k = task_table_get(d->tasks, pid);
+
+        if (!k || !cpu_valid(d, k->cpu))
+                return -ENOENT;
+        k->last_seen_ns = now_ns;
+        return k->cpu;
+}
+
+/* ---- state ---- */
+
 unsigned demand_cpu_util(const Demand *d, unsigned cpu) {
+        const DemandCpu *c;
+
         if (cpu >= d->n_cpus)
                 return 0;
-        return MIN(d->cpus[cpu].pelt.util_avg, d->cpus[cpu].cpu_scale);
+        c = &d->cpus[cpu];
+        /* cpu_util_cfs() with UTIL_EST (kernel/sched/fair.c cpu_util()): max(util_avg, util_est), capped. */
+        return MIN(MAX(c->pelt.util_avg, c->util_est_sum), c->cpu_scale);
+}
+
+unsigned demand_cpu_util_avg(const Demand *d, unsigned cpu) {
+        return cpu < d->n_cpus ? d->cpus[cpu].pelt.util_avg : 0;
+}
+
+unsigned demand_cpu_util_est_sum(const Demand *d, unsigned cpu) {
+        return cpu < d->n_cpus ? d->cpus[cpu].util_est_sum : 0;
+}
+
+unsigned demand_cpu_nr_rt(const Demand *d, unsigned cpu) {
+        return cpu < d->n_cpus ? d->cpus[cpu].nr_rt : 0;
 }
 
 bool demand_cpu_busy(const Demand *d, unsigned cpu) {
-        return cpu < d->n_cpus && d->cpus[cpu].busy;
+        return cpu < d->n_cpus && d->cpus[cpu].curr_pid != 0;
+}
+
+uint64_t demand_cpu_updates(const Demand *d, unsigned cpu) {
+        return cpu < d->n_cpus ? d->cpus[cpu].updates : 0;
 }
 
 uint64_t demand_cpu_idle_calls(const Demand *d, unsigned cpu) {
         return cpu < d->n_cpus ? d->cpus[cpu].idle_calls : 0;
+}
+
+int demand_task_info(const Demand *d, int32_t pid, DemandTaskInfo *ret) {
+        const Task *k = task_table_get(d->tasks, pid);
+
+        if (!k)
+                return -ENOENT;
+        *ret = (DemandTaskInfo) {
+                .cpu = k->cpu,
+                .on_rq = k->on_rq,
+                .running = k->running,
+                .rt = k->rt,
+                .attached = k->attached,
+                .util_avg = k->util.util_avg,
+                .runnable_avg = k->runnable.util_avg,
+                .util_est = k->util_est,
+        };
+        return 0;
+}
+
+size_t demand_n_tasks(const Demand *d) {
+        return task_table_size(d->tasks);
+}
+
+uint64_t demand_task_evictions(const Demand *d) {
+        return task_table_evictions(d->tasks);
 }

@@ -4,13 +4,17 @@
  * clamped), feeds the demand model (demand.c), asks the governor (governor.c) when a policy may change, and
  * turns changes into Decisions for the commit callback. Pure: no I/O, no clock reads.
  *
- * When a policy is evaluated mirrors where the kernel calls cpufreq_update_util() (reference §4):
+ * When a policy is evaluated mirrors where the kernel calls cpufreq_update_util() (reference §4, §5):
  *   - every event recorded on a CPU is a local opportunity for that CPU's policy (the kernel's hooks run on
  *     enqueue, dequeue and PELT decay of the CPU's own rq);
+ *   - an event recorded on CPU a that changes the demand of CPU b of another policy P (a wake-up onto b, a
+ *     migration to or from b) evaluates P at once only if P permits remote changes; otherwise the demand is
+ *     recorded and P waits for the next event recorded on one of its CPUs. That is
+ *     cpufreq_this_cpu_can_update() (kernel/sched/cpufreq.c, 5.5+): "cpumask_test_cpu(smp_processor_id(),
+ *     policy->cpus) || policy->dvfs_possible_from_any_cpu". Per-CPU bookkeeping before that check (iowait
+ *     boost, last_update) is done either way, as in sugov_update_*();
  *   - the tick re-evaluates policies that are busy or still decaying (task_tick_fair() and the nohz
- *     blocked-load updates), so the frequency also falls while CPUs sleep.
- * The skeleton model only changes a CPU's demand from events recorded on that CPU, so every decision is
- * local; remote decisions (and deferrals, §5.4) arrive with the per-task model.
+ *     blocked-load updates), so the frequency also falls while CPUs sleep. A tick is local.
  */
 
 #include <errno.h>
@@ -30,6 +34,8 @@ typedef struct EnginePolicy {
         unsigned *cpus;           /* policy->cpus: related CPUs that are online */
         unsigned n_cpus;
         PolicyStats stats;
+        bool deferred_pending;    /* a disallowed remote event changed a CPU's demand; no evaluation since */
+        uint64_t deferred_since_ns;
 } EnginePolicy;
 
 struct Engine {
@@ -37,6 +43,10 @@ struct Engine {
         size_t n_policies;
         int *policy_of_cpu;       /* CPU → policy index, -1 for none */
         Demand *demand;
+        IowaitBoost *iowait;      /* per CPU (struct sugov_cpu) */
+        uint64_t *seen_updates;   /* per CPU: demand_cpu_updates() at its last hook call */
+        bool *hooked;             /* per CPU: a real hook call in the reaction being processed */
+        uint64_t tick_ns;         /* TICK_NSEC: the iowait boost reset time */
         EngineCommitFn commit;
         void *userdata;
         uint64_t now_ns;          /* the latest time applied */
@@ -75,6 +85,9 @@ Engine *engine_free(Engine *e) {
         }
         free(e->policies);
         free(e->policy_of_cpu);
+        free(e->iowait);
+        free(e->seen_updates);
+        free(e->hooked);
         demand_free(e->demand);
         free(e);
         return NULL;
@@ -158,6 +171,11 @@ static int engine_add_policy(Engine *e, size_t i, const Topology *t, const Confi
         return 0;
 }
 
+/* TICK_NSEC: the config's tick (CONFIG_HZ=250 → 4 ms by default). */
+static uint64_t engine_tick_ns(const Config *cfg) {
+        return (cfg->tick_usec > 0 ? cfg->tick_usec : 4000) * 1000;
+}
+
 int engine_new(const Topology *topo, const Config *cfg, EngineCommitFn commit, void *userdata, Engine **ret) {
         _cleanup_(engine_freep) Engine *e = NULL;
         unsigned n_cpus;
@@ -179,8 +197,12 @@ int engine_new(const Topology *topo, const Config *cfg, EngineCommitFn commit, v
 
         e->policy_of_cpu = malloc(MAX(n_cpus, 1u) * sizeof(int));
         e->policies = calloc(MAX(topo->n_policies, (size_t) 1), sizeof(EnginePolicy));
-        if (!e->policy_of_cpu || !e->policies)
+        e->iowait = calloc(MAX(n_cpus, 1u), sizeof(IowaitBoost));
+        e->seen_updates = calloc(MAX(n_cpus, 1u), sizeof(uint64_t));
+        e->hooked = calloc(MAX(n_cpus, 1u), sizeof(bool));
+        if (!e->policy_of_cpu || !e->policies || !e->iowait || !e->seen_updates || !e->hooked)
                 return -ENOMEM;
+        e->tick_ns = engine_tick_ns(cfg);
         for (unsigned cpu = 0; cpu < n_cpus; cpu++)
                 e->policy_of_cpu[cpu] = -1;
 
@@ -198,6 +220,7 @@ int engine_reconfigure(Engine *e, const Config *cfg) {
         if (!e || !cfg)
                 return -EINVAL;
 
+        e->tick_ns = engine_tick_ns(cfg);
         /* The managed set stays: taking a policy over or giving it back is the actuator's business. */
         for (size_t i = 0; i < e->n_policies; i++)
                 governor_configure(&e->policies[i].gov, &e->policies[i].desc, cfg);
@@ -206,17 +229,29 @@ int engine_reconfigure(Engine *e, const Config *cfg) {
 
 /* ---- the governor side ---- */
 
+/* A CPU's demand as the governor sees it, without side effects: the capacity while an RT/DL task is
+ * runnable (6.x effective_cpu_util(): "min = scale" when uclamp is unused), else cpu_util_cfs(). */
+static unsigned cpu_demand(const Engine *e, unsigned cpu, DecisionReason *ret_reason) {
+        if (demand_cpu_nr_rt(e->demand, cpu) > 0) {
+                *ret_reason = DECISION_REASON_RT;
+                return demand_cpu_capacity(e->demand, cpu);
+        }
+        *ret_reason = DECISION_REASON_DEMAND;
+        return demand_cpu_util(e->demand, cpu);
+}
+
 /* Brings the policy's CPUs to @now_ns; returns the highest demand (sugov_update_shared() takes the max)
- * and which CPU has it. */
+ * and which CPU has it. No iowait boost: this is for the tick's "anything to do?" and status. */
 static unsigned policy_util(Engine *e, const EnginePolicy *ep, uint64_t now_ns, int *ret_cpu) {
         unsigned util = 0;
         int cpu = ep->n_cpus > 0 ? (int) ep->cpus[0] : -1;
 
         for (unsigned c = 0; c < ep->n_cpus; c++) {
+                DecisionReason reason;
                 unsigned u;
 
                 (void) demand_advance(e->demand, ep->cpus[c], now_ns);
-                u = demand_cpu_util(e->demand, ep->cpus[c]);
+                u = cpu_demand(e, ep->cpus[c], &reason);
                 if (u > util) {
                         util = u;
                         cpu = (int) ep->cpus[c];
@@ -224,6 +259,41 @@ static unsigned policy_util(Engine *e, const EnginePolicy *ep, uint64_t now_ns, 
         }
         if (ret_cpu)
                 *ret_cpu = cpu;
+        return util;
+}
+
+/*
+ * sugov_get_util() for each CPU of the policy in an update that passed the rate limit, maximum over them:
+ * max(demand, iowait boost) (sugov_iowait_apply() runs for every CPU, 6.x sugov_next_freq_shared()), RT/DL
+ * runnable → capacity. Returns the utilisation and why it is what it is.
+ */
+static unsigned policy_effective_util(Engine *e, const EnginePolicy *ep, uint64_t now_ns, DecisionReason *ret_reason) {
+        DecisionReason best_reason = DECISION_REASON_DEMAND;
+        unsigned util = 0;
+
+        for (unsigned c = 0; c < ep->n_cpus; c++) {
+                unsigned cpu = ep->cpus[c], u, boost;
+                DecisionReason reason;
+
+                (void) demand_advance(e->demand, cpu, now_ns);
+                u = cpu_demand(e, cpu, &reason);
+                /* Only a real hook call consumes (halves) the boost; our extra evaluations just look at it. */
+                if (e->hooked[cpu])
+                        boost = governor_iowait_apply(&e->iowait[cpu], now_ns, demand_cpu_capacity(e->demand, cpu),
+                                                      e->tick_ns);
+                else
+                        boost = governor_iowait_peek(&e->iowait[cpu], now_ns, demand_cpu_capacity(e->demand, cpu),
+                                                     e->tick_ns);
+                if (reason != DECISION_REASON_RT && boost > u) {
+                        u = boost;
+                        reason = DECISION_REASON_IOWAIT;
+                }
+                if (u > util || c == 0) {
+                        util = MAX(u, util);
+                        best_reason = reason;
+                }
+        }
+        *ret_reason = best_reason;
         return util;
 }
 
@@ -256,30 +326,49 @@ static void engine_commit(Engine *e, size_t i, const Decision *d) {
                 demand_set_freq_scale(e->demand, ep->cpus[c], d->time_ns, freq_scale(&ep->desc, d->new_khz));
 }
 
+/* The frequency policy @i asks for now: the effective util through the governor (with the busy-hold rule
+ * for single-CPU policies). */
+static uint32_t policy_next_khz(Engine *e, EnginePolicy *ep, uint64_t now_ns, unsigned *ret_util,
+                                DecisionReason *ret_reason) {
+        GovernorCpu single_cpu;
+
+        *ret_util = policy_effective_util(e, ep, now_ns, ret_reason);
+        if (ep->n_cpus == 1)
+                single_cpu = (GovernorCpu) {
+                        .busy = demand_cpu_busy(e->demand, ep->cpus[0]),
+                        .idle_calls = demand_cpu_idle_calls(e->demand, ep->cpus[0]),
+                };
+        return governor_next_khz(&ep->gov, &ep->desc, *ret_util, ep->n_cpus == 1 ? &single_cpu : NULL);
+}
+
 /*
- * One schedutil update for policy @i at @now_ns, triggered by @cpu: sugov_update_{single,shared}_freq()
- * minus what the skeleton doesn't model. Commits when the frequency should change.
+ * One schedutil update for policy @i at @now_ns, triggered by an event on @cpu: sugov_update_{single,
+ * shared}() after the hook bookkeeping. Commits when the frequency should change.
  */
 static void engine_evaluate(Engine *e, size_t i, uint64_t now_ns, int cpu, DecisionKind kind,
                             SchedEventType event) {
         EnginePolicy *ep = &e->policies[i];
-        GovernorCpu single_cpu;
+        bool deferred, limits;
+        DecisionReason reason;
+        uint64_t since;
         uint32_t next_khz;
         unsigned util;
 
         if (e->paused || !ep->managed || !governor_should_update(&ep->gov, now_ns))
                 return;
 
-        util = policy_util(e, ep, now_ns, NULL);
-        if (ep->n_cpus == 1)
-                single_cpu = (GovernorCpu) {
-                        .busy = demand_cpu_busy(e->demand, ep->cpus[0]),
-                        .idle_calls = demand_cpu_idle_calls(e->demand, ep->cpus[0]),
-                };
-        next_khz = governor_next_khz(&ep->gov, &ep->desc, util, ep->n_cpus == 1 ? &single_cpu : NULL);
+        /* The update runs: whatever demand a disallowed remote event left is accounted from here on. */
+        deferred = ep->deferred_pending;
+        since = ep->deferred_since_ns;
+        ep->deferred_pending = false;
+        limits = ep->gov.limits_changed;
+
+        next_khz = policy_next_khz(e, ep, now_ns, &util, &reason);
         /* Write only on change: the kernel returns early too (sugov_update_next_freq(), __cpufreq_driver_target()). */
-        if (next_khz == ep->gov.cur_khz)
+        if (next_khz == ep->gov.cur_khz) {
+                ep->gov.limits_changed = false;
                 return;
+        }
 
         engine_commit(e, i, &(const Decision) {
                 .time_ns = now_ns,
@@ -289,9 +378,11 @@ static void engine_evaluate(Engine *e, size_t i, uint64_t now_ns, int cpu, Decis
                 .new_khz = next_khz,
                 .cpu = cpu,
                 .kind = kind,
-                .reason = DECISION_REASON_DEMAND,
+                .reason = limits ? DECISION_REASON_LIMITS : reason,
                 .util = util,
                 .event = event,
+                .deferred = deferred,
+                .deferred_since_ns = deferred ? since : 0,
         });
 }
 
@@ -308,9 +399,71 @@ static uint64_t engine_clock(Engine *e, uint64_t time_ns, bool count_late) {
         return time_ns;
 }
 
+/* The remote rule failed for policy @i: keep the demand, wait for a local event (counted). */
+static void engine_defer(Engine *e, size_t i, uint64_t now_ns) {
+        EnginePolicy *ep = &e->policies[i];
+
+        if (e->paused || !ep->managed)
+                return;
+        if (!ep->deferred_pending) {
+                ep->deferred_pending = true;
+                ep->deferred_since_ns = now_ns;
+        }
+        ep->stats.deferred++;
+        e->stats.deferred++;
+}
+
+/*
+ * The cpufreq hook of @cpu's rq, if the kernel would call it now: its cfs signal changed (decayed, attach,
+ * detach) or a task waking after I/O is enqueued (@iowait). sugov_iowait_boost() and last_update happen in
+ * every hook call, before the remote check (reference §5.2); the boost is applied at the evaluation.
+ */
+static void engine_hook(Engine *e, unsigned cpu, uint64_t now_ns, bool iowait) {
+        uint64_t updates = demand_cpu_updates(e->demand, cpu);
+
+        if (!iowait && updates == e->seen_updates[cpu])
+                return;
+        e->seen_updates[cpu] = updates;
+        e->hooked[cpu] = true;
+        governor_iowait_boost(&e->iowait[cpu], now_ns, iowait, e->tick_ns);
+}
+
+static void engine_unhook(Engine *e) {
+        memset(e->hooked, 0, demand_n_cpus(e->demand) * sizeof(bool));
+}
+
+/*
+ * After an event recorded on @cpu changed the demand of @eff's CPUs: the cpufreq hooks of those rqs and of
+ * @cpu's own, then the updates the remote rule permits. @iowait_cpu: the CPU whose hook carries
+ * SCHED_CPUFREQ_IOWAIT (-1: none).
+ */
+static void engine_react(Engine *e, int cpu, const DemandEffect *eff, uint64_t now_ns, SchedEventType event,
+                         int iowait_cpu) {
+        int local = e->policy_of_cpu[cpu];
+
+        engine_hook(e, (unsigned) cpu, now_ns, cpu == iowait_cpu);
+        for (unsigned k = 0; k < eff->n_cpus; k++)
+                engine_hook(e, (unsigned) eff->cpus[k], now_ns, eff->cpus[k] == iowait_cpu);
+        for (unsigned k = 0; k < eff->n_cpus; k++) {
+                int b = eff->cpus[k], p = e->policy_of_cpu[b];
+
+                if (p < 0 || p == local)
+                        continue;
+                /* cpufreq_this_cpu_can_update(): @cpu is not one of P's CPUs, so only if P allows remote. */
+                if (e->policies[p].gov.remote)
+                        engine_evaluate(e, (size_t) p, now_ns, cpu, DECISION_REMOTE, event);
+                else
+                        engine_defer(e, (size_t) p, now_ns);
+        }
+        if (local >= 0)
+                engine_evaluate(e, (size_t) local, now_ns, cpu, DECISION_LOCAL, event);
+        engine_unhook(e);
+}
+
 int engine_event(Engine *e, const SchedEvent *ev) {
+        DemandEffect eff = {};
         uint64_t now_ns;
-        int policy;
+        int r;
 
         if (!e || !ev)
                 return -EINVAL;
@@ -318,15 +471,40 @@ int engine_event(Engine *e, const SchedEvent *ev) {
         e->stats.events++;
         now_ns = engine_clock(e, ev->time_ns, true);
 
-        if (demand_event(e->demand, ev, now_ns) < 0) {
+        r = demand_event(e->demand, ev, now_ns, &eff);
+        e->stats.task_evictions = demand_task_evictions(e->demand);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
                 e->stats.invalid_events++;
                 return 0;
         }
         (void) demand_advance(e->demand, (unsigned) ev->cpu, now_ns);
+        engine_react(e, ev->cpu, &eff, now_ns, ev->type, -1);
+        return 0;
+}
 
-        policy = e->policy_of_cpu[ev->cpu];
-        if (policy >= 0)
-                engine_evaluate(e, (size_t) policy, now_ns, ev->cpu, DECISION_LOCAL, ev->type);
+int engine_iowait(Engine *e, int cpu, int32_t pid, uint64_t time_ns) {
+        DemandEffect eff = {};
+        uint64_t now_ns;
+        int b;
+
+        if (!e)
+                return -EINVAL;
+
+        e->stats.events++;
+        now_ns = engine_clock(e, time_ns, true);
+        if (cpu < 0 || (unsigned) cpu >= demand_n_cpus(e->demand)) {
+                e->stats.invalid_events++;
+                return 0;
+        }
+        /* sched_stat_iowait fires in the enqueue of the waking task, on the rq of task_cpu() (reference §6.3). */
+        b = demand_iowait_cpu(e->demand, pid, now_ns);
+        if (b >= 0)
+                eff = (DemandEffect) { .cpus = { b }, .n_cpus = 1 };
+        (void) demand_advance(e->demand, (unsigned) cpu, now_ns);
+        /* It is part of a wake-up (enqueue_task_fair() with ENQUEUE_WAKEUP): reported as one. */
+        engine_react(e, cpu, &eff, now_ns, SCHED_EVENT_WAKEUP, b);
         return 0;
 }
 
@@ -335,9 +513,16 @@ static bool policy_above_target(const EnginePolicy *ep, unsigned util) {
         return ep->gov.cur_khz > governor_target_khz(&ep->gov, &ep->desc, util);
 }
 
-/* Whether the tick must keep coming for policy @i: busy, still decaying, or not yet down to its target. */
+static bool policy_boosted(const Engine *e, const EnginePolicy *ep) {
+        for (unsigned c = 0; c < ep->n_cpus; c++)
+                if (e->iowait[ep->cpus[c]].boost > 0)
+                        return true;
+        return false;
+}
+
+/* Whether the tick must keep coming for policy @i: busy, still decaying, boosted, or not yet down to its target. */
 static bool policy_unsettled(const Engine *e, const EnginePolicy *ep, unsigned util) {
-        return policy_busy(e, ep) || util > 0 || policy_above_target(ep, util);
+        return policy_busy(e, ep) || util > 0 || policy_boosted(e, ep) || policy_above_target(ep, util);
 }
 
 int engine_tick(Engine *e, uint64_t now_ns) {
@@ -349,8 +534,11 @@ int engine_tick(Engine *e, uint64_t now_ns) {
         e->stats.ticks++;
         now_ns = engine_clock(e, now_ns, false);
 
-        for (unsigned cpu = 0; cpu < demand_n_cpus(e->demand); cpu++)
+        for (unsigned cpu = 0; cpu < demand_n_cpus(e->demand); cpu++) {
                 (void) demand_advance(e->demand, cpu, now_ns);
+                /* task_tick_fair() → update_load_avg(): a hook call when the signal decayed. */
+                engine_hook(e, cpu, now_ns, false);
+        }
 
         for (size_t i = 0; i < e->n_policies; i++) {
                 EnginePolicy *ep = &e->policies[i];
@@ -366,8 +554,9 @@ int engine_tick(Engine *e, uint64_t now_ns) {
 
                 /* The tick runs on the CPU itself: a local update, credited to the CPU with the most demand. */
                 engine_evaluate(e, i, now_ns, cpu, DECISION_LOCAL, _SCHED_EVENT_TYPE_INVALID);
-                more = more || policy_unsettled(e, ep, util);
+                more = more || policy_unsettled(e, ep, policy_util(e, ep, now_ns, NULL));
         }
+        engine_unhook(e);
         return more;
 }
 
@@ -388,8 +577,11 @@ unsigned engine_policy_util(const Engine *e, unsigned policy_index) {
         if (policy_index >= e->n_policies)
                 return 0;
         ep = &e->policies[policy_index];
-        for (unsigned c = 0; c < ep->n_cpus; c++)
-                util = MAX(util, demand_cpu_util(e->demand, ep->cpus[c]));
+        for (unsigned c = 0; c < ep->n_cpus; c++) {
+                DecisionReason reason;
+
+                util = MAX(util, cpu_demand(e, ep->cpus[c], &reason));
+        }
         return util;
 }
 
@@ -418,7 +610,9 @@ int engine_cpu_state(const Engine *e, unsigned cpu, CpuState *ret) {
                 return -ENOENT;
         *ret = (CpuState) {
                 .util = demand_cpu_util(e->demand, cpu),
-                .util_avg = demand_cpu_util(e->demand, cpu),
+                .util_avg = demand_cpu_util_avg(e->demand, cpu),
+                .util_est_sum = demand_cpu_util_est_sum(e->demand, cpu),
+                .nr_rt_runnable = demand_cpu_nr_rt(e->demand, cpu),
                 .busy = demand_cpu_busy(e->demand, cpu),
         };
         return 0;
@@ -434,8 +628,8 @@ int engine_set_limits(Engine *e, unsigned policy_index, uint32_t min_khz, uint32
         ep = &e->policies[policy_index];
         ep->desc.scaling_min_khz = min_khz;
         ep->desc.scaling_max_khz = max_khz;
-        /* sugov_limits(): the next update bypasses the rate limit. */
-        ep->gov.committed = false;
+        /* sugov_limits(): limits_changed, so the next update bypasses the rate limit and the hold rule. */
+        ep->gov.limits_changed = true;
         engine_evaluate(e, policy_index, engine_clock(e, now_ns, false), cpulist_first(&ep->desc.cpus),
                         DECISION_LOCAL, _SCHED_EVENT_TYPE_INVALID);
         return 0;

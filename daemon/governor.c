@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * governor.c: schedutil's per-policy frequency selection (kernel/sched/cpufreq_schedutil.c, 6.x), pure.
- * What the skeleton leaves out: RT/DL minimums, iowait boost, uclamp and limit changes (need_freq_update).
+ * RT/DL minimums are the engine's (it passes the capacity as util); uclamp and DL bandwidth are not modelled.
  */
 
 #include <string.h>
@@ -91,7 +91,7 @@ bool governor_should_update(const Governor *g, uint64_t now_ns) {
          * sugov_should_update_freq(): time - last_freq_update_time >= freq_update_delay_ns. Before the first
          * change there is nothing to limit (the kernel starts from last_freq_update_time = 0).
          */
-        return !g->committed || now_ns - g->last_update_ns >= g->rate_limit_ns;
+        return !g->committed || g->limits_changed || now_ns - g->last_update_ns >= g->rate_limit_ns;
 }
 
 /*
@@ -116,7 +116,7 @@ uint32_t governor_next_khz(Governor *g, const PolicyDesc *p, unsigned util, cons
          * rule (sugov_update_shared()). The kernel's next_freq starts at 0, so the first evaluation is never
          * held: hence 'evaluated'.
          */
-        if (cpu && governor_hold(g, cpu) && next < g->cur_khz)
+        if (cpu && governor_hold(g, cpu) && next < g->cur_khz && !g->limits_changed)
                 next = g->cur_khz;
 
         g->evaluated = true;
@@ -129,7 +129,52 @@ void governor_commit(Governor *g, uint64_t now_ns, uint32_t khz, bool applied) {
          * counts as an attempt too, so a failing sysfs file is retried at the rate limit, not on every event.
          */
         g->committed = true;
+        g->limits_changed = false;
         g->last_update_ns = now_ns;
         if (applied)
                 g->cur_khz = khz;
+}
+
+/* sugov_iowait_reset(): "Reset boost only if a tick has elapsed since last request". */
+static bool iowait_reset(IowaitBoost *b, uint64_t now_ns, bool set, uint64_t tick_ns) {
+        if (now_ns < b->last_update_ns || now_ns - b->last_update_ns <= tick_ns)
+                return false;
+        b->boost = set ? IOWAIT_BOOST_MIN : 0;
+        b->pending = set;
+        return true;
+}
+
+void governor_iowait_boost(IowaitBoost *b, uint64_t now_ns, bool iowait, uint64_t tick_ns) {
+        /*
+         * sugov_iowait_boost() (5.x/6.x; 4.14 jumped straight to iowait_boost_max): "Reset boost if the CPU
+         * appears to have been idle enough", boost only wake-ups after I/O, double at most once per
+         * application, start at IOWAIT_BOOST_MIN. The caller then sets last_update, as sugov_update_*() do.
+         */
+        if (!(b->boost && iowait_reset(b, now_ns, iowait, tick_ns)) && iowait && !b->pending) {
+                b->pending = true;
+                b->boost = b->boost ? MIN(b->boost << 1, 1024u) : IOWAIT_BOOST_MIN;
+        }
+        b->last_update_ns = now_ns;
+}
+
+unsigned governor_iowait_apply(IowaitBoost *b, uint64_t now_ns, unsigned capacity, uint64_t tick_ns) {
+        /* sugov_iowait_apply(): halve a boost no new request re-armed; below the minimum it ends. */
+        if (!b->boost || iowait_reset(b, now_ns, false, tick_ns))
+                return 0;
+        if (!b->pending) {
+                b->boost >>= 1;
+                if (b->boost < IOWAIT_BOOST_MIN) {
+                        b->boost = 0;
+                        return 0;
+                }
+        }
+        b->pending = false;
+        /* "sg_cpu->util is already in capacity scale; convert iowait_boost into the same scale" */
+        return (b->boost * capacity) >> 10;
+}
+
+unsigned governor_iowait_peek(const IowaitBoost *b, uint64_t now_ns, unsigned capacity, uint64_t tick_ns) {
+        if (!b->boost || (now_ns >= b->last_update_ns && now_ns - b->last_update_ns > tick_ns))
+                return 0;
+        return (b->boost * capacity) >> 10;
 }

@@ -154,7 +154,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
  * reader is starved for ~100 ms (p99, `perf bench sched messaging`), SCHED_FIFO keeps it at a few ms
  * (shared/notes/platform.md). Done here rather than by the unit's CPUSchedulingPolicy= so that one documented
  * config key covers every way of running the daemon, a reload can change it, and a refusal is a clear warning.
- * The unit grants it through LimitRTPRIO= (no CAP_SYS_NICE). SCHED_RESET_ON_FORK: no child inherits it.
+ * The unit keeps CAP_SYS_NICE for it. SCHED_RESET_ON_FORK: no child inherits it.
  * Failure is not fatal: the daemon governs as a normal task.
  */
 static void manager_apply_realtime(int priority) {

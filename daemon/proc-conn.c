@@ -3,14 +3,17 @@
  * proc-conn.c: the netlink proc connector (drivers/connector/cn_proc.c) through libnl-3 on the sd-event
  * loop, feeding task-names.c. Measured facts behind the choices (shared/notes/platform.md): messages arrive
  * as NLMSG_DONE, so the raw NL_CB_MSG_IN callback sees them (NL_CB_VALID never fires); the kernel numbers
- * them per CPU, so libnl's sequence check must be off; the default receive buffer holds ~78 events, hence
- * 4 MiB; an overrun is ENOBUFS, which libnl reports as -NLE_NOMEM, and the lost events are recovered by
- * rescanning /proc.
+ * them per CPU, so libnl's sequence check must be off; the receive buffer libnl sets in nl_connect() (32 KiB)
+ * holds ~78 events, the system default (208 KiB) 512, the 4 MiB asked for here ~10000 (measured: the kernel
+ * doubles the request and charges ~830 bytes per event); an overrun is ENOBUFS, which libnl reports as
+ * -NLE_NOMEM, and the lost events are recovered by rescanning /proc.
  *
  * Namespaces. cn_proc_mcast_ctl() silently ignores (no acknowledgement, no listener count) a subscription
  * from outside the initial user and pid namespaces, but the socket still sits in the multicast group: if
  * anyone else on the machine listens, events reach it anyway, carrying the initial namespace's pids, which
- * mean nothing (or the wrong task) inside a container. Two checks keep the daemon out of that:
+ * mean nothing (or the wrong task) inside a container. Measured on 6.18: a socket that only joined the group
+ * as PID 1 of `unshare --pid` received 42 host events in a second while a host listener existed. Two checks
+ * keep the daemon out of that:
  *   1. before subscribing, the inode of /proc/self/ns/{pid,user}: the initial namespaces have fixed inode
  *      numbers (PROC_PID_INIT_INO, PROC_USER_INIT_INO in include/linux/proc_ns.h, stable since 3.8; systemd's
  *      namespace_is_init() relies on the same). Comparing with /proc/1/ns/pid is not enough: inside a
@@ -63,6 +66,11 @@ typedef struct ProcInput {
 
 #define FILTER_EVENTS (PROC_EVENT_FORK | PROC_EVENT_EXEC | PROC_EVENT_COMM | PROC_EVENT_EXIT)
 #define SUBSCRIBE_ATTEMPTS 4            /* resends when the ack itself was lost to an overrun */
+/*
+ * After an overrun the rescan waits until the backlog is applied (so older queued events do not overwrite
+ * what it reads), but no longer than this many dispatches under a storm that never lets the queue empty.
+ */
+#define RESCAN_MAX_WAIT 16
 
 struct ProcConn {
         sd_event *event;
@@ -78,6 +86,7 @@ struct ProcConn {
         bool acked;
         uint32_t ack_err;
         bool need_rescan;
+        unsigned rescan_wait;           /* dispatches since need_rescan was set */
         int handler_error;
         unsigned batch;
 
@@ -481,6 +490,7 @@ static int rescan(ProcConn *p) {
 static int drain(ProcConn *p, bool *ret_handler_failed) {
         uint64_t start = now_ns();
         unsigned reads = 0;
+        bool empty = false;
         int r = 0;
 
         *ret_handler_failed = false;
@@ -494,7 +504,7 @@ static int drain(ProcConn *p, bool *ret_handler_failed) {
                         goto finish;
                 }
                 if (r == 0 || r == -NLE_AGAIN) {
-                        r = 0;
+                        empty = true;
                         break;
                 }
                 if (r == -NLE_NOMEM) {
@@ -513,7 +523,8 @@ static int drain(ProcConn *p, bool *ret_handler_failed) {
                         goto finish;
                 }
         }
-        if (p->need_rescan && p->subscribed) {
+        if (p->need_rescan && p->subscribed && (empty || ++p->rescan_wait >= RESCAN_MAX_WAIT)) {
+                p->rescan_wait = 0;
                 r = rescan(p);
                 if (r < 0) {
                         *ret_handler_failed = true;

@@ -300,6 +300,27 @@ void decision_print(FILE *f, const Decision *d, const Topology *t) {
                 d->cpu, decision_kind_to_string(d->kind), d->util);
 }
 
+/*
+ * sched:sched_stat_iowait (`comm=… pid=… delay=… [ns]`), which the model takes through engine_iowait()
+ * rather than as a SchedEvent. Returns 1 and fills the outputs for such a line, 0 for any other line, or
+ * -EINVAL with @ret_reason for a malformed one.
+ */
+static int parse_iowait_line(const char *line, int *ret_cpu, uint64_t *ret_ns, int32_t *ret_pid,
+                             const char **ret_reason) {
+        const char *fields;
+        uint64_t delay;
+        char event[64];
+
+        fields = parse_header(line, ret_cpu, ret_ns, event, sizeof(event));
+        if (!fields || !streq(event, "sched:sched_stat_iowait"))
+                return 0;
+        if (field_int(fields, "pid", ret_pid) < 0 || field_u64(fields, "delay", &delay) < 0) {
+                *ret_reason = "sched_stat_iowait without a valid pid= or delay=";
+                return -EINVAL;
+        }
+        return 1;
+}
+
 typedef struct ReplayContext {
         FILE *out;
         const Topology *topo;
@@ -340,9 +361,10 @@ int replay_run(FILE *in, const char *name, const Topology *topo, const Config *c
         ReplayStats stats = {};
         ReplayContext ctx = { .out = out, .topo = topo, .stats = &stats };
         uint64_t tick_ns = cfg->tick_usec * 1000, next_tick_ns = 0;
-        bool ticking = false;
+        bool ticking = false, iowait;
         size_t size = 0;
-        int r;
+        int32_t iowait_pid = 0;
+        int iowait_cpu = 0, r;
 
         r = engine_new(topo, cfg, on_replay_decision, &ctx, &e);
         if (r < 0)
@@ -356,16 +378,26 @@ int replay_run(FILE *in, const char *name, const Topology *topo, const Config *c
                 r = replay_parse_line(line, &ev, &reason);
                 if (r < 0)
                         return make_error(ret_error, name, stats.lines, reason);
-                if (r == REPLAY_LINE_OTHER)
-                        stats.skipped++;
-                if (r != REPLAY_LINE_EVENT)
+                iowait = false;
+                if (r == REPLAY_LINE_OTHER) {
+                        /* sched_stat_iowait is fed to the engine on its own path; other events are skipped. */
+                        r = parse_iowait_line(line, &iowait_cpu, &ev.time_ns, &iowait_pid, &reason);
+                        if (r < 0)
+                                return make_error(ret_error, name, stats.lines, reason);
+                        stats.skipped += r == 0;
+                        iowait = r > 0;
+                }
+                if (r != REPLAY_LINE_EVENT && !iowait)
                         continue;
 
                 r = replay_ticks(e, tick_ns, ev.time_ns, &next_tick_ns, &ticking);
                 if (r < 0)
                         return r;
 
-                r = engine_event(e, &ev);
+                if (iowait)
+                        r = engine_iowait(e, iowait_cpu, iowait_pid, ev.time_ns);
+                else
+                        r = engine_event(e, &ev);
                 if (r < 0)
                         return r;
                 stats.events++;

@@ -2,24 +2,32 @@
 #pragma once
 
 /*
- * The demand model: what each CPU asks for, on the 0..1024 scale, built from scheduler events. Pure: every
- * input carries its time, and times must not go backwards (the engine clamps late events first).
+ * The demand model: what each CPU asks for, on the 0..1024 scale, built from scheduler events the way
+ * kernel/sched/fair.c and kernel/sched/pelt.c build it (shared/reference/schedutil.md §1, §2, §6.3). Pure:
+ * every input carries its time, and times must not go backwards (the engine clamps late events first).
  *
- * This is the walking-skeleton model: one PELT signal per CPU, "running" from a sched_switch to a non-zero
- * next_pid until a sched_switch to next_pid 0 (the root cfs_rq's "some task is running" in
- * kernel/sched/pelt.c, __update_load_avg_cfs_rq()). Other events are accepted and change nothing. A later
- * model replaces this file with per-task signals (util_est, attach/detach, RT) behind the same interface.
+ *   - one PELT signal per task (util_avg while it runs, runnable_avg while it is queued) and one per CPU (the
+ *     root cfs_rq: "some CFS task runs here"), frequency- and capacity-invariant;
+ *   - a task's util is attached to its CPU's signal when it is enqueued there after a migration or as a new
+ *     task, and taken out when it leaves (migration, exit): attach/detach/remove_entity_load_avg();
+ *   - util_est per task (6.8+) and the sum of the enqueued tasks' util_est per CPU;
+ *   - RT and DL tasks (prio < 100; DL prints -1) are counted per CPU while runnable, not PELT-modelled.
+ *
+ * A CPU's demand is cpu_util_cfs(): min(capacity, max(cfs util_avg, util_est sum)).
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sched-event.h"
 
 typedef struct Demand Demand;
 
-/* @n_cpus CPUs, all idle, zero utilisation, capacity and frequency scale 1024. */
+/* @n_cpus CPUs, all idle, zero utilisation, capacity and frequency scale 1024; at most 65536 tasks. */
 int demand_new(unsigned n_cpus, Demand **ret);
+/* The same with a bound on the task table (0 = the default, TASK_TABLE_DEFAULT_MAX). */
+int demand_new_with_limit(unsigned n_cpus, size_t max_tasks, Demand **ret);
 Demand *demand_free(Demand *d);
 static inline void demand_freep(Demand **d) {
         if (*d)
@@ -38,19 +46,55 @@ unsigned demand_cpu_capacity(const Demand *d, unsigned cpu);
  */
 void demand_set_freq_scale(Demand *d, unsigned cpu, uint64_t now_ns, unsigned freq_scale);
 
+/* Which CPUs' demand an event changed (the rq(s) it touched, reference §6.3). */
+#define DEMAND_EFFECT_CPUS_MAX 2
+typedef struct DemandEffect {
+        int cpus[DEMAND_EFFECT_CPUS_MAX];
+        unsigned n_cpus;
+} DemandEffect;
+
 /*
  * Applies @ev at @now_ns (the event's time, or the last time for a late event). Returns 0, -EINVAL for an
- * unknown event type or -ERANGE when the event's CPU is outside the model (nothing changes either way).
+ * unknown event type, -ERANGE when the event's CPU (or a CPU it names) is outside the model (nothing changes
+ * either way), or -ENOMEM. @ret_effect (may be NULL) receives the CPUs whose demand changed.
  */
-int demand_event(Demand *d, const SchedEvent *ev, uint64_t now_ns);
+int demand_event(Demand *d, const SchedEvent *ev, uint64_t now_ns, DemandEffect *ret_effect);
 
-/* Brings @cpu's signals up to @now_ns. Returns true when its utilisation was recomputed (a PELT period
- * boundary was crossed). */
+/*
+ * sched_stat_iowait of task @pid: it is being enqueued after waiting for I/O (in_iowait). Returns the CPU it
+ * is enqueued on (task_cpu(): the event comes before the sched_wakeup of the same enqueue), or -ENOENT for
+ * a task the model does not know.
+ */
+int demand_iowait_cpu(Demand *d, int32_t pid, uint64_t now_ns);
+
+/* Brings @cpu's signals (and its running task's) up to @now_ns. Returns true when the CPU's utilisation was
+ * recomputed (a PELT period boundary was crossed). */
 bool demand_advance(Demand *d, unsigned cpu, uint64_t now_ns);
 
-/* The CPU's demand as of its last update: util_avg capped at its capacity (cpu_util_cfs()). */
+/* The CPU's demand as of its last update: min(capacity, max(util_avg, util_est_sum)) (cpu_util_cfs()). */
 unsigned demand_cpu_util(const Demand *d, unsigned cpu);
+unsigned demand_cpu_util_avg(const Demand *d, unsigned cpu);
+unsigned demand_cpu_util_est_sum(const Demand *d, unsigned cpu);
+/* Runnable RT/DL tasks on @cpu: while non-zero its policy asks for the maximum. */
+unsigned demand_cpu_nr_rt(const Demand *d, unsigned cpu);
 /* A task (not the idle task) is running on @cpu. */
 bool demand_cpu_busy(const Demand *d, unsigned cpu);
 /* How many times @cpu entered idle: tick_nohz_get_idle_calls_cpu(), for schedutil's busy-hold rule. */
 uint64_t demand_cpu_idle_calls(const Demand *d, unsigned cpu);
+
+/*
+ * How many times @cpu's cfs signal changed: a PELT period boundary crossed, a task attached or detached. The
+ * kernel calls cpufreq_update_util() exactly then (cfs_rq_util_change() from update_load_avg(), reference
+ * §4); the engine uses it to tell real hook calls from its extra evaluations.
+ */
+uint64_t demand_cpu_updates(const Demand *d, unsigned cpu);
+
+/* One task, for tests and status. */
+typedef struct DemandTaskInfo {
+        int cpu;
+        bool on_rq, running, rt, attached;
+        unsigned util_avg, runnable_avg, util_est;
+} DemandTaskInfo;
+int demand_task_info(const Demand *d, int32_t pid, DemandTaskInfo *ret);
+size_t demand_n_tasks(const Demand *d);
+uint64_t demand_task_evictions(const Demand *d);

@@ -58,6 +58,7 @@ typedef struct EngineStats {
         uint64_t decisions[_DECISION_KIND_MAX]; /* frequency changes handed to the commit callback */
         uint64_t deferred;
         uint64_t commit_errors;           /* of those, rejected by the callback (old frequency kept) */
+        uint64_t task_evictions;          /* tasks dropped from the bounded task table (least recently seen sleeper) */
 } EngineStats;
 
 typedef struct Engine Engine;
@@ -76,6 +77,14 @@ static inline void engine_freep(Engine **e) {
 
 /* Feeds one event. Returns 0, or a negative errno on out-of-memory (malformed events are counted, not errors). */
 int engine_event(Engine *e, const SchedEvent *ev);
+
+/*
+ * sched:sched_stat_iowait recorded on @cpu for task @pid: the task is being enqueued after waiting for I/O,
+ * which the kernel passes to schedutil as SCHED_CPUFREQ_IOWAIT (the iowait boost). The tracepoint fires only
+ * with schedstats enabled (kernel.sched_schedstats=1); without it there is no iowait boost. Counted as an
+ * event; same return values as engine_event().
+ */
+int engine_iowait(Engine *e, int cpu, int32_t pid, uint64_t time_ns);
 
 /*
  * The tick: advances every CPU's signals to @now_ns and re-evaluates policies that are busy or whose

@@ -26,7 +26,29 @@ typedef struct Governor {
         uint64_t last_update_ns;          /* sg_policy->last_freq_update_time */
         bool evaluated;                   /* an evaluation ran: the hold rule compares against it */
         uint64_t saved_idle_calls;        /* sg_cpu->saved_idle_calls (single-CPU policies) */
+        bool limits_changed;              /* sg_policy->limits_changed: the next update bypasses rate limit and hold */
 } Governor;
+
+/*
+ * iowait boost of one CPU (struct sugov_cpu: iowait_boost, iowait_boost_pending, last_update), 5.x/6.x
+ * kernel/sched/cpufreq_schedutil.c. The boost is in capacity units (IOWAIT_BOOST_MIN = 128 .. 1024).
+ */
+#define IOWAIT_BOOST_MIN (1024u / 8)      /* SCHED_CAPACITY_SCALE / 8 */
+typedef struct IowaitBoost {
+        unsigned boost;
+        bool pending;
+        uint64_t last_update_ns;
+} IowaitBoost;
+
+/*
+ * Every cpufreq hook call for the CPU: sugov_iowait_boost(), then last_update = @now_ns. @iowait: the call
+ * carries SCHED_CPUFREQ_IOWAIT (a task waking after I/O). @tick_ns: TICK_NSEC, after which a boost resets.
+ */
+void governor_iowait_boost(IowaitBoost *b, uint64_t now_ns, bool iowait, uint64_t tick_ns);
+/* sugov_iowait_apply() in an update that passed the rate limit: the boost to apply, scaled to @capacity. */
+unsigned governor_iowait_apply(IowaitBoost *b, uint64_t now_ns, unsigned capacity, uint64_t tick_ns);
+/* The boost an evaluation outside a hook call sees: the current one, without halving or clearing it. */
+unsigned governor_iowait_peek(const IowaitBoost *b, uint64_t now_ns, unsigned capacity, uint64_t tick_ns);
 
 /* A governor for @p with frequency @cur_khz in force and @cfg's settings. */
 void governor_init(Governor *g, const PolicyDesc *p, const Config *cfg, uint32_t cur_khz);

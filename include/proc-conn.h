@@ -46,9 +46,10 @@ typedef struct ProcEvent {
         uint32_t what;                  /* the raw proc_event.what */
         uint32_t cpu;                   /* where it happened; UINT32_MAX for acks */
         uint64_t timestamp_ns;          /* ktime_get_ns(): CLOCK_MONOTONIC, comparable with the perf samples */
-        uint32_t seq, ack;              /* cn_msg.seq / .ack (acks echo the request's seq and ack + 1) */
+        uint32_t seq, ack;              /* cn_msg.seq (per-CPU counter) / .ack (an ack: the request's ack + 1) */
         pid_t pid, tgid;                /* the task concerned: fork's child, exec/comm/exit/… task */
-        pid_t parent_pid, parent_tgid;  /* fork, coredump; exit where the kernel sends them (else 0) */
+        pid_t parent_pid, parent_tgid;  /* fork, coredump, exit. Exit's read 0 when the parent has already reaped
+                                         * the child (sent after exit_notify(); seen on 6.18) or on old kernels */
         pid_t tracer_pid, tracer_tgid;  /* ptrace */
         uint32_t exit_code, exit_signal;/* exit */
         uint32_t ruid_rgid, euid_egid;  /* uid / gid */
@@ -75,9 +76,9 @@ typedef struct ProcConn ProcConn;
  */
 typedef int (*ProcConnHandler)(const ProcEvent *ev, const TaskName *task, void *userdata);
 
-#define PROC_CONN_RCVBUF_DEFAULT (4U << 20)                    /* ~10k+ events of slack: platform.md */
+#define PROC_CONN_RCVBUF_DEFAULT (4U << 20)    /* ~10000 events of slack (measured), see proc-conn.c */
 #define PROC_CONN_ACK_TIMEOUT_USEC_DEFAULT (250 * UINT64_C(1000))
-#define PROC_CONN_BATCH_MAX 4096                               /* messages per io dispatch */
+#define PROC_CONN_BATCH_MAX 256        /* messages per io dispatch (~0.4 ms): the perf rings get their turn */
 
 typedef struct ProcConnOptions {
         size_t rcvbuf_bytes;            /* 0: PROC_CONN_RCVBUF_DEFAULT; SO_RCVBUFFORCE, else SO_RCVBUF */
@@ -119,8 +120,9 @@ ProcConn *proc_conn_free(ProcConn *p);
 DEFINE_TRIVIAL_CLEANUP_FUNC(ProcConn *, proc_conn_free);
 
 /*
- * Reads up to PROC_CONN_BATCH_MAX queued messages (without blocking), applies them, and rescans /proc if the
- * queue overran. Returns the number of messages read, the handler's negative return, or -errno of the
+ * Reads up to PROC_CONN_BATCH_MAX queued messages (without blocking) and applies them; after an overrun,
+ * rescans /proc once the queue is empty (or after a few dispatches of a storm that keeps it full). Returns
+ * the number of messages read (0: nothing was queued), the handler's negative return, or -errno of the
  * socket.
  */
 int proc_conn_drain(ProcConn *p);

@@ -117,7 +117,8 @@ static bool config_equal_defaults(const Config *c) {
         Config d;
 
         config_set_defaults(&d);
-        if (c->log_level != d.log_level || c->drain_interval_usec != d.drain_interval_usec ||
+        if (c->log_level != d.log_level || c->realtime_priority != d.realtime_priority ||
+            c->drain_interval_usec != d.drain_interval_usec ||
             c->ring_pages != d.ring_pages || c->wakeup != d.wakeup ||
             c->adaptive_high_per_sec != d.adaptive_high_per_sec || c->headroom_x1024 != d.headroom_x1024 ||
             c->rate_limit_usec != d.rate_limit_usec || c->tick_usec != d.tick_usec ||
@@ -136,6 +137,7 @@ TEST(defaults) {
 
         config_set_defaults(&c);
         ASSERT_EQ(c.log_level, LOG_INFO);
+        ASSERT_EQ(c.realtime_priority, 1);
         ASSERT_U64_EQ(c.drain_interval_usec, 4000);
         ASSERT_EQ(c.ring_pages, 64);
         ASSERT_EQ(c.wakeup, WAKEUP_MODE_ADAPTIVE);
@@ -198,6 +200,11 @@ TEST(each_key_good_and_bad) {
                 { "[daemon]\nlog_level = 8\n", false },
                 { "[daemon]\nlog_level = verbose\n", false },
                 { "[daemon]\nlog_level =\n", false },
+                { "[daemon]\nrealtime_priority = 0\n", true },
+                { "[daemon]\nrealtime_priority = 99\n", true },
+                { "[daemon]\nrealtime_priority = 100\n", false },
+                { "[daemon]\nrealtime_priority = -1\n", false },
+                { "[daemon]\nrealtime_priority = fifo\n", false },
 
                 { "[events]\ndrain_interval_ms = 1\n", true },
                 { "[events]\ndrain_interval_ms = 1000\n", true },
@@ -550,7 +557,7 @@ TEST(shipped_conf_documents_the_defaults) {
         ASSERT_TRUE(config_equal_defaults(&c));
         ASSERT_TRUE(c.policy[0].present);
         /* Every key of the table is there once, plus [policyN] remote. */
-        ASSERT_EQ(keys, 11);
+        ASSERT_EQ(keys, 12);
 }
 
 DEFINE_TEST_MAIN

@@ -95,7 +95,9 @@ static SchedEvent ev_switch(uint64_t t, int cpu, int next_pid) {
                 .type = SCHED_EVENT_SWITCH,
                 .time_ns = t,
                 .cpu = cpu,
-                .sw = { .prev_pid = next_pid ? 0 : 4242, .next_pid = next_pid },
+                /* CFS tasks (prio 120): prio < 100 would be RT, which asks for max. */
+                .sw = { .prev_pid = next_pid ? 0 : 4242, .prev_prio = 120, .prev_runnable = true,
+                        .next_pid = next_pid, .next_prio = 120 },
         };
 }
 

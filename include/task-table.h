@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/*
+ * The demand model's task table: per-task scheduler state keyed by pid (the TID the sched tracepoints
+ * print), bounded. When full, the least recently seen task that is neither runnable nor running is evicted
+ * (and counted): its utilisation stays in its CPU's signal as blocked load that decays, as the kernel keeps
+ * a sleeping task's contribution; if it comes back it starts over as an unknown task (util 0).
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pelt.h"
+
+#define TASK_TABLE_DEFAULT_MAX 65536u
+
+typedef struct Task {
+        int32_t pid;
+        int cpu;                  /* task_cpu(): the CPU it last ran or was queued on */
+        bool on_rq;               /* enqueued (runnable or running) */
+        bool running;             /* cfs_rq->curr / rq->curr on its CPU */
+        bool rt;                  /* last seen with prio < 100 (RT, or DL which prints -1): not PELT-modelled */
+        bool queued_rt;           /* counted in its CPU's nr_rt at enqueue (prio can change while queued) */
+        bool attached;            /* its util is part of its CPU's cfs signal (attach_entity_load_avg()) */
+        bool util_avg_unchanged;  /* UTIL_AVG_UNCHANGED: PELT not recomputed since util_est was stored */
+        PeltSignal util;          /* se->avg util_sum/util_avg */
+        PeltSignal runnable;      /* se->avg runnable_avg: "running" while on_rq (for the util_est skip rule) */
+        unsigned util_est;        /* p->se.avg.util_est (6.8+: the ewma alone) */
+        unsigned util_est_enqueued; /* what util_est_enqueue() added to the CPU's sum, to take back exactly */
+        uint64_t last_seen_ns;    /* for eviction */
+        int32_t next;             /* hash chain / free list (index), -1 = end */
+} Task;
+
+typedef struct TaskTable TaskTable;
+
+/* @max_tasks: the bound (0 = TASK_TABLE_DEFAULT_MAX). */
+int task_table_new(size_t max_tasks, TaskTable **ret);
+TaskTable *task_table_free(TaskTable *t);
+
+/* The task with @pid, or NULL. */
+Task *task_table_get(TaskTable *t, int32_t pid);
+/*
+ * Adds a zeroed task (cpu -1) for @pid, which must not be present. When the table is full it evicts the least
+ * recently seen sleeping task first; -ENOSPC when every task is runnable, -ENOMEM on allocation failure.
+ */
+int task_table_add(TaskTable *t, int32_t pid, uint64_t now_ns, Task **ret);
+/* Forgets @pid (no-op when absent). */
+void task_table_remove(TaskTable *t, int32_t pid);
+
+size_t task_table_size(const TaskTable *t);
+uint64_t task_table_evictions(const TaskTable *t);

@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * article: the remote-cpufreq-callback case with real tasks (the 4.14 "remote callbacks" article): a light
+ * periodic task runs on CPU B, a heavy task pinned to CPU B builds a high util/util_est, sleeps until B's
+ * policy has fallen back to a low frequency, and is then woken by a waker pinned to CPU A.
+ *
+ *   article [--waker-cpu A] [--cpu B] [--light-busy-ms 1] [--light-period-ms 6] [--build-ms 300]
+ *           [--busy-ms 200] [--min-sleep-ms 100] [--rounds 5] [--freq-file PATH --low-khz KHZ] [--timeout-s 10]
+ *
+ * Three threads: "light" (pinned to B: busy light-busy-ms every light-period-ms), "heavy" (pinned to B: busy
+ * build-ms, then per round blocks on an eventfd and, once woken, runs busy busy-ms) and the main thread, the
+ * waker (pinned to A). Per round the waker waits (bounded polling, never a fixed sleep as synchronisation)
+ * until the heavy task is asleep, at least min-sleep-ms have passed since it blocked and, with --freq-file,
+ * until that file (B's scaling_cur_freq) reads <= low-khz; then until the light task is inside its busy phase
+ * with >= 200 us of it left. B then has a running task, so the kernel performs the wake-up on A
+ * (ttwu_queue_cond() in kernel/sched/core.c hands a wake-up to an idle target's wake list only), and
+ * sched_wakeup is recorded on A with target_cpu=B, outside B's idle context (docs/platform.md: events raised
+ * on an idle CPU 1 are lost on the test machines).
+ *
+ * Output, CLOCK_MONOTONIC ns (the clock of perf samples and of the emulator's write log):
+ *   build <start> <end>                the heavy task's first busy phase
+ *   low <round> <ns> <khz>             the frequency the waker saw before waking (with --freq-file)
+ *   wake <round> <before> <after>      clock read right before and right after the eventfd write: the
+ *                                      sched_wakeup of the heavy task is recorded between the two
+ *   run <round> <start> <end>          the heavy task's busy phase after that wake-up
+ *   tids light=<tid> heavy=<tid> waker=<tid>
+ * Exits 1 (with a message on stderr) if a bounded wait times out, 2 on bad arguments.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NSEC_PER_MSEC UINT64_C(1000000)
+#define LIGHT_MARGIN_NS (200 * UINT64_C(1000))
+#define ROUNDS_MAX 100
+
+static int opt_waker_cpu = 0, opt_cpu = 1, opt_rounds = 5;
+static double opt_light_busy_ms = 1, opt_light_period_ms = 6, opt_build_ms = 300, opt_busy_ms = 200,
+              opt_min_sleep_ms = 100, opt_timeout_s = 10;
+static const char *opt_freq_file;
+static long opt_low_khz = -1;
+
+static int efd = -1;
+static atomic_bool stop, abort_rounds;
+static _Atomic uint64_t light_busy_until;   /* end of the light task's current busy phase, 0 between */
+static _Atomic int heavy_sleeping;          /* round the heavy task is (about to be) blocked for, 0 = none */
+static _Atomic uint64_t heavy_blocked_ns;   /* when it started blocking */
+static _Atomic int heavy_done;              /* rounds the heavy task has finished */
+static _Atomic pid_t tid_light, tid_heavy;
+static _Atomic int thread_error;
+static uint64_t build_start, build_end, run_start[ROUNDS_MAX + 1], run_end[ROUNDS_MAX + 1];
+
+static uint64_t mono_ns(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * UINT64_C(1000000000) + (uint64_t) ts.tv_nsec;
+}
+
+static void spin_until(uint64_t t_ns) {
+        while (mono_ns() < t_ns)
+                ;
+}
+
+static void sleep_until(uint64_t t_ns) {
+        struct timespec ts = { .tv_sec = (time_t) (t_ns / 1000000000u), .tv_nsec = (long) (t_ns % 1000000000u) };
+
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+                ;
+}
+
+static void poll_pause(void) {
+        sleep_until(mono_ns() + 2 * NSEC_PER_MSEC);
+}
+
+static int pin(int cpu) {
+        cpu_set_t set;
+
+        CPU_ZERO(&set);
+        CPU_SET(cpu, &set);
+        if (sched_setaffinity(0, sizeof(set), &set) < 0) {
+                fprintf(stderr, "article: cannot pin to CPU %d: %s\n", cpu, strerror(errno));
+                return -errno;
+        }
+        return 0;
+}
+
+static uint64_t ms_to_ns(double ms) {
+        return (uint64_t) (ms * 1e6);
+}
+
+static void *light_main(void *arg) {
+        uint64_t period = ms_to_ns(opt_light_period_ms), busy = ms_to_ns(opt_light_busy_ms);
+
+        atomic_store(&tid_light, gettid());
+        if (pin(opt_cpu) < 0) {
+                atomic_store(&thread_error, 1);
+                return NULL;
+        }
+        for (uint64_t t = mono_ns(); !atomic_load(&stop); t += period) {
+                uint64_t now = mono_ns();
+
+                if (t + period < now) /* we were held off for more than a period: restart the grid */
+                        t = now;
+                atomic_store(&light_busy_until, t + busy);
+                spin_until(t + busy);
+                atomic_store(&light_busy_until, 0);
+                sleep_until(t + period);
+        }
+        return NULL;
+}
+
+static void *heavy_main(void *arg) {
+        uint64_t v;
+
+        atomic_store(&tid_heavy, gettid());
+        if (pin(opt_cpu) < 0) {
+                atomic_store(&thread_error, 1);
+                return NULL;
+        }
+        build_start = mono_ns();
+        spin_until(build_start + ms_to_ns(opt_build_ms));
+        build_end = mono_ns();
+
+        for (int round = 1; round <= opt_rounds; round++) {
+                atomic_store(&heavy_blocked_ns, mono_ns());
+                atomic_store(&heavy_sleeping, round);
+                while (read(efd, &v, sizeof(v)) < 0) {
+                        if (errno != EINTR) {
+                                fprintf(stderr, "article: eventfd read: %s\n", strerror(errno));
+                                atomic_store(&thread_error, 1);
+                                return NULL;
+                        }
+                }
+                run_start[round] = mono_ns();
+                atomic_store(&heavy_sleeping, 0);
+                if (atomic_load(&abort_rounds))
+                        return NULL;
+                spin_until(run_start[round] + ms_to_ns(opt_busy_ms));
+                run_end[round] = mono_ns();
+                atomic_store(&heavy_done, round);
+        }
+        return NULL;
+}
+
+/* Bounded wait; returns false (with a message) once opt_timeout_s passed. */
+static bool timed_out(uint64_t since, const char *what, int round) {
+        if (atomic_load(&thread_error)) {
+                fprintf(stderr, "article: a thread failed, round %d\n", round);
+                return true;
+        }
+        if (mono_ns() - since < (uint64_t) (opt_timeout_s * 1e9))
+                return false;
+        fprintf(stderr, "article: timed out after %.1f s waiting for %s (round %d)\n", opt_timeout_s, what, round);
+        return true;
+}
+
+/* The task's state letter from /proc/self/task/TID/stat ('S' sleeping), or 0. */
+static char task_state(pid_t tid) {
+        char path[64], buf[512], *p;
+        ssize_t n;
+        int fd;
+
+        snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int) tid);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return 0;
+        n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        if (n <= 0)
+                return 0;
+        buf[n] = '\0';
+        p = strrchr(buf, ')'); /* comm may contain anything */
+        return p && p[1] == ' ' ? p[2] : 0;
+}
+
+static long read_khz(const char *path) {
+        char buf[64];
+        ssize_t n;
+        int fd;
+
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        if (n <= 0)
+                return -EIO;
+        buf[n] = '\0';
+        return strtol(buf, NULL, 10);
+}
+
+static int run_rounds(void) {
+        for (int round = 1; round <= opt_rounds; round++) {
+                uint64_t since = mono_ns(), before, after, one = 1;
+                long khz = -1;
+
+                /* The heavy task is blocked in read(), and has slept at least min-sleep-ms. */
+                while (atomic_load(&heavy_sleeping) != round || task_state(atomic_load(&tid_heavy)) != 'S' ||
+                       mono_ns() < atomic_load(&heavy_blocked_ns) + ms_to_ns(opt_min_sleep_ms)) {
+                        if (timed_out(since, "the heavy task to sleep", round))
+                                return -ETIMEDOUT;
+                        poll_pause();
+                }
+
+                /* CPU B's policy has fallen back. */
+                if (opt_freq_file) {
+                        since = mono_ns();
+                        for (;;) {
+                                khz = read_khz(opt_freq_file);
+                                if (khz < 0) {
+                                        fprintf(stderr, "article: %s: %s\n", opt_freq_file, strerror((int) -khz));
+                                        return (int) khz;
+                                }
+                                if (khz <= opt_low_khz)
+                                        break;
+                                if (timed_out(since, "the frequency to fall", round)) {
+                                        fprintf(stderr, "article: %s still reads %ld kHz\n", opt_freq_file, khz);
+                                        return -ETIMEDOUT;
+                                }
+                                poll_pause();
+                        }
+                        printf("low %d %" PRIu64 " %ld\n", round, mono_ns(), khz);
+                }
+
+                /* The light task is running on B, with some of its busy phase left: spin, the window is short. */
+                since = mono_ns();
+                for (;;) {
+                        uint64_t until = atomic_load(&light_busy_until), now = mono_ns();
+
+                        if (until != 0 && now + LIGHT_MARGIN_NS <= until)
+                                break;
+                        if (timed_out(since, "the light task's busy phase", round))
+                                return -ETIMEDOUT;
+                }
+
+                before = mono_ns();
+                if (write(efd, &one, sizeof(one)) != sizeof(one)) {
+                        fprintf(stderr, "article: eventfd write: %s\n", strerror(errno));
+                        return -errno;
+                }
+                after = mono_ns();
+                printf("wake %d %" PRIu64 " %" PRIu64 "\n", round, before, after);
+                fflush(stdout);
+
+                since = mono_ns();
+                while (atomic_load(&heavy_done) < round) {
+                        if (timed_out(since, "the heavy task's run", round))
+                                return -ETIMEDOUT;
+                        poll_pause();
+                }
+                printf("run %d %" PRIu64 " %" PRIu64 "\n", round, run_start[round], run_end[round]);
+                fflush(stdout);
+        }
+        return 0;
+}
+
+static int parse_args(int argc, char **argv) {
+        static const struct option options[] = {
+                { "waker-cpu", required_argument, NULL, 'w' },
+                { "cpu", required_argument, NULL, 'c' },
+                { "light-busy-ms", required_argument, NULL, 'l' },
+                { "light-period-ms", required_argument, NULL, 'p' },
+                { "build-ms", required_argument, NULL, 'b' },
+                { "busy-ms", required_argument, NULL, 'B' },
+                { "min-sleep-ms", required_argument, NULL, 'm' },
+                { "rounds", required_argument, NULL, 'r' },
+                { "freq-file", required_argument, NULL, 'f' },
+                { "low-khz", required_argument, NULL, 'k' },
+                { "timeout-s", required_argument, NULL, 't' },
+                {}
+        };
+        int c;
+
+        while ((c = getopt_long(argc, argv, "", options, NULL)) >= 0) {
+                switch (c) {
+                case 'w': opt_waker_cpu = atoi(optarg); break;
+                case 'c': opt_cpu = atoi(optarg); break;
+                case 'l': opt_light_busy_ms = atof(optarg); break;
+                case 'p': opt_light_period_ms = atof(optarg); break;
+                case 'b': opt_build_ms = atof(optarg); break;
+                case 'B': opt_busy_ms = atof(optarg); break;
+                case 'm': opt_min_sleep_ms = atof(optarg); break;
+                case 'r': opt_rounds = atoi(optarg); break;
+                case 'f': opt_freq_file = optarg; break;
+                case 'k': opt_low_khz = atol(optarg); break;
+                case 't': opt_timeout_s = atof(optarg); break;
+                default: return -EINVAL;
+                }
+        }
+        if (optind != argc || opt_rounds < 1 || opt_rounds > ROUNDS_MAX || opt_light_period_ms <= 0 ||
+            opt_light_busy_ms * 1e6 < 2 * LIGHT_MARGIN_NS || opt_light_busy_ms >= opt_light_period_ms ||
+            opt_build_ms <= 0 || opt_busy_ms <= 0 || opt_min_sleep_ms < 0 || opt_timeout_s <= 0 ||
+            opt_waker_cpu == opt_cpu || (opt_freq_file && opt_low_khz < 0)) {
+                fprintf(stderr, "article: bad arguments (see the comment at the top of tests/helpers/article.c)\n");
+                return -EINVAL;
+        }
+        return 0;
+}
+
+int main(int argc, char **argv) {
+        pthread_t light, heavy;
+        int r;
+
+        if (parse_args(argc, argv) < 0)
+                return 2;
+
+        efd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
+        if (efd < 0) {
+                fprintf(stderr, "article: eventfd: %s\n", strerror(errno));
+                return 1;
+        }
+        if (pin(opt_waker_cpu) < 0)
+                return 1;
+
+        if (pthread_create(&light, NULL, light_main, NULL) != 0) {
+                fprintf(stderr, "article: cannot start the light task\n");
+                return 1;
+        }
+        if (pthread_create(&heavy, NULL, heavy_main, NULL) != 0) {
+                fprintf(stderr, "article: cannot start the heavy task\n");
+                atomic_store(&stop, true);
+                pthread_join(light, NULL);
+                return 1;
+        }
+
+        r = run_rounds();
+
+        if (r < 0) {
+                /* Release the heavy task from whatever round it waits in (EFD_SEMAPHORE: one read, one unit). */
+                uint64_t one = 1;
+
+                atomic_store(&abort_rounds, true);
+                (void) !write(efd, &one, sizeof(one));
+        }
+        pthread_join(heavy, NULL);
+        atomic_store(&stop, true);
+        pthread_join(light, NULL);
+
+        printf("build %" PRIu64 " %" PRIu64 "\n", build_start, build_end);
+        printf("tids light=%d heavy=%d waker=%d\n", (int) tid_light, (int) tid_heavy, (int) gettid());
+        return r < 0 ? 1 : 0;
+}

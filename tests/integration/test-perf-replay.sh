@@ -1,0 +1,140 @@
+#!/bin/bash
+# asan: yes
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# `schedfreqd replay` end to end on real traces (issue 3): a `perf record -a` of the sched tracepoints made now,
+# on CLOCK_MONOTONIC (-k), of a small workload (short processes, the hog on CPU 1 for 0.5 s, short processes),
+# then `perf script` piped into `schedfreqd replay --topology two-policies.ini -`:
+#   - default (µs) and --ns timestamps: exit 0, at least one decision line in the documented format;
+#   - policy1 rises to its maximum while the hog ran (a decision to max timed within the hog's own
+#     CLOCK_MONOTONIC start/end);
+#   - the µs and ns replays agree on the decisions (same policies and frequencies, in the same order);
+#   - a copy of the trace with a line cut in half in the middle fails with "FILE:LINE: reason" naming that line,
+#     and a non-zero exit;
+#   - throughput: a large trace (2 s of `stress-ng --switch 2`) replays with exit 0; events/s printed as `# `.
+# tracefs is used where it is mounted; if it is not, perf runs in a private mount namespace that mounts it, so
+# nothing is left mounted.
+
+. "$(dirname "$0")/lib.sh"
+
+SFD="$BUILD/schedfreqd"
+HOG="$BUILD/tests/helpers/hog"
+TOPO="$REPO/tests/fixtures/topology/two-policies.ini"
+MAX1=$(awk '/^\[policy1\]/ { p = 1; next } /^\[/ { p = 0 } p && $1 == "cpuinfo_max_khz" { print $3 }' "$TOPO")
+EVENTS='sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_migrate_task,sched:sched_process_exit'
+TMP=$(mktemp -d /tmp/schedfreqd-test-perf-replay.XXXXXX)
+at_exit 'rm -rf "$TMP"'
+
+# perf record ARGS...: system-wide, on CLOCK_MONOTONIC (the clock of the hog's timestamps and of the daemon).
+record() {
+	if [ -d /sys/kernel/tracing/events/sched ]; then
+		perf record -q -k CLOCK_MONOTONIC -e "$EVENTS" -a "$@"
+	else
+		unshare --mount --propagation private -- sh -c \
+			'mount -t tracefs nodev /sys/kernel/tracing && exec perf record -q -k CLOCK_MONOTONIC -e "$0" -a "$@"' \
+			"$EVENTS" "$@"
+	fi
+}
+
+# replay TRACE_FILE OUT: perf script of TRACE_FILE (extra perf script args in PERF_SCRIPT_ARGS) piped into
+# replay; returns 0 only if both ends of the pipe succeeded.
+replay_pipe() { # PERF_DATA OUT [PERF SCRIPT ARGS...]
+	local data=$1 out=$2
+	shift 2
+	perf script -i "$data" "$@" 2>"$out.perf-err" | "$SFD" replay --topology "$TOPO" - >"$out" 2>"$out.err"
+	local st=("${PIPESTATUS[@]}")
+	[ "${st[0]}" -eq 0 ] && [ "${st[1]}" -eq 0 ]
+}
+
+# --- the small workload -----------------------------------------------------------------------------------
+workload="for i in 1 2 3; do /bin/true; taskset -c 1 /bin/true; done
+'$HOG' --cpu 1 --seconds 0.5 >'$TMP/hog'
+for i in 1 2 3; do /bin/true; taskset -c 1 /bin/true; done"
+if record -o "$TMP/small.data" -- bash -c "$workload" 2>"$TMP/record.err" && [ -s "$TMP/hog" ]; then
+	ok "perf record -a -k CLOCK_MONOTONIC of the sched tracepoints around the hog"
+else
+	fail "perf record -a -k CLOCK_MONOTONIC of the sched tracepoints around the hog" "$(tail -n 20 "$TMP/record.err")"
+	finish
+fi
+hog_start=$(awk '/^start/ { print $2 }' "$TMP/hog")
+hog_end=$(awk '/^end/ { print $2 }' "$TMP/hog")
+
+LINE_RE='^t=[0-9]+ policy=[0-9]+ freq=[0-9]+ cpu=[0-9]+ kind=(local|remote) util=[0-9]+'
+for style in us ns; do
+	args=()
+	[ $style = ns ] && args=(--ns)
+	perf script -i "$TMP/small.data" "${args[@]}" >"$TMP/small.$style.txt" 2>/dev/null
+	if replay_pipe "$TMP/small.data" "$TMP/replay.$style" "${args[@]}"; then
+		n=$(wc -l <"$TMP/replay.$style")
+		bad=$(grep -Evc "$LINE_RE" "$TMP/replay.$style")
+		if [ "$n" -ge 1 ] && [ "$bad" = 0 ]; then
+			ok "perf script${args:+ ${args[*]}} | schedfreqd replay -: exit 0, $n decisions in the documented format"
+		else
+			fail "perf script${args:+ ${args[*]}} | schedfreqd replay -: decisions in the documented format" \
+				"$n lines, $bad malformed" "$(head -n 20 "$TMP/replay.$style")"
+		fi
+	else
+		fail "perf script${args:+ ${args[*]}} | schedfreqd replay -: exit 0" "$(cat "$TMP/replay.$style.err")" \
+			"$(tail -n 5 "$TMP/replay.$style.perf-err")"
+	fi
+
+	# A decision to policy1's maximum, caused by the hog's load: timed inside the hog's run.
+	rise=$(awk -v s="$hog_start" -v e="$hog_end" -v max="$MAX1" '
+		{ for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] } }
+		f["policy"] + 0 == 1 && f["freq"] + 0 == max && f["t"] + 0 >= s && f["t"] + 0 <= e { print f["t"] - s; exit }' "$TMP/replay.$style")
+	if [ -n "$rise" ]; then
+		ok "replay ($style): policy1 rises to $MAX1 kHz $((rise / 1000000)) ms into the hog's run"
+	else
+		fail "replay ($style): policy1 rises to $MAX1 kHz while the hog ran" "hog $hog_start..$hog_end" \
+			"$(grep 'policy=1 ' "$TMP/replay.$style" | head -n 30)"
+	fi
+done
+
+if [ -s "$TMP/replay.us" ] && diff <(awk '{ print $2, $3 }' "$TMP/replay.us") <(awk '{ print $2, $3 }' "$TMP/replay.ns") \
+	>"$TMP/us-ns.diff"; then
+	ok "µs and ns traces: the same $(wc -l <"$TMP/replay.ns") decisions (policy, frequency) in the same order"
+else
+	fail "µs and ns traces: the same decisions in the same order" "$(head -n 30 "$TMP/us-ns.diff")"
+fi
+
+# --- a line cut in half in the middle ------------------------------------------------------------------------
+# The first sched_switch line at or after the middle of the trace loses its second half (its next_* fields).
+for style in us ns; do
+	src="$TMP/small.$style.txt"
+	total=$(wc -l <"$src")
+	cut_line=$(awk -v mid=$((total / 2)) 'NR >= mid && / sched:sched_switch: / { print NR; exit }' "$src")
+	corrupt="$TMP/corrupt.$style.txt"
+	awk -v n="$cut_line" 'NR == n { print substr($0, 1, int(length($0) / 2)); next } { print }' "$src" >"$corrupt"
+	out=$("$SFD" replay --topology "$TOPO" "$corrupt" 2>&1 >/dev/null)
+	rc=$?
+	# The message line is "FILE:LINE: reason" (after the log's "<3>" priority prefix when stderr is not a tty).
+	if [ -n "$cut_line" ] && [ $rc -ne 0 ] && awk -v p="$corrupt:$cut_line: " '{ sub(/^<[0-7]>/, "") }
+		index($0, p) == 1 && length($0) > length(p) { found = 1 } END { exit !found }' <<<"$out"; then
+		ok "replay ($style) of a trace with line $cut_line of $total cut in half: 'FILE:$cut_line: reason', exit $rc"
+		echo "# $(grep -F "$corrupt:$cut_line: " <<<"$out" | head -n 1)"
+	else
+		fail "replay ($style) of a trace with a line cut in half: FILE:LINE: reason, non-zero exit" \
+			"line ${cut_line:-?} of $total, rc=$rc" "$out" "$(sed -n "${cut_line:-1}p" "$corrupt")"
+	fi
+done
+
+# --- throughput on a large trace -----------------------------------------------------------------------------
+if record -m 2048 -o "$TMP/big.data" -- stress-ng --switch 2 --timeout 2 -q 2>"$TMP/record-big.err"; then
+	perf script -i "$TMP/big.data" --ns >"$TMP/big.txt" 2>/dev/null
+	events=$(grep -Ec ' sched:sched_[a-z_]+: ' "$TMP/big.txt")
+	t0=$(now_us)
+	"$SFD" replay --topology "$TOPO" "$TMP/big.txt" >"$TMP/big.out" 2>"$TMP/big.err"
+	rc=$?
+	t1=$(now_us)
+	if [ $rc -eq 0 ] && [ -s "$TMP/big.out" ] && [ "$events" -ge 100000 ]; then
+		ok "replay of a large trace ($events events, 2 s of stress-ng --switch 2): exit 0, $(wc -l <"$TMP/big.out") decisions"
+	else
+		fail "replay of a large trace: exit 0 and decisions" "rc=$rc, $events events" "$(head -n 5 "$TMP/big.err")"
+	fi
+	echo "# replay throughput ($(basename "$BUILD")): $events events in $(( (t1 - t0) / 1000 )) ms:" \
+		"$(( events * 1000000 / (t1 - t0 > 0 ? t1 - t0 : 1) )) events/s"
+else
+	fail "perf record of stress-ng --switch 2" "$(tail -n 20 "$TMP/record-big.err")"
+fi
+
+finish

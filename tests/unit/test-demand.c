@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * test-demand.c: the per-task demand model (demand.c, task-table.c, util-est.c) on synthetic events:
+ * util_est ewma steps (reference §2, kernel/sched/fair.c 6.8+ util_est_update()), the initial util of new
+ * tasks (§1.5), attach/detach conservation on migration and exit (§1.3), RT counting, the task table bound.
+ */
+
+#include <errno.h>
+
+#include "demand.h"
+#include "macro.h"
+#include "pelt.h"
+#include "task-table.h"
+#include "test.h"
+#include "util-est.h"
+
+#define MSEC_NS UINT64_C(1000000)
+#define T0 (UINT64_C(1000) * MSEC_NS)
+
+static SchedEvent sw(uint64_t t, int cpu, int prev, bool prev_runnable, int next, int next_prio) {
+        return (SchedEvent) {
+                .type = SCHED_EVENT_SWITCH, .time_ns = t, .cpu = cpu,
+                .sw = { .prev_pid = prev, .prev_prio = 120, .prev_runnable = prev_runnable,
+                        .next_pid = next, .next_prio = next_prio },
+        };
+}
+
+static SchedEvent wake(SchedEventType type, uint64_t t, int cpu, int pid, int prio, int target) {
+        return (SchedEvent) { .type = type, .time_ns = t, .cpu = cpu,
+                              .wakeup = { .pid = pid, .prio = prio, .target_cpu = target } };
+}
+
+static int feed(Demand *d, SchedEvent ev, DemandEffect *eff) {
+        return demand_event(d, &ev, ev.time_ns, eff);
+}
+
+TEST(util_est_update_steps) {
+        bool stored;
+
+        /* Fast-up: a larger sample replaces the ewma at once. */
+        ASSERT_EQ(util_est_update(100, false, 300, 300, 1024, &stored), 300);
+        ASSERT_TRUE(stored);
+        /* Decrease: ewma - (ewma - sample) / 4 in the kernel's integer steps: (400 x 4 - 200) >> 2 = 350. */
+        ASSERT_EQ(util_est_update(400, false, 200, 200, 1024, &stored), 350);
+        ASSERT_EQ(util_est_update(350, false, 200, 200, 1024, &stored), 312);
+        ASSERT_EQ(util_est_update(312, false, 200, 200, 1024, &stored), 284);
+        /* Within the margin (10): kept, but stored (re-arms UTIL_AVG_UNCHANGED). */
+        ASSERT_EQ(util_est_update(209, false, 200, 200, 1024, &stored), 209);
+        ASSERT_TRUE(stored);
+        ASSERT_EQ(util_est_update(210, false, 200, 200, 1024, &stored), 207);
+        /* PELT unchanged since the last store: nothing. */
+        ASSERT_EQ(util_est_update(400, true, 200, 200, 1024, &stored), 400);
+        ASSERT_TRUE(!stored);
+        /* No idle time on the CPU (sample above its capacity): not stored. */
+        ASSERT_EQ(util_est_update(600, false, 500, 500, 446, &stored), 600);
+        ASSERT_TRUE(!stored);
+        /* 6.8+: it did not get all the CPU time it wanted (runnable > util + margin): ewma kept. */
+        ASSERT_EQ(util_est_update(400, false, 200, 211, 1024, &stored), 400);
+        ASSERT_TRUE(stored);
+        ASSERT_EQ(util_est_update(400, false, 200, 210, 1024, &stored), 350);
+}
+
+TEST(initial_util_halves) {
+        _cleanup_(demand_freep) Demand *d = NULL;
+        static const unsigned expect[] = { 512, 256, 128, 64 };
+
+        ASSERT_EQ(util_initial(0, 1024), 512);
+        ASSERT_EQ(util_initial(512, 1024), 256);
+        ASSERT_EQ(util_initial(0, 446), 223);
+        ASSERT_EQ(util_initial(1024, 1024), 0);
+
+        /* Successive forks onto an idle 1024 CPU: 512, 256, 128, ... (post_init_entity_util_avg()). */
+        ASSERT_OK(demand_new(2, &d));
+        for (unsigned i = 0; i < ELEMENTSOF(expect); i++) {
+                DemandTaskInfo info;
+
+                ASSERT_OK(feed(d, wake(SCHED_EVENT_WAKEUP_NEW, T0, 0, 100 + (int) i, 120, 1), NULL));
+                ASSERT_OK(demand_task_info(d, 100 + (int) i, &info));
+                ASSERT_EQ(info.util_avg, expect[i]);
+                ASSERT_EQ(info.cpu, 1);
+                ASSERT_TRUE(info.on_rq && info.attached);
+        }
+        ASSERT_EQ(demand_cpu_util_avg(d, 1), 960);
+        ASSERT_EQ(demand_cpu_util(d, 1), 960);
+        ASSERT_EQ(demand_cpu_util_avg(d, 0), 0);
+}
+
+/* Runs @pid on @cpu for @ms and puts it to sleep; returns the time after. */
+static uint64_t run_then_sleep(Demand *d, int cpu, int pid, uint64_t t, unsigned ms) {
+        (void) feed(d, sw(t, cpu, 0, false, pid, 120), NULL);
+        for (unsigned k = 1; k <= ms; k++)
+                (void) demand_advance(d, (unsigned) cpu, t + k * MSEC_NS);
+        (void) feed(d, sw(t + ms * MSEC_NS, cpu, pid, false, 0, 120), NULL);
+        return t + ms * MSEC_NS;
+}
+
+TEST(util_est_at_dequeue_and_enqueue) {
+        _cleanup_(demand_freep) Demand *d = NULL;
+        DemandTaskInfo info;
+        DemandEffect eff;
+        uint64_t t;
+
+        ASSERT_OK(demand_new(2, &d));
+        /* 32 ms of running from zero: util 495 (§1.6 wall clock), the util_est sample at dequeue. */
+        ASSERT_OK(feed(d, wake(SCHED_EVENT_WAKEUP, T0, 1, 7, 120, 1), NULL));
+        t = run_then_sleep(d, 1, 7, T0, 32);
+        ASSERT_OK(demand_task_info(d, 7, &info));
+        ASSERT_TRUE(!info.on_rq);
+        ASSERT_TRUE(info.util_avg >= 490 && info.util_avg <= 500);
+        ASSERT_EQ(info.util_est, info.util_avg);
+        ASSERT_EQ(demand_cpu_util_est_sum(d, 1), 0);
+
+        /* Asleep 100 ms: util decays, util_est does not; waking onto cpu0 (a migration) brings the estimate. */
+        ASSERT_OK(feed(d, wake(SCHED_EVENT_WAKEUP, t + 100 * MSEC_NS, 1, 7, 120, 0), &eff));
+        ASSERT_EQ(eff.n_cpus, 2);
+        ASSERT_EQ(eff.cpus[0], 1);
+        ASSERT_EQ(eff.cpus[1], 0);
+        ASSERT_EQ(demand_cpu_util_est_sum(d, 0), info.util_est);
+        ASSERT_EQ(demand_cpu_util(d, 0), info.util_est);
+        ASSERT_TRUE(demand_cpu_util_avg(d, 0) < 200);
+        ASSERT_TRUE(demand_cpu_util_avg(d, 1) <= 2); /* removed from the old CPU (same history, rounding) */
+}
+
+TEST(attach_detach_conservation) {
+        _cleanup_(demand_freep) Demand *d = NULL;
+        SchedEvent ev;
+        unsigned u0, u1, before;
+        uint64_t t;
+
+        ASSERT_OK(demand_new(2, &d));
+        /* A task that ran 64 ms on cpu0, now sleeping; another one running on cpu1. */
+        ASSERT_OK(feed(d, wake(SCHED_EVENT_WAKEUP, T0, 0, 10, 120, 0), NULL));
+        t = run_then_sleep(d, 0, 10, T0, 64);
+        ASSERT_OK(feed(d, sw(t, 1, 0, false, 20, 120), NULL));
+        ASSERT_OK(feed(d, wake(SCHED_EVENT_WAKEUP, t, 0, 10, 120, 0), NULL));
+        (void) demand_advance(d, 0, t + 3 * MSEC_NS);
+        (void) demand_advance(d, 1, t + 3 * MSEC_NS);
+        u0 = demand_cpu_util_avg(d, 0);
+        u1 = demand_cpu_util_avg(d, 1);
+        ASSERT_TRUE(u0 > 300);
+
+        /* Load balancing moves the queued task 0 → 1 and back at the same instant: sums are conserved. */
+        ev = (SchedEvent) { .type = SCHED_EVENT_MIGRATE, .time_ns = t + 3 * MSEC_NS, .cpu = 1,
+                            .migrate = { .pid = 10, .prio = 120, .orig_cpu = 0, .dest_cpu = 1 } };
+        ASSERT_OK(feed(d, ev, NULL));
+        before = demand_cpu_util_avg(d, 1);
+        ASSERT_TRUE(before > u1 + 300);
+        ASSERT_TRUE(demand_cpu_util_avg(d, 0) < u0 - 300);
+        ASSERT_EQ(demand_cpu_util_avg(d, 0) + demand_cpu_util_avg(d, 1), u0 + u1);
+        ev.migrate.orig_cpu = 1;
+        ev.migrate.dest_cpu = 0;
+        ASSERT_OK(feed(d, ev, NULL));
+        ASSERT_EQ(demand_cpu_util_avg(d, 0), u0);
+        ASSERT_EQ(demand_cpu_util_avg(d, 1), u1);
+
+        /* Exit takes the task's util off its CPU, and forgets it. */
+        ev = (SchedEvent) { .type = SCHED_EVENT_EXIT, .time_ns = t + 3 * MSEC_NS, .cpu = 0, .exit = { .pid = 10 } };
+        ASSERT_OK(feed(d, ev, NULL));
+        ASSERT_TRUE(demand_cpu_util_avg(d, 0) < u0 - 300);
+        ASSERT_EQ(demand_cpu_util_est_sum(d, 0), 0);
+        ASSERT_ERROR(demand_task_info(d, 10, &(DemandTaskInfo) {}), ENOENT);
+}
+
+TEST(rt_tasks) {
+        _cleanup_(demand_freep) Demand *d = NULL;
+        DemandTaskInfo info;
+
+        ASSERT_OK(demand_new(2, &d));
+        /* An RT (prio 49) and a DL (prio -1) task woken onto cpu1: counted, not PELT-modelled. */
+        ASSERT_OK(feed(d, wake(SCHED_EVENT_WAKEUP, T0, 0, 50, 49, 1), NULL));
+        ASSERT_OK(feed(d, wake(SCHED_EVENT_WAKEUP, T0, 0, 51, -1, 1), NULL));
+        ASSERT_EQ(demand_cpu_nr_rt(d, 1), 2);
+        ASSERT_OK(feed(d, sw(T0, 1, 0, false, 50, 49), NULL));
+        ASSERT_TRUE(demand_cpu_busy(d, 1));
+        (void) demand_advance(d, 1, T0 + 50 * MSEC_NS);
+        ASSERT_EQ(demand_cpu_util_avg(d, 1), 0); /* cfs_rq->curr is NULL while RT runs */
+        ASSERT_OK(demand_task_info(d, 50, &info));
+        ASSERT_TRUE(info.rt && info.running);
+        ASSERT_EQ(info.util_avg, 0);
+
+        ASSERT_OK(feed(d, sw(T0 + 50 * MSEC_NS, 1, 50, false, 51, -1), NULL));
+        ASSERT_EQ(demand_cpu_nr_rt(d, 1), 1);
+        ASSERT_OK(feed(d, sw(T0 + 51 * MSEC_NS, 1, 51, false, 0, 120), NULL));
+        ASSERT_EQ(demand_cpu_nr_rt(d, 1), 0);
+        ASSERT_EQ(demand_cpu_idle_calls(d, 1), 1);
+        ASSERT_TRUE(!demand_cpu_busy(d, 1));
+}
+
+TEST(preempted_prev_stays_queued) {
+        _cleanup_(demand_freep) Demand *d = NULL;
+        DemandTaskInfo info;
+
+        ASSERT_OK(demand_new(1, &d));
+        ASSERT_OK(feed(d, wake(SCHED_EVENT_WAKEUP, T0, 0, 5, 120, 0), NULL));
+        ASSERT_OK(feed(d, sw(T0, 0, 0, false, 5, 120), NULL));
+        ASSERT_OK(feed(d, sw(T0 + 10 * MSEC_NS, 0, 5, true, 6, 120), NULL));
+        ASSERT_OK(demand_task_info(d, 5, &info));
+        ASSERT_TRUE(info.on_rq && !info.running);
+        ASSERT_OK(feed(d, sw(T0 + 20 * MSEC_NS, 0, 6, false, 5, 120), NULL));
+        ASSERT_OK(demand_task_info(d, 6, &info));
+        ASSERT_TRUE(!info.on_rq);
+        /* runnable_avg grew while it waited, util_avg did not. */
+        ASSERT_OK(demand_task_info(d, 5, &info));
+        ASSERT_TRUE(info.runnable_avg > info.util_avg);
+}
+
+TEST(task_table_bound) {
+        _cleanup_(demand_freep) Demand *d = NULL;
+        DemandTaskInfo info;
+
+        ASSERT_OK(demand_new_with_limit(1, 4, &d));
+        /* Four tasks that ran and slept, oldest first; a fifth evicts the least recently seen (pid 1). */
+        for (int pid = 1; pid <= 4; pid++)
+                (void) run_then_sleep(d, 0, pid, T0 + (uint64_t) pid * 10 * MSEC_NS, 1);
+        ASSERT_EQ(demand_n_tasks(d), 4);
+        ASSERT_OK(feed(d, wake(SCHED_EVENT_WAKEUP, T0 + 100 * MSEC_NS, 0, 5, 120, 0), NULL));
+        ASSERT_EQ(demand_n_tasks(d), 4);
+        ASSERT_U64_EQ(demand_task_evictions(d), 1);
+        ASSERT_ERROR(demand_task_info(d, 1, &info), ENOENT);
+        ASSERT_OK(demand_task_info(d, 2, &info));
+
+        /* Queued tasks are never evicted: with all four runnable, a new task does not fit. */
+        for (int pid = 2; pid <= 4; pid++)
+                ASSERT_OK(feed(d, wake(SCHED_EVENT_WAKEUP, T0 + 200 * MSEC_NS, 0, pid, 120, 0), NULL));
+        ASSERT_ERROR(feed(d, wake(SCHED_EVENT_WAKEUP, T0 + 200 * MSEC_NS, 0, 9, 120, 0), NULL), ENOSPC);
+}
+
+TEST(task_table_many) {
+        TaskTable *t = NULL;
+        Task *k;
+
+        ASSERT_OK(task_table_new(5000, &t));
+        for (int32_t pid = 1; pid <= 5000; pid++)
+                if (task_table_add(t, pid, (uint64_t) pid, &k) < 0)
+                        TEST_FAIL("add %d", pid);
+        for (int32_t pid = 1; pid <= 5000; pid += 2)
+                task_table_remove(t, pid);
+        ASSERT_EQ(task_table_size(t), 2500);
+        ASSERT_TRUE(task_table_get(t, 4000) && task_table_get(t, 4000)->pid == 4000);
+        ASSERT_TRUE(!task_table_get(t, 4001));
+        task_table_free(t);
+}
+
+TEST(invalid) {
+        _cleanup_(demand_freep) Demand *d = NULL;
+        SchedEvent ev = sw(T0, 0, 0, false, 1, 120);
+
+        ASSERT_OK(demand_new(2, &d));
+        ev.cpu = 2;
+        ASSERT_ERROR(demand_event(d, &ev, T0, NULL), ERANGE);
+        ev.type = _SCHED_EVENT_TYPE_MAX;
+        ASSERT_ERROR(demand_event(d, &ev, T0, NULL), EINVAL);
+        ASSERT_ERROR(feed(d, wake(SCHED_EVENT_WAKEUP, T0, 0, 3, 120, 7), NULL), ERANGE);
+        ASSERT_ERROR(demand_iowait_cpu(d, 3, T0), ENOENT);
+}
+
+DEFINE_TEST_MAIN
