@@ -27,6 +27,8 @@
 #include "log.h"
 #include "manager.h"
 #include "perf-events.h"
+#include "proc-conn.h"
+#include "task-names.h"
 #include "replay.h"
 #include "topology.h"
 
@@ -67,6 +69,8 @@ static Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
         bus_free(m->bus);
+        proc_conn_free(m->proc);
+        task_names_free(m->task_names);
         perf_events_free(m->perf);
         engine_free(m->engine);
         actuator_free(m->actuator);
@@ -115,11 +119,31 @@ static int tick_arm(Manager *m) {
         return sd_event_source_set_enabled(m->tick_source, SD_EVENT_ONESHOT);
 }
 
+/*
+ * The daemon is the governor's worker: it runs SCHED_FIFO so that it is not starved, but like the kernel's
+ * sugov:N kthread (SCHED_DEADLINE with SCHED_FLAG_SUGOV, kernel/sched/cpufreq_schedutil.c) its own running
+ * must not make its CPU ask for the maximum frequency, or every wake-up of the daemon would raise it. Its
+ * time still counts as ordinary (CFS-like) utilisation.
+ */
+#define NORMAL_PRIO 120 /* DEFAULT_PRIO, include/linux/sched/prio.h */
+
+static const SchedEvent *event_without_own_rt(const SchedEvent *ev, pid_t self, SchedEvent *buf) {
+        if (ev->type != SCHED_EVENT_SWITCH || (ev->sw.prev_pid != self && ev->sw.next_pid != self))
+                return ev;
+        *buf = *ev;
+        if (buf->sw.prev_pid == self)
+                buf->sw.prev_prio = NORMAL_PRIO;
+        if (buf->sw.next_pid == self)
+                buf->sw.next_prio = NORMAL_PRIO;
+        return buf;
+}
+
 static int on_sched_event(const SchedEvent *ev, void *userdata) {
         Manager *m = ASSERT_PTR(userdata);
         int enabled = SD_EVENT_OFF, r;
+        SchedEvent buf;
 
-        r = engine_event(m->engine, ev);
+        r = engine_event(m->engine, event_without_own_rt(ev, m->self_pid, &buf));
         if (r < 0)
                 return r;
 
@@ -396,6 +420,29 @@ static int manager_take_over(Manager *m) {
         return 0;
 }
 
+/* Task names and lifecycle; optional: where the connector is unavailable we run on tracepoints alone. */
+static int manager_start_proc_conn(Manager *m) {
+        const char *why;
+        int r;
+
+        r = task_names_new(NULL, 0, &m->task_names);
+        if (r < 0)
+                return log_oom();
+
+        r = proc_conn_new(m->event, m->task_names, &m->proc);
+        if (r == -ENOMEM)
+                return log_oom();
+        if (r >= 0)
+                return 0;
+
+        why = proc_conn_unavailable_reason(r);
+        if (why)
+                log_notice("Proc connector unavailable (%s), running on tracepoints alone.", why);
+        else
+                log_warning_errno(r, "Proc connector unavailable (%m), running on tracepoints alone.");
+        return 0;
+}
+
 static int manager_start(Manager *m) {
         int r;
 
@@ -433,6 +480,10 @@ static int manager_start(Manager *m) {
         if (r < 0)
                 return log_error_errno(r, "Failed to open the scheduler tracepoints: %m");
 
+        r = manager_start_proc_conn(m);
+        if (r < 0)
+                return r;
+
         /* Last: only now do we change anything on the machine. */
         r = manager_take_over(m);
         if (r < 0)
@@ -452,6 +503,13 @@ static void manager_log_stats(Manager *m) {
                  " remote, %" PRIu64 " deferred; frequency writes: %" PRIu64,
                  es->events, es->late_events, ps->lost, es->decisions[DECISION_LOCAL],
                  es->decisions[DECISION_REMOTE], es->deferred, m->commits);
+        if (m->proc) {
+                const ProcConnStats *pc = proc_conn_stats(m->proc);
+
+                log_info("Proc connector: %" PRIu64 " messages, %" PRIu64 " overruns, %" PRIu64 " rescans; %zu task names.",
+                         pc->messages, pc->overruns, pc->rescans, task_names_size(m->task_names));
+        } else
+                log_info("Proc connector: unavailable.");
         if (m->latency.count > 0)
                 log_info("Event-to-write latency over %" PRIu64 " event-triggered writes: mean %" PRIu64
                          " µs, p50 < %" PRIu64 " µs, p99 < %" PRIu64 " µs, max %" PRIu64 " µs",
@@ -468,6 +526,7 @@ int manager_run(const ManagerOptions *opts) {
         if (!m)
                 return log_oom();
         m->opts = *opts;
+        m->self_pid = getpid();
         r = decision_log_init(&m->decisions, DECISION_LOG_SIZE);
         if (r < 0)
                 return log_oom();

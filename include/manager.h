@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <systemd/sd-event.h>
 
 #include "config.h"
@@ -44,6 +45,7 @@ typedef struct Actuator Actuator;
 typedef struct PerfEvents PerfEvents;
 typedef struct Bus Bus;
 typedef struct ProcConn ProcConn;
+typedef struct TaskNames TaskNames;
 
 typedef struct Manager {
         ManagerOptions opts;
@@ -56,6 +58,7 @@ typedef struct Manager {
         PerfEvents *perf;
         Bus *bus;                      /* NULL when running without D-Bus */
         ProcConn *proc;                /* NULL where the proc connector is unavailable */
+        TaskNames *task_names;         /* pid → comm, fed by the proc connector */
         sd_event_source *tick_source;
         sd_event_source *limits_source;
         sd_event_source *sigterm_source, *sigint_source, *sighup_source;
@@ -64,6 +67,7 @@ typedef struct Manager {
         uint64_t commits;
         uint64_t start_usec;           /* CLOCK_MONOTONIC, for Uptime */
         bool paused;
+        pid_t self_pid;                /* our own task: never counted as RT (see on_sched_event) */
 } Manager;
 
 /* Runs the daemon until SIGTERM/SIGINT. Returns 0 on a clean exit, a negative errno (already logged) else. */

@@ -150,6 +150,12 @@ daemon_pid=
 show_daemon_log
 now=$(emu_sh "$SNAPSHOT")
 now_cur0=$(emu_exec cat /sys/devices/system/cpu/cpufreq/policy0/scaling_cur_freq)
+# In the initial pid namespace the proc connector works: it must have been used (names, exits of the hog).
+if grep -q 'Proc connector: [1-9][0-9]* messages' "$TMP/err"; then
+	ok "proc connector subscribed and delivering"
+else
+	fail "proc connector subscribed and delivering" "$(show_daemon_log)"
+fi
 if [ $rc -eq 0 ] && [ "$now" = "$original" ] && [ "$now_cur0" = "$original_cur0" ] && [ ! -e "$TMP/state" ]; then
 	ok "SIGTERM: every file restored byte for byte, state file removed"
 else
