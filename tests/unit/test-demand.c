@@ -254,4 +254,25 @@ TEST(invalid) {
         ASSERT_ERROR(demand_iowait_cpu(d, 3, T0), ENOENT);
 }
 
+/* A wake-up onto an idle CPU means the task runs there, even when its switch-in is never recorded
+ * (docs/platform.md: this VM loses switch-ins from idle on CPU 1). */
+TEST(wakeup_on_idle_cpu_runs_without_switch_in) {
+        _cleanup_(demand_freep) Demand *d = NULL;
+        DemandEffect eff = {};
+
+        ASSERT_OK(demand_new(2, &d));
+        ASSERT_OK(feed(d, sw(T0, 1, 0, true, 0, 120), &eff));        /* CPU 1 idle */
+        ASSERT_TRUE(!demand_cpu_busy(d, 1));
+        ASSERT_OK(feed(d, wake(SCHED_EVENT_WAKEUP, T0 + MSEC_NS, 0, 42, 120, 1), &eff));
+        ASSERT_TRUE(demand_cpu_busy(d, 1));
+        (void) demand_advance(d, 1, T0 + 100 * MSEC_NS);
+        ASSERT_TRUE(demand_cpu_util_avg(d, 1) > 800);                /* ~100 ms of running, PELT §1.6: 894 */
+
+        /* A CPU that is running something keeps running it: the woken task only queues. */
+        ASSERT_OK(feed(d, wake(SCHED_EVENT_WAKEUP, T0 + 101 * MSEC_NS, 0, 43, 120, 1), &eff));
+        ASSERT_TRUE(demand_cpu_busy(d, 1));
+        ASSERT_OK(feed(d, sw(T0 + 102 * MSEC_NS, 1, 42, false, 0, 120), &eff)); /* both sleep (43's run missed) */
+        ASSERT_TRUE(!demand_cpu_busy(d, 1));
+}
+
 DEFINE_TEST_MAIN
