@@ -20,7 +20,7 @@
 #include "topology.h"
 
 #define STATE_DEFAULT_PATH "/run/schedfreqd/state"
-#define DECISION_LOG_SIZE 256
+#define DECISION_LOG_SIZE 2048 /* ~180 KiB; a busy machine makes ~100s of changes per second */
 
 typedef struct ManagerOptions {
         const char *config_path;      /* default CONFIG_DEFAULT_PATH */
