@@ -110,6 +110,9 @@ hist=$(prop "$OBJ" "$NAME" ReactionLatencyHistogram)
 	&& ok "ProcConnector and Paused readable" || fail "ProcConnector and Paused readable"
 
 # --- a hog's decision in GetDecisions ---------------------------------------------------------------------------
+# Start from a low policy1, or there is no raise to see (the short-lived processes this test starts are new
+# tasks with the kernel's initial util, and may have left policy1 high).
+wait_for '[ "$(emu_exec cat "$CPUFREQ/policy1/scaling_cur_freq")" -le 1200000 ]' 5
 "$HOG" --cpu 1 --seconds 1 >"$TMP/hog"
 hog_start_us=$(( $(awk '/^start/ { print $2 }' "$TMP/hog") / 1000 ))
 bctl --json=short call "$NAME" "$OBJ" "$NAME" GetDecisions u 0 >"$TMP/decisions.json" 2>&1
