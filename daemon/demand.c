@@ -463,6 +463,9 @@ int demand_event(Demand *d, const SchedEvent *ev, uint64_t now_ns, DemandEffect 
                 (void) demand_advance(d, (unsigned) ev->cpu, now_ns);
                 effect_add(&eff, ev->cpu);
                 break;
+        case SCHED_EVENT_STAT_IOWAIT:
+                /* Not a demand change: engine_event() takes it to engine_iowait() before it gets here. */
+                return -EINVAL;
         case _SCHED_EVENT_TYPE_MAX:
         case _SCHED_EVENT_TYPE_INVALID:
                 break;

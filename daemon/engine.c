@@ -467,6 +467,8 @@ int engine_event(Engine *e, const SchedEvent *ev) {
 
         if (!e || !ev)
                 return -EINVAL;
+        if (ev->type == SCHED_EVENT_STAT_IOWAIT)
+                return engine_iowait(e, ev->cpu, ev->iowait.pid, ev->time_ns);
 
         e->stats.events++;
         now_ns = engine_clock(e, ev->time_ns, true);

@@ -104,7 +104,7 @@ static int on_decision(const Decision *d, void *userdata) {
         if (d->event != _SCHED_EVENT_TYPE_INVALID)
                 latency_record(&m->latency, written_ns - d->time_ns);
         if (m->opts.print_decisions) {
-                decision_print(stdout, d, m->topology);
+                decision_print_details(stdout, d, m->topology);
                 fflush(stdout);
         }
         return 0;
@@ -420,6 +420,30 @@ static int manager_take_over(Manager *m) {
         return 0;
 }
 
+/*
+ * The iowait boost needs to know that a waking task had been waiting for I/O (p->in_iowait). Userspace sees
+ * that only through sched:sched_stat_iowait, which exists with CONFIG_SCHEDSTATS and fires only while
+ * kernel.sched_schedstats=1 (__update_stats_enqueue_sleeper() in kernel/sched/stats.c). Turning schedstats on
+ * costs every enqueue, which is the administrator's call, not ours: we say what we found, once.
+ */
+static void manager_log_iowait(Manager *m) {
+        _cleanup_fclose_ FILE *f = NULL;
+        int enabled = -1;
+
+        if (!perf_events_stats(m->perf)->iowait) {
+                log_info("No sched:sched_stat_iowait tracepoint (kernel without CONFIG_SCHEDSTATS): no iowait boost.");
+                return;
+        }
+        f = fopen("/proc/sys/kernel/sched_schedstats", "re");
+        if (!f || fscanf(f, "%d", &enabled) != 1)
+                enabled = -1;
+        if (enabled == 0)
+                log_notice("kernel.sched_schedstats=0: sched:sched_stat_iowait does not fire, so no iowait boost "
+                           "(sysctl kernel.sched_schedstats=1 turns it on).");
+        else
+                log_info("iowait boost from sched:sched_stat_iowait.");
+}
+
 /* Task names and lifecycle; optional: where the connector is unavailable we run on tracepoints alone. */
 static int manager_start_proc_conn(Manager *m) {
         const char *why;
@@ -479,6 +503,8 @@ static int manager_start(Manager *m) {
         r = perf_events_new(m->event, &m->topology->online, &m->config, on_sched_event, m, &m->perf);
         if (r < 0)
                 return log_error_errno(r, "Failed to open the scheduler tracepoints: %m");
+
+        manager_log_iowait(m);
 
         r = manager_start_proc_conn(m);
         if (r < 0)

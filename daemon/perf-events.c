@@ -181,6 +181,8 @@ static void perf_cpu_plan(const PerfEvents *p, PerfCpu *c) {
         for (SchedEventType t = 0; t < _SCHED_EVENT_TYPE_MAX; t++) {
                 if (t == SCHED_EVENT_RUNTIME && !(p->flags & PERF_EVENTS_STAT_RUNTIME))
                         continue;
+                if (!p->format.events[t].present) /* an optional event this kernel lacks */
+                        continue;
                 c->fds[c->n_fds++] = (PerfFd) { .fd = -EBADF, .type = t };
                 if (is_wakeup(t))
                         c->fds[c->n_fds++] = (PerfFd) { .fd = -EBADF, .type = t, .immediate = true };
@@ -575,6 +577,7 @@ int perf_events_new_flags(sd_event *event, const cpu_set_t *cpus, const Config *
         r = perf_events_load_format(p);
         if (r < 0)
                 return r;
+        p->stats.iowait = p->format.events[SCHED_EVENT_STAT_IOWAIT].present;
         r = perf_cpus_open(p, p->ring_pages, &p->cpus, &p->n_cpus, &skipped);
         if (r < 0)
                 return r;

@@ -241,6 +241,16 @@ static int parse_runtime(const char *f, SchedEvent *ev, const char **reason) {
         return 0;
 }
 
+/* sched_stat_template's TP_printk: `comm=%s pid=%d delay=%Lu [ns]` (include/trace/events/sched.h). */
+static int parse_iowait(const char *f, SchedEvent *ev, const char **reason) {
+        field_comm(f, "comm", ev->iowait.comm);
+        if (field_int(f, "pid", &ev->iowait.pid) < 0 || field_u64(f, "delay", &ev->iowait.delay_ns) < 0) {
+                *reason = "sched_stat_iowait without a valid pid= or delay=";
+                return -EINVAL;
+        }
+        return 0;
+}
+
 int replay_parse_line(const char *line, SchedEvent *ret, const char **ret_reason) {
         static const char *const bad_header = "expected '<comm> <pid> [<cpu>] <sec>.<usec|nsec>: <sys>:<event>: …'";
         const char *reason = NULL, *fields, *p = line + strspn(line, " \t");
@@ -275,6 +285,9 @@ int replay_parse_line(const char *line, SchedEvent *ret, const char **ret_reason
         case SCHED_EVENT_RUNTIME:
                 r = parse_runtime(fields, &ev, &reason);
                 break;
+        case SCHED_EVENT_STAT_IOWAIT:
+                r = parse_iowait(fields, &ev, &reason);
+                break;
         case _SCHED_EVENT_TYPE_MAX:
         case _SCHED_EVENT_TYPE_INVALID:
                 return REPLAY_LINE_OTHER;
@@ -288,7 +301,7 @@ int replay_parse_line(const char *line, SchedEvent *ret, const char **ret_reason
         return REPLAY_LINE_EVENT;
 }
 
-void decision_print(FILE *f, const Decision *d, const Topology *t) {
+static void decision_print_fields(FILE *f, const Decision *d, const Topology *t) {
         int first = -1;
 
         if (t && d->policy_index < t->n_policies)
@@ -296,29 +309,21 @@ void decision_print(FILE *f, const Decision *d, const Topology *t) {
         if (first < 0)
                 first = (int) d->policy_id;
 
-        fprintf(f, "t=%" PRIu64 " policy=%d freq=%" PRIu32 " cpu=%d kind=%s util=%u\n", d->time_ns, first, d->new_khz,
+        fprintf(f, "t=%" PRIu64 " policy=%d freq=%" PRIu32 " cpu=%d kind=%s util=%u", d->time_ns, first, d->new_khz,
                 d->cpu, decision_kind_to_string(d->kind), d->util);
 }
 
-/*
- * sched:sched_stat_iowait (`comm=… pid=… delay=… [ns]`), which the model takes through engine_iowait()
- * rather than as a SchedEvent. Returns 1 and fills the outputs for such a line, 0 for any other line, or
- * -EINVAL with @ret_reason for a malformed one.
- */
-static int parse_iowait_line(const char *line, int *ret_cpu, uint64_t *ret_ns, int32_t *ret_pid,
-                             const char **ret_reason) {
-        const char *fields;
-        uint64_t delay;
-        char event[64];
+void decision_print(FILE *f, const Decision *d, const Topology *t) {
+        decision_print_fields(f, d, t);
+        fputc('\n', f);
+}
 
-        fields = parse_header(line, ret_cpu, ret_ns, event, sizeof(event));
-        if (!fields || !streq(event, "sched:sched_stat_iowait"))
-                return 0;
-        if (field_int(fields, "pid", ret_pid) < 0 || field_u64(fields, "delay", &delay) < 0) {
-                *ret_reason = "sched_stat_iowait without a valid pid= or delay=";
-                return -EINVAL;
-        }
-        return 1;
+void decision_print_details(FILE *f, const Decision *d, const Topology *t) {
+        decision_print_fields(f, d, t);
+        fprintf(f, " reason=%s", decision_reason_to_string(d->reason));
+        if (d->deferred)
+                fprintf(f, " deferred=%" PRIu64, d->time_ns >= d->deferred_since_ns ? d->time_ns - d->deferred_since_ns : 0);
+        fputc('\n', f);
 }
 
 typedef struct ReplayContext {
@@ -361,10 +366,9 @@ int replay_run(FILE *in, const char *name, const Topology *topo, const Config *c
         ReplayStats stats = {};
         ReplayContext ctx = { .out = out, .topo = topo, .stats = &stats };
         uint64_t tick_ns = cfg->tick_usec * 1000, next_tick_ns = 0;
-        bool ticking = false, iowait;
+        bool ticking = false;
         size_t size = 0;
-        int32_t iowait_pid = 0;
-        int iowait_cpu = 0, r;
+        int r;
 
         r = engine_new(topo, cfg, on_replay_decision, &ctx, &e);
         if (r < 0)
@@ -378,26 +382,15 @@ int replay_run(FILE *in, const char *name, const Topology *topo, const Config *c
                 r = replay_parse_line(line, &ev, &reason);
                 if (r < 0)
                         return make_error(ret_error, name, stats.lines, reason);
-                iowait = false;
-                if (r == REPLAY_LINE_OTHER) {
-                        /* sched_stat_iowait is fed to the engine on its own path; other events are skipped. */
-                        r = parse_iowait_line(line, &iowait_cpu, &ev.time_ns, &iowait_pid, &reason);
-                        if (r < 0)
-                                return make_error(ret_error, name, stats.lines, reason);
-                        stats.skipped += r == 0;
-                        iowait = r > 0;
-                }
-                if (r != REPLAY_LINE_EVENT && !iowait)
+                stats.skipped += r == REPLAY_LINE_OTHER;
+                if (r != REPLAY_LINE_EVENT)
                         continue;
 
                 r = replay_ticks(e, tick_ns, ev.time_ns, &next_tick_ns, &ticking);
                 if (r < 0)
                         return r;
 
-                if (iowait)
-                        r = engine_iowait(e, iowait_cpu, iowait_pid, ev.time_ns);
-                else
-                        r = engine_event(e, &ev);
+                r = engine_event(e, &ev);
                 if (r < 0)
                         return r;
                 stats.events++;

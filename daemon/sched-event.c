@@ -18,6 +18,7 @@ static const char *const sched_event_type_table[_SCHED_EVENT_TYPE_MAX] = {
         [SCHED_EVENT_MIGRATE] = "sched_migrate_task",
         [SCHED_EVENT_EXIT] = "sched_process_exit",
         [SCHED_EVENT_RUNTIME] = "sched_stat_runtime",
+        [SCHED_EVENT_STAT_IOWAIT] = "sched_stat_iowait",
 };
 
 const char *sched_event_type_to_string(SchedEventType t) {
@@ -35,6 +36,10 @@ SchedEventType sched_event_type_from_string(const char *s) {
                 if (streq(s, sched_event_type_table[t]))
                         return t;
         return _SCHED_EVENT_TYPE_INVALID;
+}
+
+bool sched_event_type_is_optional(SchedEventType t) {
+        return t == SCHED_EVENT_STAT_IOWAIT;
 }
 
 /* An integer field, sign-extended per the format's `signed:`. The caller checked it lies inside the record. */
@@ -142,6 +147,11 @@ static int decode_task(const TpEvent *e, const uint8_t *raw, size_t size, SchedE
                 memcpy(ev->runtime.comm, comm, sizeof(comm));
                 ev->runtime.pid = pid;
                 ev->runtime.runtime_ns = (uint64_t) field_int(&f[TP_FIELD_RUNTIME], raw);
+                return 0;
+        case SCHED_EVENT_STAT_IOWAIT:
+                memcpy(ev->iowait.comm, comm, sizeof(comm));
+                ev->iowait.pid = pid;
+                ev->iowait.delay_ns = (uint64_t) field_int(&f[TP_FIELD_DELAY], raw);
                 return 0;
         case SCHED_EVENT_SWITCH:
         case _SCHED_EVENT_TYPE_MAX:

@@ -32,6 +32,7 @@ static const char *const field_names[_TP_FIELD_MAX] = {
         [TP_FIELD_ORIG_CPU] = "orig_cpu",
         [TP_FIELD_DEST_CPU] = "dest_cpu",
         [TP_FIELD_RUNTIME] = "runtime",
+        [TP_FIELD_DELAY] = "delay",
         [TP_FIELD_PREV_COMM] = "prev_comm",
         [TP_FIELD_PREV_PID] = "prev_pid",
         [TP_FIELD_PREV_PRIO] = "prev_prio",
@@ -67,6 +68,9 @@ static const struct {
         { SCHED_EVENT_EXIT, TP_FIELD_PRIO },             { SCHED_EVENT_EXIT, TP_FIELD_GROUP_DEAD, true },
         { SCHED_EVENT_RUNTIME, TP_FIELD_COMM },          { SCHED_EVENT_RUNTIME, TP_FIELD_PID },
         { SCHED_EVENT_RUNTIME, TP_FIELD_RUNTIME },       { SCHED_EVENT_RUNTIME, TP_FIELD_VRUNTIME, true },
+        /* sched_stat_template: comm (char[16], __data_loc since 6.x like sched_stat_runtime), pid, delay. */
+        { SCHED_EVENT_STAT_IOWAIT, TP_FIELD_COMM },      { SCHED_EVENT_STAT_IOWAIT, TP_FIELD_PID },
+        { SCHED_EVENT_STAT_IOWAIT, TP_FIELD_DELAY },
 };
 
 const char *tp_field_id_to_string(TpFieldId id) {
@@ -417,6 +421,8 @@ static int load_event(TpFormat *f, SchedEventType type, const char *events_dir, 
                 return -ENOMEM;
 
         r = read_full(id_path, &id_text, &size);
+        if (r == -ENOENT && sched_event_type_is_optional(type))
+                return 0; /* not in this kernel: the caller sees present = false */
         if (r < 0)
                 return set_error(ret_error, r, id_path, "%s", strerror(-r));
         r = parse_id(id_text, &id);

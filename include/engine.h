@@ -75,7 +75,10 @@ static inline void engine_freep(Engine **e) {
                 engine_free(*e);
 }
 
-/* Feeds one event. Returns 0, or a negative errno on out-of-memory (malformed events are counted, not errors). */
+/*
+ * Feeds one event (SCHED_EVENT_STAT_IOWAIT is handed to engine_iowait()). Returns 0, or a negative errno on
+ * out-of-memory (malformed events are counted, not errors).
+ */
 int engine_event(Engine *e, const SchedEvent *ev);
 
 /*

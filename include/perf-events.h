@@ -58,11 +58,12 @@ typedef struct PerfEventsStats {
         bool immediate;           /* current state: sched_wakeup* samples wake the daemon */
         unsigned cpus;            /* CPUs with a ring */
         unsigned cpus_skipped;    /* requested CPUs perf refused (ENODEV, EINVAL, ENXIO: not in this kernel) */
+        bool iowait;              /* sched_stat_iowait is open (the kernel has CONFIG_SCHEDSTATS) */
 } PerfEventsStats;
 
 /*
  * Opens sched_switch, sched_wakeup, sched_wakeup_new, sched_migrate_task and sched_process_exit (and
- * sched_stat_runtime with PERF_EVENTS_STAT_RUNTIME) on every CPU of @cpus, with cfg->ring_pages data pages
+ * sched_stat_runtime with PERF_EVENTS_STAT_RUNTIME, and sched_stat_iowait where the kernel has it) on every CPU of @cpus, with cfg->ring_pages data pages
  * per ring, and attaches the ring fds and the drain timer to @event. Returns 0, -EINVAL (bad config),
  * -ENODEV (no CPU of @cpus could be opened), -EBADMSG (unexpected tracefs format, see debug log), or the
  * errno of tracefs, perf_event_open(2), mmap(2) or sd-event.

@@ -8,6 +8,8 @@
  *
  * Input is what `perf script` (or `perf script --ns`) prints for the sched tracepoints by default:
  *   <comm> <pid> [<cpu>] <sec>.<usec|nsec>: sched:<event>: key=value …
+ * The modelled events: sched_switch, sched_wakeup, sched_wakeup_new, sched_migrate_task, sched_process_exit,
+ * sched_stat_runtime and sched_stat_iowait (the iowait boost, recorded where schedstats are on).
  * Lines of other events are skipped and counted; blank lines and lines starting with '#' are ignored.
  */
 
@@ -39,13 +41,21 @@ enum {
 
 int replay_parse_line(const char *line, SchedEvent *ret, const char **ret_reason);
 
+/* Prints @d in the replay output format; policy= is the policy's first CPU. */
+void decision_print(FILE *f, const Decision *d, const Topology *t);
+
+/*
+ * The same line with what the live daemon knows besides (`schedfreqd --print-decisions`), appended as more
+ * key=value fields: ` reason=<demand|rt|iowait|limits>`, and for a change that applied a demand change a
+ * disallowed remote event had left, ` deferred=<ns it waited>`.
+ */
+void decision_print_details(FILE *f, const Decision *d, const Topology *t);
+
 /*
  * Replays @in (named @name in messages) through a fresh engine, writing changes to @out. Synthetic ticks are
  * generated from the trace's own clock every cfg->tick_usec while the engine needs them, as the live daemon's
  * timer does. On malformed input returns -EINVAL with a malloc'd "NAME:LINE: reason" in @ret_error.
  */
-/* Prints @d in the replay output format; policy= is the policy's first CPU. */
-void decision_print(FILE *f, const Decision *d, const Topology *t);
 
 int replay_run(FILE *in, const char *name, const Topology *topo, const Config *cfg, FILE *out, ReplayStats *ret_stats,
                char **ret_error);

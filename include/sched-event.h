@@ -19,6 +19,7 @@ typedef enum SchedEventType {
         SCHED_EVENT_MIGRATE,      /* sched:sched_migrate_task */
         SCHED_EVENT_EXIT,         /* sched:sched_process_exit */
         SCHED_EVENT_RUNTIME,      /* sched:sched_stat_runtime */
+        SCHED_EVENT_STAT_IOWAIT,  /* sched:sched_stat_iowait: optional, only kernels with CONFIG_SCHEDSTATS have it */
         _SCHED_EVENT_TYPE_MAX,
         _SCHED_EVENT_TYPE_INVALID = -EINVAL,
 } SchedEventType;
@@ -61,8 +62,21 @@ typedef struct SchedEvent {
                         int32_t pid;
                         uint64_t runtime_ns;
                 } runtime;
+                struct {                          /* a task waking after I/O is being enqueued (its rq's CPU: the
+                                                   * task's, not necessarily the one recording the event) */
+                        char comm[TASK_COMM_LEN];
+                        int32_t pid;
+                        uint64_t delay_ns;        /* how long it waited for the I/O */
+                } iowait;
         };
 } SchedEvent;
 
 const char *sched_event_type_to_string(SchedEventType t);       /* "sched_switch", … */
 SchedEventType sched_event_type_from_string(const char *s);     /* accepts "sched_switch" and "sched:sched_switch" */
+
+/*
+ * Whether a kernel may lack the tracepoint and the daemon still runs: sched_stat_iowait is compiled in only
+ * with CONFIG_SCHEDSTATS (include/trace/events/sched.h, sched_stat_template) and fires only while
+ * kernel.sched_schedstats=1; without it there is no iowait boost. Every other event is required.
+ */
+bool sched_event_type_is_optional(SchedEventType t);

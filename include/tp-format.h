@@ -18,13 +18,14 @@
 #include "sched-event.h"
 
 typedef enum TpFieldId {
-        TP_FIELD_COMM,            /* sched_wakeup*, sched_migrate_task, sched_process_exit, sched_stat_runtime */
+        TP_FIELD_COMM,            /* every event but sched_switch */
         TP_FIELD_PID,
-        TP_FIELD_PRIO,            /* not in sched_stat_runtime */
+        TP_FIELD_PRIO,            /* not in sched_stat_runtime, sched_stat_iowait */
         TP_FIELD_TARGET_CPU,      /* sched_wakeup* */
         TP_FIELD_ORIG_CPU,        /* sched_migrate_task */
         TP_FIELD_DEST_CPU,
         TP_FIELD_RUNTIME,         /* sched_stat_runtime, ns */
+        TP_FIELD_DELAY,           /* sched_stat_iowait, ns */
         TP_FIELD_PREV_COMM,       /* sched_switch */
         TP_FIELD_PREV_PID,
         TP_FIELD_PREV_PRIO,
@@ -81,7 +82,8 @@ int tp_format_parse_event(TpFormat *f, SchedEventType type, uint32_t id, const c
 
 /*
  * Reads <events_dir>/sched/<name>/{id,format} for every SchedEventType (events_dir is the tracefs `events`
- * directory, e.g. /sys/kernel/tracing/events, or a fixture tree). Returns 0 and fills @ret, or a negative
+ * directory, e.g. /sys/kernel/tracing/events, or a fixture tree). An optional event
+ * (sched_event_type_is_optional()) whose directory is missing is left with present = false. Returns 0 and fills @ret, or a negative
  * errno (-ENOENT when a file is missing, -EBADMSG for bad content, …) with *ret_error (if non-NULL) set to a
  * malloc'd "PATH: reason" naming the file. @ret is only written on success.
  */

@@ -11,11 +11,12 @@
 # tasks only (and kernel threads).
 #   remote = yes: the decision that raised policy1 after each wake-up is kind=remote cpu=0, timed at the
 #                 wake-up itself (between the waker's clock reads around its eventfd write); the policy's
-#                 RemoteDecisions counter grew, DeferredDecisions did not;
+#                 RemoteDecisions counter grew, DeferredDecisions did not, nothing printed deferred=;
 #   remote = no:  no kind=remote decision for policy1 at all; the raise after each wake-up is kind=local cpu=1,
 #                 later than the wake-up but within 20 ms (CPU 1's next event comes when the light task's busy
-#                 phase ends, <= 1 ms later: the demand change was kept, not lost); DeferredDecisions grew by at
-#                 least one per raise.
+#                 phase ends, <= 1 ms later: the demand change was kept, not lost) and says so (--print-decisions'
+#                 deferred=<ns it waited>, at least since the wake-up); DeferredDecisions grew by at least one
+#                 per raise.
 # Reaction times (the waker's clock read before the wake-up → the setspeed write in the emulator's log) are
 # printed as `# ` lines. Rounds in which policy1 was not low at the wake-up do not count (another load kept it
 # up: a round waits at most 3 s for it to fall, then wakes anyway and another round is added, up to 10 in all;
@@ -92,7 +93,7 @@ run_mode() {
 }
 
 # analyse yes|no: one line per round,
-#   "<round> <counts 0|1> <kind> <cpu> <decision t - before (ns)> <setspeed write - before (ns)> <deferred flag|->"
+#   "<round> <counts 0|1> <kind> <cpu> <decision t - before (ns)> <setspeed write - before (ns)> <deferred=NS of that decision|->"
 # <counts> is 0 when policy1 was not <= LOW at the wake-up (by the emulator's log and by the daemon's last
 # decision before it); <kind> etc. are those of the first policy1 decision to >= HIGH at or after the wake-up
 # and during the heavy task's run ("none": there was none, which fails a round that counts).
@@ -108,9 +109,8 @@ analyse() {
 		for (i = 1; i <= NF; i++) {
 			split($i, kv, "=")
 			f[kv[1]] = substr($i, length(kv[1]) + 2)
-			if (kv[1] == "deferred") flag = f["deferred"] == "" ? "1" : f["deferred"]
+			if (kv[1] == "deferred") flag = f["deferred"]
 		}
-		if ($NF == "deferred") flag = "1"
 		if (f["policy"] + 0 != 1) next
 		nd++; dt[nd] = f["t"] + 0; dfreq[nd] = f["freq"] + 0; dkind[nd] = f["kind"]; dcpu[nd] = f["cpu"]; dflag[nd] = flag
 	}
@@ -153,8 +153,9 @@ done
 # --- remote = yes -----------------------------------------------------------------------------------------
 if [ -s "$TMP/yes.rounds" ]; then
 	counted=$(awk '$2 == 1' "$TMP/yes.rounds" | wc -l)
-	# The raise is the wake-up's own decision: kind=remote, caused by CPU 0, timed within the eventfd write.
-	good=$(awk -v slack="$SLACK_NS" '$2 == 1 && $3 == "remote" && $4 == 0 && $5 >= -slack && $5 <= $8 + slack' \
+	# The raise is the wake-up's own decision: kind=remote, caused by CPU 0, timed within the eventfd write,
+	# and nothing was deferred.
+	good=$(awk -v slack="$SLACK_NS" '$2 == 1 && $3 == "remote" && $4 == 0 && $5 >= -slack && $5 <= $8 + slack && $7 == "-"' \
 		"$TMP/yes.rounds" | wc -l)
 	if [ "$counted" -ge "$NEED" ] && [ "$good" -ge "$NEED" ] && [ "$good" -eq "$counted" ]; then
 		ok "remote=yes: policy1 raised by a kind=remote cpu=0 decision at the wake-up ($good of $counted rounds)"
@@ -182,9 +183,10 @@ if [ -s "$TMP/no.rounds" ]; then
 		|| fail "remote=no: no kind=remote decision for policy1" "$(grep 'policy=1 ' "$TMP/no.out" | grep 'kind=remote' | head)"
 
 	counted=$(awk '$2 == 1' "$TMP/no.rounds" | wc -l)
-	# The raise waits for CPU 1's next event: kind=local, caused by CPU 1, after the wake-up; if the output
-	# carries a deferred flag it must say so.
-	good=$(awk -v next_ns="$NEXT_NS" '$2 == 1 && $3 == "local" && $4 == 1 && $5 > 0 && $5 <= next_ns && ($7 == "-" || $7 == "1" || $7 == "yes" || $7 == "true")' \
+	# The raise waits for CPU 1's next event: kind=local, caused by CPU 1, after the wake-up, and it says it
+	# applied a deferred change (deferred=<ns it waited>: at least since the end of the wake-up's eventfd write).
+	good=$(awk -v next_ns="$NEXT_NS" -v slack="$SLACK_NS" '$2 == 1 && $3 == "local" && $4 == 1 && $5 > 0 && $5 <= next_ns &&
+		$7 ~ /^[0-9]+$/ && $7 + $8 + slack >= $5' \
 		"$TMP/no.rounds" | wc -l)
 	if [ "$counted" -ge "$NEED" ] && [ "$good" -ge "$NEED" ] && [ "$good" -eq "$counted" ]; then
 		ok "remote=no: policy1 raised by a kind=local cpu=1 decision after the wake-up, within $((NEXT_NS / 1000000)) ms ($good of $counted rounds)"

@@ -156,6 +156,15 @@ if grep -q 'Proc connector: [1-9][0-9]* messages' "$TMP/err"; then
 else
 	fail "proc connector subscribed and delivering" "$(show_daemon_log)"
 fi
+# The iowait boost: said once at start-up, whichever way this kernel goes (the test machines have no
+# CONFIG_SCHEDSTATS, so no sched_stat_iowait; docs/platform.md).
+if [ -d /sys/kernel/tracing/events/sched/sched_stat_iowait ]; then
+	iowait_msg='iowait boost from sched:sched_stat_iowait\|kernel.sched_schedstats=0: sched:sched_stat_iowait does not fire'
+else
+	iowait_msg='No sched:sched_stat_iowait tracepoint (kernel without CONFIG_SCHEDSTATS): no iowait boost.'
+fi
+[ "$(grep -c "$iowait_msg" "$TMP/err")" = 1 ] && ok "iowait boost availability reported once" \
+	|| fail "iowait boost availability reported once" "expected: $iowait_msg" "$(show_daemon_log)"
 if [ $rc -eq 0 ] && [ "$now" = "$original" ] && [ "$now_cur0" = "$original_cur0" ] && [ ! -e "$TMP/state" ]; then
 	ok "SIGTERM: every file restored byte for byte, state file removed"
 else

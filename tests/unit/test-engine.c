@@ -16,6 +16,7 @@
 #include "topology.h"
 
 #define MSEC_NS UINT64_C(1000000)
+#define USEC_NS UINT64_C(1000)
 #define T0 (UINT64_C(5000) * MSEC_NS) /* CLOCK_MONOTONIC is never 0: start somewhere */
 
 /*
@@ -736,6 +737,62 @@ TEST(tick_settles_and_reports) {
         /* A busy CPU keeps the tick going. */
         ASSERT_OK(feed_switch(f.e, T0 + MSEC_NS, 3, 100));
         ASSERT_EQ(engine_tick(f.e, T0 + 2 * MSEC_NS), 1);
+}
+
+/*
+ * sched_stat_iowait fed as a SchedEvent (the live path: perf ring → decoder → engine_event()) and through
+ * engine_iowait() give the same decisions: the iowait boost doubling per wake-up after I/O 1 ms apart, with
+ * no sched_wakeup needed for it. 128 asks for less than the minimum; 256 at +2 ms; 512 at +3 ms is within
+ * the 1.5 ms rate limit and stays pending (no doubling to 1024 at +4 ms: one doubling per applied request,
+ * sugov_iowait_boost() in kernel/sched/cpufreq_schedutil.c), applied at +4 ms.
+ */
+static void run_iowait(bool as_event, Recorder *ret) {
+        _cleanup_(fixture_done) Fixture f = {};
+
+        fixture_init(&f);
+        f.topo->policies[P1].cur_khz = 500000;
+        if (fixture_start(&f) < 0)
+                abort();
+        for (unsigned i = 0; i < 4; i++) {
+                uint64_t t = T0 + i * MSEC_NS;
+                SchedEvent sleep = ev_switch(t + 100 * USEC_NS, 1, 0), iowait = {
+                        .type = SCHED_EVENT_STAT_IOWAIT, .time_ns = t + MSEC_NS, .cpu = 1,
+                        .iowait = { .comm = "io", .pid = 800, .delay_ns = 900 * USEC_NS },
+                };
+
+                if (feed_switch(f.e, t, 1, 800) < 0)
+                        abort();
+                sleep.sw.prev_pid = 800;
+                sleep.sw.prev_runnable = false; /* D: waits for the I/O */
+                if (engine_event(f.e, &sleep) < 0)
+                        abort();
+                if ((as_event ? engine_event(f.e, &iowait) : engine_iowait(f.e, 1, 800, iowait.time_ns)) < 0)
+                        abort();
+        }
+        ret->n = f.rec->n;
+        memcpy(ret->d, f.rec->d, f.rec->n * sizeof(Decision));
+}
+
+TEST(iowait_event) {
+        _cleanup_free_ Recorder *a = calloc(1, sizeof(Recorder)), *b = calloc(1, sizeof(Recorder));
+        unsigned boosted = 0;
+
+        ASSERT_TRUE(a && b);
+        run_iowait(true, a);
+        run_iowait(false, b);
+        ASSERT_EQ(a->n, b->n);
+        for (size_t i = 0; i < a->n; i++) {
+                ASSERT_U64_EQ(a->d[i].time_ns, b->d[i].time_ns);
+                ASSERT_EQ(a->d[i].new_khz, b->d[i].new_khz);
+                ASSERT_EQ(a->d[i].reason, b->d[i].reason);
+                ASSERT_EQ(a->d[i].event, SCHED_EVENT_WAKEUP); /* an iowait enqueue is part of a wake-up */
+                boosted += a->d[i].reason == DECISION_REASON_IOWAIT;
+        }
+        ASSERT_EQ(a->n, 2);
+        ASSERT_EQ(boosted, 2);
+        ASSERT_U64_EQ(a->d[0].time_ns, T0 + 2 * MSEC_NS);
+        ASSERT_U64_EQ(a->d[1].time_ns, T0 + 4 * MSEC_NS);
+        ASSERT_EQ(a->d[a->n - 1].new_khz, 1250000); /* 512 × 1.25 / 1024 × 2 GHz */
 }
 
 TEST(other_and_invalid_events) {

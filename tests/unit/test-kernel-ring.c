@@ -82,6 +82,8 @@ static void seen_child_event(Seen *s, const SchedEvent *ev) {
         case SCHED_EVENT_RUNTIME:
                 s->runtime += ev->runtime.runtime_ns > 0;
                 return;
+        case SCHED_EVENT_STAT_IOWAIT: /* not on the test machines' kernels (no CONFIG_SCHEDSTATS) */
+                return;
         case _SCHED_EVENT_TYPE_MAX:
         case _SCHED_EVENT_TYPE_INVALID:
                 break;

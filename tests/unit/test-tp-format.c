@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Tests for tp-format.c: real (6.18) and reconstructed (6.1, 4.9) tracefs format files, and broken ones. */
+/*
+ * Tests for tp-format.c: real (6.18) and reconstructed (6.1, 4.9, 6.18-schedstats's sched_stat_iowait) tracefs
+ * format files, and broken ones.
+ */
 
 #define _XOPEN_SOURCE_EXTENDED 1
 #include <ftw.h>
@@ -53,7 +56,7 @@ static void rm_rf(char **dir) {
 }
 
 /*
- * A copy of the 6.18 fixtures in a temporary directory, with event @bad's format replaced by the file
+ * A copy of the 6.18-schedstats fixtures (6.18 and sched_stat_iowait) in a temporary directory, with event @bad's format replaced by the file
  * @replacement (NULL: leave it) or its directory removed (@replacement == "").
  */
 static char *make_tree(SchedEventType bad, const char *replacement) {
@@ -74,7 +77,7 @@ static char *make_tree(SchedEventType bad, const char *replacement) {
                 for (unsigned i = 0; i < 2; i++) {
                         const char *file = i ? "format" : "id";
 
-                        snprintf(from, sizeof(from), FORMATS "/6.18/sched/%s/%s", name, file);
+                        snprintf(from, sizeof(from), FORMATS "/6.18-schedstats/sched/%s/%s", name, file);
                         if (t == bad && i == 1 && replacement)
                                 snprintf(from, sizeof(from), FORMATS "/bad/%s", replacement);
                         snprintf(path, sizeof(path), "%s/sched/%s/%s", dir, name, file);
@@ -139,6 +142,27 @@ TEST(load_6_18_captured) {
         e = &f.events[SCHED_EVENT_EXIT];
         ASSERT_FIELD(&e->fields[TP_FIELD_GROUP_DEAD], 32, 1, false, false);
         ASSERT_EQ(e->min_size, 32);
+
+        /* The build VM's kernel has no CONFIG_SCHEDSTATS: no sched_stat_iowait, and that is not an error. */
+        ASSERT_TRUE(!f.events[SCHED_EVENT_STAT_IOWAIT].present);
+        ASSERT_EQ(tp_format_type_from_id(&f, 0), _SCHED_EVENT_TYPE_INVALID); /* an absent event matches no id */
+}
+
+TEST(load_6_18_schedstats) {
+        TpFormat f;
+        const TpEvent *e;
+
+        ASSERT_OK(tp_format_load(FORMATS "/6.18-schedstats", &f, NULL));
+        e = &f.events[SCHED_EVENT_STAT_IOWAIT];
+        ASSERT_TRUE(e->present);
+        ASSERT_EQ(e->id, 360);
+        ASSERT_FIELD(&e->fields[TP_FIELD_COMM], 8, 4, false, true);
+        ASSERT_FIELD(&e->fields[TP_FIELD_PID], 12, 4, true, false);
+        ASSERT_FIELD(&e->fields[TP_FIELD_DELAY], 16, 8, false, false);
+        ASSERT_TRUE(!e->fields[TP_FIELD_PRIO].present);
+        ASSERT_EQ(e->min_size, 24);
+        ASSERT_EQ(tp_format_type_from_id(&f, 360), SCHED_EVENT_STAT_IOWAIT);
+        ASSERT_EQ(f.events[SCHED_EVENT_SWITCH].id, 372); /* the rest is the captured 6.18 */
 }
 
 TEST(load_6_1_reconstructed) {
@@ -155,6 +179,10 @@ TEST(load_6_1_reconstructed) {
         ASSERT_FIELD(&e->fields[TP_FIELD_VRUNTIME], 40, 8, false, false);
         ASSERT_EQ(e->min_size, 40); /* vruntime is optional: not needed to decode */
         ASSERT_TRUE(!f.events[SCHED_EVENT_EXIT].fields[TP_FIELD_GROUP_DEAD].present);
+        e = &f.events[SCHED_EVENT_STAT_IOWAIT];
+        ASSERT_FIELD(&e->fields[TP_FIELD_COMM], 8, 16, false, false);
+        ASSERT_FIELD(&e->fields[TP_FIELD_DELAY], 32, 8, false, false);
+        ASSERT_EQ(e->min_size, 40);
 }
 
 TEST(load_4_9_reconstructed) {
@@ -236,6 +264,31 @@ TEST(bad_fixtures_name_the_file) {
         ASSERT_BAD_TREE(SCHED_EVENT_WAKEUP_NEW, "../6.18/sched/sched_wakeup/format", -EBADMSG, "format",
                         "expected 'sched_wakeup_new'");
         ASSERT_BAD_TREE(SCHED_EVENT_RUNTIME, "", -ENOENT, "id", "No such file");
+        /* sched_stat_iowait may be missing, but one that is there must be right */
+        ASSERT_BAD_TREE(SCHED_EVENT_STAT_IOWAIT, "garbage.format", -EBADMSG, "format", "");
+        ASSERT_BAD_TREE(SCHED_EVENT_STAT_IOWAIT, "../6.18/sched/sched_stat_runtime/format", -EBADMSG, "format",
+                        "expected 'sched_stat_iowait'");
+}
+
+TEST(optional_event_missing) {
+        _cleanup_(rm_rf) char *dir = make_tree(SCHED_EVENT_STAT_IOWAIT, "");
+        _cleanup_free_ char *error = NULL;
+        char path[512];
+        TpFormat f;
+
+        ASSERT_TRUE(dir);
+        ASSERT_OK(tp_format_load(dir, &f, &error));
+        ASSERT_TRUE(!error);
+        ASSERT_TRUE(!f.events[SCHED_EVENT_STAT_IOWAIT].present);
+        ASSERT_TRUE(f.events[SCHED_EVENT_SWITCH].present);
+
+        /* its directory with an id but no format is a broken tracefs, not an absent event */
+        snprintf(path, sizeof(path), "%s/sched/sched_stat_iowait", dir);
+        ASSERT_OK(mkdir(path, 0755) < 0 ? -errno : 0);
+        snprintf(path, sizeof(path), "%s/sched/sched_stat_iowait/id", dir);
+        ASSERT_OK(copy_file(FORMATS "/6.18-schedstats/sched/sched_stat_iowait/id", path));
+        ASSERT_ERROR(tp_format_load(dir, &f, &error), ENOENT);
+        ASSERT_TRUE(error && strstr(error, "sched_stat_iowait/format"));
 }
 
 TEST(bad_id_file) {
