@@ -104,6 +104,17 @@ TEST(other_events) {
                   REPLAY_LINE_EVENT);
         ASSERT_EQ(ev.type, SCHED_EVENT_WAKEUP_NEW);
         ASSERT_EQ(ev.wakeup.target_cpu, 1);
+
+        /* schedstats kernels: the iowait boost's event (sched_stat_template's TP_printk) */
+        ASSERT_EQ(parse("   swapper/1     0 [001]     1.001000: sched:sched_stat_iowait: comm=io pid=800 delay=900000 [ns]",
+                        &ev),
+                  REPLAY_LINE_EVENT);
+        ASSERT_EQ(ev.type, SCHED_EVENT_STAT_IOWAIT);
+        ASSERT_EQ(ev.cpu, 1);
+        ASSERT_U64_EQ(ev.time_ns, UINT64_C(1001000000));
+        ASSERT_STREQ(ev.iowait.comm, "io");
+        ASSERT_EQ(ev.iowait.pid, 800);
+        ASSERT_U64_EQ(ev.iowait.delay_ns, 900000);
 }
 
 TEST(skipped_lines) {
@@ -131,6 +142,8 @@ TEST(malformed) {
                 "perf 1 [000] 551.307788: sched:sched_migrate_task: comm=a pid=1 prio=120 orig_cpu=0",
                 "perf 1 [000] 551.307788: sched:sched_stat_runtime: comm=a pid=1 runtime=-5 [ns]",
                 "perf 1 [000] 551.307788: sched:sched_process_exit: comm=a",
+                "perf 1 [000] 551.307788: sched:sched_stat_iowait: comm=a pid=1 [ns]",
+                "perf 1 [000] 551.307788: sched:sched_stat_iowait: comm=a delay=5 [ns]",
                 "perf 1 [000] 99999999999999999999.000000: sched:sched_process_exit: comm=a pid=1 prio=1",
         };
         SchedEvent ev;

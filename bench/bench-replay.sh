@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# `schedfreqd replay` throughput on a large real trace: SECONDS of `stress-ng --switch 2` (plus the default
+# background of this machine) recorded system-wide with `perf record -k CLOCK_MONOTONIC` of the sched
+# tracepoints, turned into text once with `perf script`, then, RUNS times and interleaved:
+#   - `perf script` of the same perf.data to /dev/null (what produces replay's input in the documented pipe);
+#   - `schedfreqd replay --topology two-policies.ini TRACE.txt` to /dev/null (the model alone, from a file);
+#   - `cat TRACE.txt` to /dev/null (the floor: reading the text).
+# Prints the trace size, the medians, events/s and MB/s for replay, and replay's time as a ratio of perf
+# script's (below 1: replay keeps up with the pipe's producer). Needs root (perf -a) and stress-ng.
+# Usage: bench/bench-replay.sh [BUILD] [RUNS] [SECONDS]
+set -u
+BUILD=${1:-build}
+RUNS=${2:-5}
+SECS=${3:-3}
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+SFD="$BUILD/schedfreqd"
+TOPO="$REPO/tests/fixtures/topology/two-policies.ini"
+EVENTS='sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_migrate_task,sched:sched_process_exit'
+TMP=$(mktemp -d /tmp/schedfreqd-bench-replay.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) { print "n/a"; exit } m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print m }'; }
+
+now_ns() { date +%s%N; }
+
+timed() { # COMMAND...: prints the wall ns it took, fails if it failed
+	local t0 t1
+	t0=$(now_ns)
+	"$@" >/dev/null 2>"$TMP/timed.err" || { cat "$TMP/timed.err" >&2; return 1; }
+	t1=$(now_ns)
+	echo $((t1 - t0))
+}
+
+[ -x "$SFD" ] || { echo "bench-replay: $SFD not built (make)" >&2; exit 1; }
+command -v stress-ng >/dev/null || { echo "bench-replay: needs stress-ng" >&2; exit 1; }
+
+record() {
+	if [ -d /sys/kernel/tracing/events/sched ]; then
+		perf record -q -m 4096 -k CLOCK_MONOTONIC -e "$EVENTS" -a "$@"
+	else
+		# tracefs not mounted: mount it in a private mount namespace only, nothing is left mounted
+		unshare --mount --propagation private -- sh -c \
+			'mount -t tracefs nodev /sys/kernel/tracing && exec perf record -q -m 4096 -k CLOCK_MONOTONIC -e "$0" -a "$@"' \
+			"$EVENTS" "$@"
+	fi
+}
+
+record -o "$TMP/big.data" -- stress-ng --switch 2 --timeout "$SECS" -q 2>"$TMP/record.err" \
+	|| { echo "bench-replay: perf record failed" >&2; cat "$TMP/record.err" >&2; exit 1; }
+perf script -i "$TMP/big.data" >"$TMP/big.txt" 2>/dev/null || { echo "bench-replay: perf script failed" >&2; exit 1; }
+
+lines=$(wc -l <"$TMP/big.txt")
+bytes=$(stat -c %s "$TMP/big.txt")
+# perf script pads the event name when a trace holds several: "<time>:       sched:sched_switch: …"
+events=$(grep -Ec ':[[:space:]]+sched:sched_(switch|wakeup|wakeup_new|migrate_task|process_exit):' "$TMP/big.txt")
+changes=$("$SFD" replay --topology "$TOPO" "$TMP/big.txt" | wc -l)
+
+for run in $(seq "$RUNS"); do
+	timed perf script -i "$TMP/big.data" >>"$TMP/perf-script.ns" || exit 1
+	timed "$SFD" replay --topology "$TOPO" "$TMP/big.txt" >>"$TMP/replay.ns" || exit 1
+	timed cat "$TMP/big.txt" >>"$TMP/cat.ns" || exit 1
+done
+
+ps_ns=$(median <"$TMP/perf-script.ns")
+rp_ns=$(median <"$TMP/replay.ns")
+cat_ns=$(median <"$TMP/cat.ns")
+
+echo "trace: $SECS s of stress-ng --switch 2, $events sched events in $lines lines, $((bytes / 1048576)) MiB; $changes decisions"
+echo "runs: $RUNS, medians; build: $BUILD"
+awk -v ps="$ps_ns" -v rp="$rp_ns" -v c="$cat_ns" -v ev="$events" -v b="$bytes" 'BEGIN {
+	printf "%-34s %10s %14s %10s\n", "", "ms", "events/s", "MB/s"
+	printf "%-34s %10.0f %14.0f %10.1f\n", "perf script (the pipe'\''s producer)", ps / 1e6, ev / (ps / 1e9), b / 1e6 / (ps / 1e9)
+	printf "%-34s %10.0f %14.0f %10.1f\n", "schedfreqd replay FILE", rp / 1e6, ev / (rp / 1e9), b / 1e6 / (rp / 1e9)
+	printf "%-34s %10.0f %14s %10.1f\n", "cat FILE", c / 1e6, "-", b / 1e6 / (c / 1e9)
+	printf "replay / perf script time: %.2f\n", rp / ps
+}'
