@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* log.c: the logging sink. Writes one line per message to stderr, with an sd-daemon priority prefix. */
+/*
+ * log.c: the logging sink. Writes one line per message to stderr, with an sd-daemon priority prefix when
+ * stderr is journald's stream.
+ */
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "log.h"
 
 static int max_level = LOG_INFO;
-static int prefix_mode = -1; /* -1: decide from isatty() on first use */
+static int prefix_mode = -1; /* -1: decide on first use, stderr_is_journal() */
 
 static const char *const level_names[] = {
         [LOG_EMERG] = "emerg", [LOG_ALERT] = "alert", [LOG_CRIT] = "crit",   [LOG_ERR] = "err",
@@ -48,6 +52,36 @@ const char *log_level_to_string(int level) {
         return level_names[level];
 }
 
+/*
+ * Whether stderr is connected to journald: systemd sets $JOURNAL_STREAM to "<st_dev>:<st_ino>" of the stream
+ * it gives a service (systemd.exec(5)); stderr still being that stream means nobody redirected it. The same
+ * test as systemd's own log_target auto (src/basic/log.c). A terminal, a file or a pipe gets plain lines.
+ */
+static bool stderr_is_journal(void) {
+        const char *e = getenv("JOURNAL_STREAM");
+        unsigned long long dev, ino;
+        struct stat st;
+        int n = 0;
+
+        if (!e || sscanf(e, "%llu:%llu%n", &dev, &ino, &n) != 2 || e[n] != '\0')
+                return false;
+        if (fstat(STDERR_FILENO, &st) < 0)
+                return false;
+        return (unsigned long long) st.st_dev == dev && (unsigned long long) st.st_ino == ino;
+}
+
+/* journald reads a stream line by line: every line of a multi-line message needs its own priority. */
+static void write_prefixed(int level, const char *msg) {
+        for (const char *p = msg;;) {
+                size_t n = strcspn(p, "\n");
+
+                (void) fprintf(stderr, "<%d>%.*s\n", level, (int) n, p);
+                if (p[n] == '\0')
+                        break;
+                p += n + 1;
+        }
+}
+
 int log_internal(int level, int error, const char *file, int line, const char *func, const char *format, ...) {
         int saved_errno = errno;
         char buf[2048];
@@ -58,7 +92,7 @@ int log_internal(int level, int error, const char *file, int line, const char *f
         (void) func;
 
         if (prefix_mode < 0)
-                prefix_mode = !isatty(STDERR_FILENO);
+                prefix_mode = stderr_is_journal();
 
         if (error != 0)
                 errno = abs(error);
@@ -68,7 +102,7 @@ int log_internal(int level, int error, const char *file, int line, const char *f
         va_end(ap);
 
         if (prefix_mode)
-                (void) fprintf(stderr, "<%d>%s\n", level, buf);
+                write_prefixed(level, buf);
         else
                 (void) fprintf(stderr, "%s\n", buf);
 

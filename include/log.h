@@ -2,8 +2,9 @@
 #pragma once
 
 /*
- * Logging to stderr with the sd-daemon priority prefixes ("<3>" …), which journald reads as the priority
- * when the daemon runs under systemd. Levels mean (systemd CODING_STYLE, iwd M18):
+ * Logging to stderr, with the sd-daemon priority prefixes ("<3>" …) that journald reads as the priority
+ * when stderr is journald's stream (the daemon under systemd); plain lines otherwise (a terminal, a pipe,
+ * a file: `schedfreqd replay … 2>err` must not start its messages with "<3>"). Levels mean (systemd CODING_STYLE, iwd M18):
  *   error   - we give up an operation;
  *   warning - something unexpected was ignored ("…, ignoring: %m");
  *   info    - rare lifecycle events (started, reloaded, policy taken over);
@@ -19,7 +20,7 @@
 
 void log_set_max_level(int level);
 int log_get_max_level(void);
-/* Prefix "<N>" priorities (for journald). Default: only when stderr is not a terminal. */
+/* Prefix "<N>" priorities (for journald). Default: only when stderr is journald's ($JOURNAL_STREAM). */
 void log_set_prefix(bool prefix);
 /* Parse "err|error|warning|notice|info|debug" or 0..7 into a syslog level; -EINVAL otherwise. */
 int log_level_from_string(const char *s);

@@ -107,8 +107,8 @@ for style in us ns; do
 	awk -v n="$cut_line" 'NR == n { print substr($0, 1, int(length($0) / 2)); next } { print }' "$src" >"$corrupt"
 	out=$("$SFD" replay --topology "$TOPO" "$corrupt" 2>&1 >/dev/null)
 	rc=$?
-	# The message line is "FILE:LINE: reason" (after the log's "<3>" priority prefix when stderr is not a tty).
-	if [ -n "$cut_line" ] && [ $rc -ne 0 ] && awk -v p="$corrupt:$cut_line: " '{ sub(/^<[0-7]>/, "") }
+	# The message line is "FILE:LINE: reason", from its first byte (no journald "<3>" prefix on a pipe).
+	if [ -n "$cut_line" ] && [ $rc -ne 0 ] && awk -v p="$corrupt:$cut_line: " '
 		index($0, p) == 1 && length($0) > length(p) { found = 1 } END { exit !found }' <<<"$out"; then
 		ok "replay ($style) of a trace with line $cut_line of $total cut in half: 'FILE:$cut_line: reason', exit $rc"
 		echo "# $(grep -F "$corrupt:$cut_line: " <<<"$out" | head -n 1)"
@@ -117,6 +117,17 @@ for style in us ns; do
 			"line ${cut_line:-?} of $total, rc=$rc" "$out" "$(sed -n "${cut_line:-1}p" "$corrupt")"
 	fi
 done
+
+# Under systemd, stderr is journald's stream ($JOURNAL_STREAM names its dev:ino): then, and only then, the
+# lines carry the "<N>" priority journald reads.
+: >"$TMP/journal-like"
+JOURNAL_STREAM=$(stat -c '%d:%i' "$TMP/journal-like") "$SFD" replay --topology "$TOPO" "$corrupt" >/dev/null 2>>"$TMP/journal-like"
+JOURNAL_STREAM=1:2 "$SFD" replay --topology "$TOPO" "$corrupt" >/dev/null 2>"$TMP/other-stream"
+if grep -q "^<3>$corrupt:$cut_line: " "$TMP/journal-like" && grep -q "^$corrupt:$cut_line: " "$TMP/other-stream"; then
+	ok "priority prefix only when stderr is the stream \$JOURNAL_STREAM names"
+else
+	fail "priority prefix only when stderr is the stream \$JOURNAL_STREAM names" "$(cat "$TMP/journal-like")" "$(cat "$TMP/other-stream")"
+fi
 
 # --- throughput on a large trace -----------------------------------------------------------------------------
 if record -m 2048 -o "$TMP/big.data" -- stress-ng --switch 2 --timeout 2 -q 2>"$TMP/record-big.err"; then

@@ -133,6 +133,15 @@ if wait_for 'journal | grep -q "^/etc/schedfreqd.conf:5: "' 5 && journal | grep 
 else
 	fail "systemctl reload, bad config: FILE:LINE in the journal, same process still running" "$(show_state)"
 fi
+# The daemon's stderr is journald's stream there: its "<N>" prefixes give the messages their priority.
+if ns journalctl --no-pager -o cat -u schedfreqd.service -p err | grep -q "^/etc/schedfreqd.conf:5: " \
+	&& ! ns journalctl --no-pager -o cat -u schedfreqd.service -p err | grep -q "Configuration reloaded from" \
+	&& ! journal | grep -q '^<[0-7]>'; then
+	ok "journal priorities: the config error at 'err', lifecycle messages below it, no '<N>' left in the text"
+else
+	fail "journal priorities: the config error at 'err', lifecycle messages below it" \
+		"$(ns journalctl --no-pager -o cat -u schedfreqd.service -p err)"
+fi
 [ "$(rt_prio)" = 2 ] && [ "$(governors)" = "userspace " ] && ok "bad config rejected: the old one (SCHED_FIFO 2) stays in force" \
 	|| fail "bad config rejected: the old one (SCHED_FIFO 2) stays in force" "prio $(rt_prio)" "$(governors)"
 # Back to the installed file (a restart must be able to read it).
