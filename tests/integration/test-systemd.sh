@@ -101,6 +101,11 @@ capbnd=$(ns awk '/^CapBnd/ { print $2 }' "/proc/$main_pid/status")
 # CAP_SYS_NICE (23), CAP_NET_ADMIN (12), CAP_PERFMON (38)
 [ "$capbnd" = "$(printf '%016x' $(( (1 << 23) | (1 << 12) | (1 << 38) )))" ] && ok "capability bounding set: CAP_PERFMON CAP_NET_ADMIN CAP_SYS_NICE" \
 	|| fail "capability bounding set" "CapBnd=$capbnd"
+# systemd is PID 1 of a new pid namespace here, where the kernel refuses the proc connector (platform.md):
+# said once, and the daemon governs on tracepoints alone (the checks above).
+[ "$(journal | grep -c '^Proc connector unavailable (not in the initial pid and user namespaces), running on tracepoints alone\.$')" = 1 ] \
+	&& ok "proc connector refused in a pid namespace: said once, runs on tracepoints alone" \
+	|| fail "proc connector refused in a pid namespace: said once, runs on tracepoints alone" "$(journal | tail)"
 journal | grep -q 'No D-Bus, running without it' && ok "no system bus in the namespace: runs without D-Bus" \
 	|| fail "no system bus in the namespace: runs without D-Bus" "$(journal | tail)"
 
