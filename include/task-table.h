@@ -22,7 +22,9 @@ typedef struct Task {
         bool on_rq;               /* enqueued (runnable or running) */
         bool running;             /* cfs_rq->curr / rq->curr on its CPU */
         bool rt;                  /* last seen with prio < 100 (RT, or DL which prints -1): not PELT-modelled */
+        bool stop;                /* of those, the CPU's stopper (stop_sched_class): not RT demand either */
         bool queued_rt;           /* counted in its CPU's nr_rt at enqueue (prio can change while queued) */
+        bool queued_stop;         /* enqueued as the stopper: in neither the cfs nor the rt accounting */
         bool attached;            /* its util is part of its CPU's cfs signal (attach_entity_load_avg()) */
         bool util_avg_unchanged;  /* UTIL_AVG_UNCHANGED: PELT not recomputed since util_est was stored */
         PeltSignal util;          /* se->avg util_sum/util_avg */

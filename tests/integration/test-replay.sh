@@ -37,7 +37,8 @@ printf '[policy1]\nremote = no\n' >"$conf"
 expect article_config_remote_no "$(replay two-dt.ini article.txt --config "$conf" | grep policy=1)" \
 	"$(replay two-acpi.ini article.txt | grep policy=1)"
 
-# RT: max at once (local on cpu1; then a DL task woken from cpu0, remote), min when they sleep.
+# RT: max at once (local on cpu1; then a DL task woken from cpu0, remote), min when they sleep; the stopper
+# (migration/1) is not RT: nothing after 1.011.
 expect rt "$(replay two-dt.ini rt.txt)" "\
 t=1000000000 policy=1 freq=2000000 cpu=1 kind=local util=1024
 t=1002000000 policy=1 freq=500000 cpu=1 kind=local util=0

@@ -186,6 +186,49 @@ TEST(rt_tasks) {
         ASSERT_TRUE(!demand_cpu_busy(d, 1));
 }
 
+/*
+ * The stopper ("migration/N" on CPU N, stop_sched_class) prints prio 0 but is not RT demand: schedutil does not
+ * see it on the rt_rq. Neither is it CFS. A prio-0 task with any other name, or "migration/0" on CPU 1, is RT.
+ */
+TEST(stopper_is_not_rt) {
+        _cleanup_(demand_freep) Demand *d = NULL;
+        SchedEvent ev;
+
+        ASSERT_OK(demand_new(2, &d));
+        ev = wake(SCHED_EVENT_WAKEUP, T0, 0, 21, 0, 1);
+        strcpy(ev.wakeup.comm, "migration/1");
+        ASSERT_OK(feed(d, ev, NULL));
+        ASSERT_EQ(demand_cpu_nr_rt(d, 1), 0);
+        ev = sw(T0, 1, 0, false, 21, 0);
+        strcpy(ev.sw.next_comm, "migration/1");
+        ASSERT_OK(feed(d, ev, NULL));
+        ASSERT_EQ(demand_cpu_nr_rt(d, 1), 0);
+        ASSERT_TRUE(demand_cpu_busy(d, 1));
+        (void) demand_advance(d, 1, T0 + 10 * MSEC_NS);
+        ASSERT_EQ(demand_cpu_util_avg(d, 1), 0); /* not CFS running either */
+        ev = sw(T0 + 10 * MSEC_NS, 1, 21, false, 0, 120);
+        ev.sw.prev_prio = 0;
+        strcpy(ev.sw.prev_comm, "migration/1");
+        ASSERT_OK(feed(d, ev, NULL));
+        ASSERT_EQ(demand_cpu_nr_rt(d, 1), 0);
+        ASSERT_EQ(demand_cpu_util_est_sum(d, 1), 0);
+
+        /* The same prio under other names, or CPU 0's stopper name on CPU 1: RT. */
+        ev = wake(SCHED_EVENT_WAKEUP, T0 + 20 * MSEC_NS, 0, 30, 0, 1);
+        strcpy(ev.wakeup.comm, "migration/0");
+        ASSERT_OK(feed(d, ev, NULL));
+        ev = wake(SCHED_EVENT_WAKEUP, T0 + 20 * MSEC_NS, 0, 31, 0, 1);
+        strcpy(ev.wakeup.comm, "migration/1x");
+        ASSERT_OK(feed(d, ev, NULL));
+        ev = wake(SCHED_EVENT_WAKEUP, T0 + 20 * MSEC_NS, 0, 32, 0, 1);
+        strcpy(ev.wakeup.comm, "migration/");
+        ASSERT_OK(feed(d, ev, NULL));
+        ev = wake(SCHED_EVENT_WAKEUP, T0 + 20 * MSEC_NS, 0, 33, 0, 1);
+        strcpy(ev.wakeup.comm, "watchdogd");
+        ASSERT_OK(feed(d, ev, NULL));
+        ASSERT_EQ(demand_cpu_nr_rt(d, 1), 4);
+}
+
 TEST(preempted_prev_stays_queued) {
         _cleanup_(demand_freep) Demand *d = NULL;
         DemandTaskInfo info;
