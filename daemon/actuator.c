@@ -138,7 +138,7 @@ void actuator_saved_free_many(ActuatorSaved *s, size_t n) {
 
 int actuator_state_write(FILE *f, const ActuatorSaved *s, size_t n) {
         fputs("# schedfreqd: cpufreq settings to put back (`schedfreqd restore`), written before taking over\n", f);
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++) {
                 fprintf(f,
                         "\n[policy%u]\n"
                         "dir = %s\n"
@@ -148,6 +148,9 @@ int actuator_state_write(FILE *f, const ActuatorSaved *s, size_t n) {
                         "setspeed_khz = %u\n",
                         s[i].id, s[i].dir, s[i].governor, s[i].scaling_min_khz, s[i].scaling_max_khz,
                         s[i].setspeed_khz);
+                if (s[i].has_rate_limit)
+                        fprintf(f, "rate_limit_us = %u\n", s[i].rate_limit_us);
+        }
         return ferror(f) ? -EIO : 0;
 }
 
@@ -157,6 +160,7 @@ typedef enum StateKey {
         STATE_KEY_MIN,
         STATE_KEY_MAX,
         STATE_KEY_SETSPEED,
+        STATE_KEY_RATE_LIMIT,     /* optional */
         _STATE_KEY_MAX,
         _STATE_KEY_INVALID = -EINVAL,
 } StateKey;
@@ -167,6 +171,7 @@ static const char *const state_key_names[_STATE_KEY_MAX] = {
         [STATE_KEY_MIN] = "scaling_min_khz",
         [STATE_KEY_MAX] = "scaling_max_khz",
         [STATE_KEY_SETSPEED] = "setspeed_khz",
+        [STATE_KEY_RATE_LIMIT] = "rate_limit_us",
 };
 
 static StateKey state_key_from_string(const char *s) {
@@ -219,6 +224,11 @@ static const char *state_set_key(ActuatorSaved *s, StateKey key, const char *val
         case STATE_KEY_SETSPEED:
                 khz = &s->setspeed_khz;
                 break;
+        case STATE_KEY_RATE_LIMIT:
+                if (cpufreq_sysfs_parse_u32(value, &s->rate_limit_us) < 0)
+                        return "not a number of microseconds";
+                s->has_rate_limit = true;
+                return NULL;
         case _STATE_KEY_MAX:
         case _STATE_KEY_INVALID:
                 return "unknown key";
@@ -259,13 +269,17 @@ static int state_section_end(StateParser *p) {
                 return 0;
         s = &p->s[p->n - 1];
         for (size_t k = 0; k < _STATE_KEY_MAX; k++)
-                if (!(p->seen & (1u << k))) {
+                if (k != STATE_KEY_RATE_LIMIT && !(p->seen & (1u << k))) {
                         p->line = p->section_line;
                         return state_error(p, "[policy%u] lacks %s", s->id, state_key_names[k]);
                 }
         if (s->scaling_min_khz > s->scaling_max_khz) {
                 p->line = p->section_line;
                 return state_error(p, "[policy%u] has scaling_min_khz > scaling_max_khz", s->id);
+        }
+        if (s->has_rate_limit && !streq(s->governor, "schedutil")) {
+                p->line = p->section_line;
+                return state_error(p, "[policy%u] has rate_limit_us but governor %s", s->id, s->governor);
         }
         return 0;
 }
@@ -452,6 +466,57 @@ static int state_file_remove(const char *path) {
 
 /* ---- saving and putting back one policy ---- */
 
+int actuator_rate_limit_path(const char *dir, char *path) {
+        char sugov[PATH_MAX];
+        struct stat st;
+        int r;
+
+        r = attr_path(sugov, dir, "schedutil");
+        if (r < 0)
+                return r;
+        if (stat(sugov, &st) >= 0 && S_ISDIR(st.st_mode))
+                return attr_path(path, sugov, "rate_limit_us");
+        return attr_path(path, SYSFS_CPU_DIR "/cpufreq/schedutil", "rate_limit_us");
+}
+
+/* schedutil's rate_limit_us, read while schedutil still governs: once we switch, its tunables are gone. Not
+ * fatal when unreadable: nothing is put back then, and the daemon computes its own default. */
+static void save_rate_limit(ActuatorSaved *s) {
+        char path[PATH_MAX];
+        int r;
+
+        s->has_rate_limit = false;
+        if (!streq(s->governor, "schedutil") || actuator_rate_limit_path(s->dir, path) < 0)
+                return;
+        r = cpufreq_sysfs_read_u32(path, &s->rate_limit_us);
+        if (r < 0) {
+                log_debug_errno(r, "policy%u: cannot read %s, it will not be put back: %m", s->id, path);
+                return;
+        }
+        s->has_rate_limit = true;
+}
+
+/* After schedutil is back: its tunables restarted from the default (or are shared with another schedutil
+ * policy, then probably already right). Written only when different. */
+static int restore_rate_limit(const ActuatorSaved *s, char **error) {
+        char path[PATH_MAX], value[16];
+        uint32_t cur;
+        int r;
+
+        if (!s->has_rate_limit || !streq(s->governor, "schedutil"))
+                return 0;
+        r = actuator_rate_limit_path(s->dir, path);
+        if (r < 0)
+                return error_set(error, r, "policy%u: path too long", s->id);
+        if (cpufreq_sysfs_read_u32(path, &cur) >= 0 && cur == s->rate_limit_us)
+                return 0;
+        (void) snprintf(value, sizeof(value), "%u\n", s->rate_limit_us);
+        r = cpufreq_sysfs_write(path, value);
+        if (r < 0)
+                return error_set(error, r, "policy%u: cannot write %u to %s", s->id, s->rate_limit_us, path);
+        return 0;
+}
+
 static int policy_save(ActuatorSaved *s, char **error) {
         const char *file;
         int r;
@@ -477,6 +542,7 @@ static int policy_save(ActuatorSaved *s, char **error) {
         }
         if (r < 0)
                 return error_set(error, r, "policy%u: cannot read %s/%s", s->id, s->dir, file);
+        save_rate_limit(s);
         return 0;
 }
 
@@ -523,8 +589,8 @@ static int restore_governor(const ActuatorSaved *s, char **error) {
         return 0;
 }
 
-/* Limits first, while userspace still holds the frequency; then the governor; then, for a userspace policy,
- * the frequency it was asked to run at. Tries every step, returns the first error. */
+/* Limits first, while userspace still holds the frequency; then the governor (and schedutil's rate limit);
+ * then, for a userspace policy, the frequency it was asked to run at. Tries every step, returns the first error. */
 static int policy_put_back(const ActuatorSaved *s, char **error) {
         int r, k;
 
@@ -532,6 +598,11 @@ static int policy_put_back(const ActuatorSaved *s, char **error) {
         k = restore_governor(s, error);
         if (r >= 0)
                 r = k;
+        if (k >= 0) {
+                k = restore_rate_limit(s, error);
+                if (r >= 0)
+                        r = k;
+        }
         if (streq(s->governor, "userspace") && s->setspeed_khz > 0) {
                 k = attr_write_u32(s->dir, "scaling_setspeed", s->setspeed_khz);
                 if (k < 0)
@@ -558,6 +629,18 @@ Actuator *actuator_free(Actuator *a) {
         free(a->state_path);
         free(a);
         return NULL;
+}
+
+int actuator_saved_rate_limit(const Actuator *a, unsigned policy_index, uint32_t *ret_us) {
+        const ActuatorSaved *s;
+
+        if (!a || policy_index >= a->n_topology || a->slot[policy_index] < 0)
+                return -EINVAL;
+        s = &a->saved[a->slot[policy_index]];
+        if (!s->has_rate_limit)
+                return -ENODATA;
+        *ret_us = s->rate_limit_us;
+        return 0;
 }
 
 bool actuator_is_held(const Actuator *a) {

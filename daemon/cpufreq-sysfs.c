@@ -484,8 +484,11 @@ static int policy_read_table(unsigned cpu, PolicyDesc *p, uint32_t **ret_table) 
 
 /*
  * cpuinfo_transition_latency in ns. 0 is a real value (intel_pstate in active mode reports it) as well as
- * libcpupower's failure, so a 0 is checked against the file. CPUFREQ_ETERNAL means "unknown": use the
- * kernel's replacement for it, CPUFREQ_DEFAULT_TRANSITION_LATENCY_NS.
+ * libcpupower's failure, so a 0 is checked against the file. CPUFREQ_ETERNAL (4294967295, "unknown") is kept
+ * as it is: it is what the kernel's cpufreq_policy_transition_delay_us() computes schedutil's default rate
+ * limit from (6.4 s on 6.12-6.17), and the governor mirrors that per kernel version (governor.c). Since the
+ * 2025 change drivers report CPUFREQ_DEFAULT_TRANSITION_LATENCY_NS (1 ms) instead, so sysfs shows that.
+ * An absent file is taken as that 1 ms default.
  */
 static int policy_read_latency(unsigned cpu, PolicyDesc *p) {
         char path[PATH_MAX];
@@ -499,13 +502,49 @@ static int policy_read_latency(unsigned cpu, PolicyDesc *p) {
                 cpu_path(path, sizeof(path), cpu, "cpufreq/cpuinfo_transition_latency");
                 r = cpufreq_sysfs_read_u32(path, &v32);
                 if (r == -ENOENT)
-                        v = CPUFREQ_ETERNAL_LATENCY;
+                        v = TOPOLOGY_DEFAULT_LATENCY_NS;
                 else if (r < 0)
                         return r;
                 else
                         v = v32;
         }
-        p->transition_latency_ns = v == CPUFREQ_ETERNAL_LATENCY ? TOPOLOGY_DEFAULT_LATENCY_NS : (uint64_t) v;
+        p->transition_latency_ns = MIN((uint64_t) v, (uint64_t) CPUFREQ_ETERNAL_LATENCY);
+        return 0;
+}
+
+/*
+ * schedutil's rate_limit_us while schedutil governs the policy (kernel/sched/cpufreq_schedutil.c
+ * sugov_tunables): in the policy's directory (policyN/schedutil/) when the driver has a governor per policy
+ * (CPUFREQ_HAVE_GOVERNOR_PER_POLICY: scmi, qcom-cpufreq-hw, ...), else the one global directory
+ * cpufreq/schedutil/ shared by every schedutil policy (get_governor_parent_kobj()). Any other governor: nothing
+ * to read. Unreadable: unknown, the daemon then computes the default.
+ */
+static int policy_read_rate_limit(PolicyDesc *p) {
+        _cleanup_free_ char *dir = NULL;
+        char path[PATH_MAX];
+        uint32_t v;
+        int r;
+
+        p->has_rate_limit = false;
+        if (!streq(p->governor, "schedutil"))
+                return 0;
+
+        r = cpufreq_sysfs_policy_dir(p, &dir);
+        if (r < 0)
+                return r;
+        (void) snprintf(path, sizeof(path), "%s/schedutil/rate_limit_us", dir);
+        r = cpufreq_sysfs_read_u32(path, &v);
+        if (r == -ENOENT) {
+                (void) snprintf(path, sizeof(path), SYSFS_CPU_DIR "/cpufreq/schedutil/rate_limit_us");
+                r = cpufreq_sysfs_read_u32(path, &v);
+        }
+        if (r < 0) {
+                log_debug_errno(r, "policy%u: governor schedutil but no readable schedutil/rate_limit_us (%m), "
+                                "the rate limit will be computed", p->id);
+                return 0;
+        }
+        p->rate_limit_us = v;
+        p->has_rate_limit = true;
         return 0;
 }
 
@@ -569,6 +608,9 @@ static int policy_read(unsigned cpu, const cpu_set_t *assigned, PolicyDesc *p, u
         r = policy_read_capacity(cpu, p);
         if (r < 0)
                 return log_debug_errno(r, "cpu%u: cannot read cpu_capacity: %m", cpu);
+        r = policy_read_rate_limit(p);
+        if (r < 0)
+                return log_debug_errno(r, "cpu%u: cannot find the policy's directory: %m", cpu);
         return policy_read_cur(cpu, p);
 }
 

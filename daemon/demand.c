@@ -11,9 +11,15 @@
  *     (the kernel subtracts it lazily at the old CPU's next update; we do it at once);
  *   detach_entity_cfs_rq()/attach_entity_cfs_rq(): a queued task moved by load balancing moves at once;
  *   task_dead_fair(): an exiting task's util is removed the same way.
+ * The PELT clock is the 5.1+ clock_pelt (kernel/sched/pelt.h, update_rq_clock_pelt()): while the CPU runs
+ * anything it advances by delta x cpu_scale x freq_scale (two cap_scale()), while it is idle it is synced to
+ * the task clock, and at idle entry the time a saturated CPU could not have stolen is kept as lost_idle_time
+ * (update_idle_rq_clock_pelt()). Every signal of a CPU (root cfs_rq util and runnable, avg_rt) and of the
+ * tasks on it is updated with rq_clock_pelt() = clock_pelt - lost_idle_time.
+ *
  * What is not modelled: EEVDF delayed dequeue (6.12+: a sleeping task may stay queued a while), cgroup
  * hierarchies (everything is the root cfs_rq), load_avg (only its ratio in the new-task rule, see
- * util-est.c), the RT/DL/IRQ PELT signals (RT/DL ask for max instead, as 6.x does when uclamp is unused).
+ * util-est.c), the DL and IRQ PELT signals (DL tasks are counted in avg_rt and ask for max, docs/fidelity.md).
  */
 
 #include <errno.h>
@@ -30,15 +36,29 @@
 #define MAX_RT_PRIO 100
 #define STOPPER_COMM_PREFIX "migration/"
 
+/* rq->clock_task, rq->clock_pelt and rq->lost_idle_time (kernel/sched/pelt.h). */
+typedef struct PeltClock {
+        uint64_t task_ns;         /* the time the clock was last brought up to */
+        uint64_t pelt_ns;         /* clock_pelt: runs at cpu_scale x freq_scale while busy, = task_ns while idle */
+        uint64_t lost_idle_ns;    /* idle time a saturated CPU could not have had at full speed */
+        bool idle_pending;        /* went idle at task_ns: sync at the next update (see cpu_clock_update()) */
+} PeltClock;
+
 typedef struct DemandCpu {
-        PeltSignal pelt;          /* the root cfs_rq: running = a CFS task is cfs_rq->curr */
+        PeltClock clock;
+        PeltSignal pelt;          /* the root cfs_rq util: running = a CFS task is cfs_rq->curr */
+        PeltSignal runnable;      /* the root cfs_rq runnable_avg: weight = CFS tasks enqueued (h_nr_runnable) */
+        PeltSignal rt;            /* rq->avg_rt: running = an RT (or DL) task is rq->curr */
         unsigned util_est_sum;    /* cfs_rq->avg.util_est: Σ util_est of the enqueued CFS tasks */
         unsigned nr_rt;           /* runnable RT/DL tasks */
+        unsigned nr_cfs;          /* enqueued CFS tasks, the running one included */
         int32_t curr_pid;         /* rq->curr, 0 = idle */
         bool curr_cfs;            /* rq->curr is a CFS task (cfs_rq->curr != NULL) */
+        bool curr_rt;             /* rq->curr is an RT/DL task (not the stopper) */
+        uint32_t epoch;           /* idle entries: a task enqueued in an older epoch is no longer queued */
         unsigned cpu_scale;       /* arch_scale_cpu_capacity() */
         unsigned freq_scale;      /* arch_scale_freq_capacity(): cur/max x 1024 */
-        uint64_t idle_calls;      /* switches to the idle task */
+        uint64_t idle_calls;      /* completed idle periods: counted when the CPU leaves idle (see demand.h) */
         uint64_t updates;         /* the signal changed: decayed, attach, detach (where the kernel calls cpufreq) */
 } DemandCpu;
 
@@ -101,27 +121,99 @@ static bool cpu_valid(const Demand *d, int cpu) {
         return cpu >= 0 && (unsigned) cpu < d->n_cpus;
 }
 
+/* ---- the PELT clock ---- */
+
+/*
+ * update_idle_rq_clock_pelt(), when the CPU is about to go idle: "Reflecting stolen time makes sense only if
+ * the idle phase would be present at max capacity. As soon as the utilization of a rq has reached the maximum
+ * value, it is considered as an always running rq without idle time to steal." Then the clock syncs.
+ */
+static void cpu_clock_enter_idle(DemandCpu *c) {
+        const uint64_t divider = ((uint64_t) (LOAD_AVG_MAX - 1024) << PELT_SCALE_SHIFT) - LOAD_AVG_MAX;
+
+        if (c->pelt.util_sum + c->rt.util_sum >= divider)
+                c->clock.lost_idle_ns += c->clock.task_ns - MIN(c->clock.pelt_ns, c->clock.task_ns);
+        c->clock.pelt_ns = c->clock.task_ns;
+}
+
+/*
+ * update_rq_clock_pelt(): brings @c's clock to @now_ns with the state it had since the last update. Busy, the
+ * elapsed time is scaled "to reflect the real amount of computation" (cap_scale() by capacity, then by
+ * frequency); idle, clock_pelt is synced to the task clock. A late time (an event older than the clock)
+ * leaves it alone.
+ */
+static void cpu_clock_update(DemandCpu *c, uint64_t now_ns) {
+        uint64_t delta;
+
+        if (now_ns <= c->clock.task_ns)
+                return;
+        /*
+         * The kernel syncs the clock when the idle task is picked, after the dequeue's cpufreq hook; doing it at
+         * the first later update keeps every evaluation at the switch itself on the pre-idle clock.
+         */
+        if (c->clock.idle_pending) {
+                cpu_clock_enter_idle(c);
+                c->clock.idle_pending = false;
+        }
+        delta = now_ns - c->clock.task_ns;
+        c->clock.task_ns = now_ns;
+        if (c->curr_pid == 0) {
+                c->clock.pelt_ns = now_ns;
+                return;
+        }
+        delta = (delta * c->cpu_scale) >> PELT_SCALE_SHIFT;
+        delta = (delta * c->freq_scale) >> PELT_SCALE_SHIFT;
+        c->clock.pelt_ns += delta;
+}
+
+/* rq_clock_pelt(): what every PELT signal of the CPU is updated with. */
+static uint64_t cpu_pelt_now(const DemandCpu *c) {
+        return c->clock.pelt_ns - MIN(c->clock.lost_idle_ns, c->clock.pelt_ns);
+}
+
 /* ---- per-task signals ---- */
 
 /*
  * __update_load_avg_se(): util grows while the task runs (cfs_rq->curr == se), runnable_avg while it is
- * queued; both at its CPU's frequency and capacity. A recomputed util_avg clears UTIL_AVG_UNCHANGED
- * (cfs_se_util_change()). RT tasks have no CFS entity activity: their signals only decay.
+ * queued, on its CPU's PELT clock. A recomputed util_avg clears UTIL_AVG_UNCHANGED (cfs_se_util_change()).
+ * RT tasks have no CFS entity activity: their signals only decay. A task without a CPU yet runs on wall time.
  */
 static void task_advance(Demand *d, Task *k, uint64_t now_ns) {
-        unsigned fs = PELT_SCALE, cs = PELT_SCALE;
+        uint64_t t = now_ns;
 
         if (cpu_valid(d, k->cpu)) {
-                fs = d->cpus[k->cpu].freq_scale;
-                cs = d->cpus[k->cpu].cpu_scale;
+                DemandCpu *c = &d->cpus[k->cpu];
+
+                cpu_clock_update(c, now_ns);
+                t = cpu_pelt_now(c);
         }
-        if (pelt_update(&k->util, now_ns, k->running && !k->rt, fs, cs))
+        if (pelt_update(&k->util, t, k->running && !k->rt))
                 k->util_avg_unchanged = false;
-        (void) pelt_update(&k->runnable, now_ns, k->on_rq && !k->rt, fs, cs);
+        (void) pelt_update(&k->runnable, t, k->on_rq && !k->rt);
+}
+
+/*
+ * The kernel picks the idle task only when the CPU's run queues are empty, so a task the model still has queued
+ * on a CPU that went idle since it was enqueued left without a recorded dequeue (a lost switch, platform.md):
+ * it is taken as dequeued (its util_est and counts were dropped with the CPU's at idle entry).
+ */
+static void task_sync_rq(Demand *d, Task *k) {
+        if (!k || !k->on_rq || !cpu_valid(d, k->cpu) || k->rq_epoch == d->cpus[k->cpu].epoch)
+                return;
+        k->on_rq = k->running = false;
+        k->queued_rt = k->queued_stop = false;
+        k->util_est_enqueued = 0;
+}
+
+static Task *task_get(Demand *d, int32_t pid) {
+        Task *k = task_table_get(d->tasks, pid);
+
+        task_sync_rq(d, k);
+        return k;
 }
 
 static int task_lookup_or_add(Demand *d, int32_t pid, uint64_t now_ns, Task **ret) {
-        Task *k = task_table_get(d->tasks, pid);
+        Task *k = task_get(d, pid);
         int r;
 
         if (!k) {
@@ -137,6 +229,24 @@ static int task_lookup_or_add(Demand *d, int32_t pid, uint64_t now_ns, Task **re
         return 0;
 }
 
+/* Brings the CPU's clock and signals to @now_ns. Returns whether the cfs signal and (in *ret_rt) avg_rt decayed. */
+static bool cpu_advance(Demand *d, unsigned cpu, uint64_t now_ns, bool *ret_rt) {
+        DemandCpu *c = &d->cpus[cpu];
+        uint64_t t;
+        bool decayed, rt;
+
+        cpu_clock_update(c, now_ns);
+        t = cpu_pelt_now(c);
+        /* __update_load_avg_cfs_rq(): load = cfs_rq weight, runnable = h_nr_runnable, running = cfs_rq->curr */
+        decayed = pelt_update(&c->pelt, t, c->curr_cfs);
+        (void) pelt_update(&c->runnable, t, MAX(c->nr_cfs, (unsigned) c->curr_cfs));
+        /* update_rt_rq_load_avg(): running = the curr is RT */
+        rt = pelt_update(&c->rt, t, c->curr_rt);
+        if (ret_rt)
+                *ret_rt = rt;
+        return decayed;
+}
+
 bool demand_advance(Demand *d, unsigned cpu, uint64_t now_ns) {
         DemandCpu *c;
         bool decayed;
@@ -144,7 +254,7 @@ bool demand_advance(Demand *d, unsigned cpu, uint64_t now_ns) {
         if (cpu >= d->n_cpus)
                 return false;
         c = &d->cpus[cpu];
-        decayed = pelt_update(&c->pelt, now_ns, c->curr_cfs, c->freq_scale, c->cpu_scale);
+        decayed = cpu_advance(d, cpu, now_ns, NULL);
         c->updates += decayed;
         if (c->curr_pid != 0) {
                 Task *k = task_table_get(d->tasks, c->curr_pid);
@@ -158,7 +268,7 @@ bool demand_advance(Demand *d, unsigned cpu, uint64_t now_ns) {
 void demand_set_freq_scale(Demand *d, unsigned cpu, uint64_t now_ns, unsigned freq_scale) {
         if (cpu >= d->n_cpus)
                 return;
-        /* The running time so far ran at the old frequency: account it before switching scales. */
+        /* The clock so far ran at the old frequency: account it before switching scales. */
         (void) demand_advance(d, cpu, now_ns);
         d->cpus[cpu].freq_scale = MIN(freq_scale, PELT_SCALE);
 }
@@ -176,20 +286,27 @@ static void task_detach(Demand *d, Task *k, uint64_t now_ns, bool lazy) {
         (void) demand_advance(d, (unsigned) k->cpu, now_ns);
         task_advance(d, k, now_ns);
         c->updates++;
-        if (lazy)
+        if (lazy) {
                 pelt_remove(&c->pelt, k->util.util_avg);
-        else
+                pelt_remove(&c->runnable, k->runnable.util_avg);
+        } else {
                 pelt_detach(&c->pelt, &k->util);
+                pelt_detach(&c->runnable, &k->runnable);
+        }
         k->attached = false;
 }
 
 static void task_attach(Demand *d, Task *k, uint64_t now_ns) {
         DemandCpu *c = &d->cpus[k->cpu];
 
-        /* attach_entity_load_avg() aligns the task's window on the CPU's: both must be at now. */
+        /*
+         * attach_entity_load_avg() aligns the task's window on the CPU's, which must be at now. The task is not
+         * advanced in the new CPU's clock first: its signals were brought to now in its old CPU's clock when it
+         * left (the kernel's se->avg.last_update_time = 0 on migration: nothing more decays).
+         */
         (void) demand_advance(d, (unsigned) k->cpu, now_ns);
-        task_advance(d, k, now_ns);
         pelt_attach(&c->pelt, &k->util);
+        pelt_attach(&c->runnable, &k->runnable);
         c->updates++;
         k->attached = true;
 }
@@ -227,6 +344,7 @@ static void task_set_class(Task *k, int32_t prio, const char *comm, int cpu) {
 static void task_enqueue(Demand *d, Task *k, int cpu, uint64_t now_ns) {
         DemandCpu *c = &d->cpus[cpu];
 
+        (void) demand_advance(d, (unsigned) cpu, now_ns);   /* the counts change below */
         task_advance(d, k, now_ns);
         if (k->cpu != cpu) {
                 /* set_task_cpu() without a sched_migrate_task we saw: same as a migration while asleep. */
@@ -234,6 +352,7 @@ static void task_enqueue(Demand *d, Task *k, int cpu, uint64_t now_ns) {
                 k->cpu = cpu;
         }
         k->on_rq = true;
+        k->rq_epoch = c->epoch;
         k->queued_rt = k->rt && !k->stop;
         k->queued_stop = k->stop;
         if (k->rt) {
@@ -242,6 +361,7 @@ static void task_enqueue(Demand *d, Task *k, int cpu, uint64_t now_ns) {
         }
         if (!k->attached)
                 task_attach(d, k, now_ns);
+        c->nr_cfs++;
         /* util_est_enqueue(): cfs_rq->avg.util_est += _task_util_est(p) */
         k->util_est_enqueued = k->util_est;
         c->util_est_sum += k->util_est_enqueued;
@@ -259,9 +379,11 @@ static void task_run_if_idle(Demand *d, Task *k, uint64_t now_ns) {
         if (c->curr_pid != 0 || !k->on_rq || k->running)
                 return;
         (void) demand_advance(d, (unsigned) k->cpu, now_ns);   /* close the idle span */
+        c->idle_calls++;
         k->running = true;
         c->curr_pid = k->pid;
         c->curr_cfs = !k->rt;
+        c->curr_rt = k->rt && !k->stop;
 }
 
 /* dequeue_task_fair() / dequeue_task_rt() of @k; @sleep: a dequeue-to-sleep (the util_est sample point). */
@@ -270,6 +392,7 @@ static void task_dequeue(Demand *d, Task *k, uint64_t now_ns, bool sleep) {
         unsigned ewma;
         bool stored;
 
+        (void) demand_advance(d, (unsigned) k->cpu, now_ns);   /* the counts change below */
         task_advance(d, k, now_ns);
         k->on_rq = false;
         if (k->queued_rt || k->queued_stop) {
@@ -278,6 +401,7 @@ static void task_dequeue(Demand *d, Task *k, uint64_t now_ns, bool sleep) {
                 k->queued_rt = k->queued_stop = false;
                 return;
         }
+        c->nr_cfs -= c->nr_cfs > 0;
         /* util_est_dequeue(): sub_positive(&cfs_rq->avg.util_est, _task_util_est(p)) */
         c->util_est_sum -= MIN(c->util_est_sum, k->util_est_enqueued);
         k->util_est_enqueued = 0;
@@ -321,7 +445,7 @@ static void cpu_forget_curr(Demand *d, int cpu, int32_t unless_pid) {
 
         if (c->curr_pid == 0 || c->curr_pid == unless_pid)
                 return;
-        k = task_table_get(d->tasks, c->curr_pid);
+        k = task_get(d, c->curr_pid);
         if (k && k->cpu == cpu)
                 k->running = false;
 }
@@ -331,7 +455,7 @@ static void switch_prev(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_n
 
         if (ev->sw.prev_pid == 0)
                 return;
-        k = task_table_get(d->tasks, ev->sw.prev_pid);
+        k = task_get(d, ev->sw.prev_pid);
         if (!k || k->cpu != cpu)
                 return;
         k->last_seen_ns = now_ns;
@@ -342,23 +466,21 @@ static void switch_prev(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_n
         task_set_class(k, ev->sw.prev_prio, ev->sw.prev_comm, cpu);
 }
 
-static int switch_next(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_ns) {
+/* @k runs on @cpu from @now_ns (the CPU was advanced to @now_ns with its previous curr). */
+static void cpu_set_curr(Demand *d, int cpu, Task *k, uint64_t now_ns) {
         DemandCpu *c = &d->cpus[cpu];
-        Task *k;
-        int r;
 
-        if (ev->sw.next_pid == 0) {
-                /* The idle task: idle entries are what the busy-hold rule counts. */
-                c->curr_pid = 0;
-                c->curr_cfs = false;
-                c->idle_calls++;
-                return 0;
+        if (k->running && cpu_valid(d, k->cpu) && k->cpu != cpu && d->cpus[k->cpu].curr_pid == k->pid) {
+                /* It runs here now, so it no longer runs there: the other CPU's switch was lost too. */
+                DemandCpu *o = &d->cpus[k->cpu];
+
+                (void) demand_advance(d, (unsigned) k->cpu, now_ns);
+                o->clock.idle_pending = true;
+                o->curr_pid = 0;
+                o->curr_cfs = o->curr_rt = false;
         }
-        r = task_lookup_or_add(d, ev->sw.next_pid, now_ns, &k);
-        if (r < 0)
-                return r;
         task_advance(d, k, now_ns);      /* the wait in the queue ends here */
-        task_set_class(k, ev->sw.next_prio, ev->sw.next_comm, cpu);
+        c->idle_calls += c->curr_pid == 0;
         if (k->on_rq && k->cpu != cpu)
                 task_migrate(d, k, cpu, now_ns);    /* a migration we did not see */
         else if (!k->on_rq)
@@ -366,6 +488,30 @@ static int switch_next(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_ns
         k->running = true;
         c->curr_pid = k->pid;
         c->curr_cfs = !k->rt;
+        c->curr_rt = k->rt && !k->stop;
+}
+
+static int switch_next(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_ns) {
+        DemandCpu *c = &d->cpus[cpu];
+        Task *k;
+        int r;
+
+        if (ev->sw.next_pid == 0) {
+                /* The idle task: idle entries are what the busy-hold rule counts. */
+                c->clock.idle_pending = c->curr_pid != 0;
+                c->curr_pid = 0;
+                c->curr_cfs = c->curr_rt = false;
+                /* Nothing is runnable here any more, whatever events were lost (task_sync_rq()). */
+                c->epoch++;
+                c->nr_cfs = c->nr_rt = 0;
+                c->util_est_sum = 0;
+                return 0;
+        }
+        r = task_lookup_or_add(d, ev->sw.next_pid, now_ns, &k);
+        if (r < 0)
+                return r;
+        task_set_class(k, ev->sw.next_prio, ev->sw.next_comm, cpu);
+        cpu_set_curr(d, cpu, k, now_ns);
         return 0;
 }
 
@@ -401,7 +547,7 @@ static int demand_wakeup(Demand *d, const SchedEvent *ev, uint64_t now_ns, Deman
 
         if (!cpu_valid(d, target))
                 return -ERANGE;
-        k = task_table_get(d->tasks, ev->wakeup.pid);
+        k = task_get(d, ev->wakeup.pid);
         if (k && is_new && !k->on_rq) {
                 /* A recycled pid: the old task is gone (we missed its exit). */
                 task_detach(d, k, now_ns, true);
@@ -411,6 +557,7 @@ static int demand_wakeup(Demand *d, const SchedEvent *ev, uint64_t now_ns, Deman
         if (r < 0)
                 return r;
         task_set_class(k, ev->wakeup.prio, ev->wakeup.comm, target);
+        k->wakeups += k->wakeups < UINT32_MAX;
         if (is_new && !k->on_rq)
                 task_init_new(d, k, target, now_ns);
 
@@ -452,8 +599,31 @@ static int demand_migrate(Demand *d, const SchedEvent *ev, uint64_t now_ns, Dema
         return 0;
 }
 
+/*
+ * sched_stat_runtime comes from update_curr() of the task running on the CPU, so it names rq->curr: if the model
+ * has another task (or idle) there, a switch was lost (platform.md: switch-ins raised from idle go missing on
+ * some kernels) and the CPU is resynced as if it had been recorded.
+ */
+static int demand_runtime(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_ns) {
+        DemandCpu *c = &d->cpus[cpu];
+        Task *k;
+        int r;
+
+        (void) demand_advance(d, (unsigned) cpu, now_ns);
+        if (ev->runtime.pid == 0 || c->curr_pid == ev->runtime.pid)
+                return 0;
+        r = task_lookup_or_add(d, ev->runtime.pid, now_ns, &k);
+        if (r < 0)
+                return r;
+        cpu_forget_curr(d, cpu, ev->runtime.pid);
+        if (k->cpu >= 0 && k->cpu != cpu)
+                k->running = false;
+        cpu_set_curr(d, cpu, k, now_ns);
+        return 0;
+}
+
 static void demand_exit(Demand *d, const SchedEvent *ev, uint64_t now_ns, DemandEffect *eff) {
-        Task *k = task_table_get(d->tasks, ev->exit.pid);
+        Task *k = task_get(d, ev->exit.pid);
 
         if (!k)
                 return;
@@ -492,8 +662,8 @@ int demand_event(Demand *d, const SchedEvent *ev, uint64_t now_ns, DemandEffect 
                 demand_exit(d, ev, now_ns, &eff);
                 break;
         case SCHED_EVENT_RUNTIME:
-                /* update_curr() on the CPU's running task: a local tick. */
-                (void) demand_advance(d, (unsigned) ev->cpu, now_ns);
+                /* update_curr() on the CPU's running task: a local tick, and word of who runs there. */
+                r = demand_runtime(d, ev->cpu, ev, now_ns);
                 effect_add(&eff, ev->cpu);
                 break;
         case SCHED_EVENT_STAT_IOWAIT:
@@ -511,7 +681,7 @@ int demand_event(Demand *d, const SchedEvent *ev, uint64_t now_ns, DemandEffect 
 }
 
 int demand_iowait_cpu(Demand *d, int32_t pid, uint64_t now_ns) {
-        Task *k = task_table_get(d->tasks, pid);
+        Task *k = task_get(d, pid);
 
         if (!k || !cpu_valid(d, k->cpu))
                 return -ENOENT;
@@ -527,8 +697,41 @@ unsigned demand_cpu_util(const Demand *d, unsigned cpu) {
         if (cpu >= d->n_cpus)
                 return 0;
         c = &d->cpus[cpu];
-        /* cpu_util_cfs() with UTIL_EST (kernel/sched/fair.c cpu_util()): max(util_avg, util_est), capped. */
-        return MIN(MAX(c->pelt.util_avg, c->util_est_sum), c->cpu_scale);
+        /*
+         * cpu_util_cfs_boost() (kernel/sched/fair.c cpu_util(cpu, NULL, -1, 1), 6.5+ "runnable boosting"):
+         * max(util_avg, runnable_avg) and util_est, capped at the capacity.
+         */
+        return MIN(MAX(MAX(c->pelt.util_avg, c->runnable.util_avg), c->util_est_sum), c->cpu_scale);
+}
+
+unsigned demand_cpu_runnable_avg(const Demand *d, unsigned cpu) {
+        return cpu < d->n_cpus ? d->cpus[cpu].runnable.util_avg : 0;
+}
+
+unsigned demand_cpu_rt_avg(const Demand *d, unsigned cpu) {
+        return cpu < d->n_cpus ? d->cpus[cpu].rt.util_avg : 0;
+}
+
+bool demand_cpu_has_blocked(const Demand *d, unsigned cpu) {
+        const DemandCpu *c;
+
+        if (cpu >= d->n_cpus)
+                return false;
+        c = &d->cpus[cpu];
+        /* cfs_rq_has_blocked() (load_avg, util_avg; runnable stands in for load_avg) || others_have_blocked() */
+        return c->pelt.util_avg > 0 || c->runnable.util_avg > 0 || c->rt.util_avg > 0;
+}
+
+bool demand_blocked_update(Demand *d, unsigned cpu, uint64_t now_ns) {
+        bool cfs, rt;
+
+        if (cpu >= d->n_cpus)
+                return false;
+        /* sched_balance_update_blocked_averages(): "decayed |= __update_blocked_others(); decayed |= __update_blocked_fair()" */
+        cfs = cpu_advance(d, cpu, now_ns, &rt);
+        if (cfs || rt)
+                d->cpus[cpu].updates++;
+        return cfs || rt;
 }
 
 unsigned demand_cpu_util_avg(const Demand *d, unsigned cpu) {
@@ -571,6 +774,42 @@ int demand_task_info(const Demand *d, int32_t pid, DemandTaskInfo *ret) {
                 .util_est = k->util_est,
         };
         return 0;
+}
+
+typedef struct QuietScan {
+        unsigned util_max;
+        DemandQuietTask *out;
+        size_t n, max;
+} QuietScan;
+
+static void quiet_visit(Task *k, void *userdata) {
+        QuietScan *q = userdata;
+        DemandQuietTask t;
+        size_t i;
+
+        /* Only CFS tasks the model has seen wake, asleep now, whose every signal is small. */
+        if (k->rt || k->wakeups == 0 || k->on_rq ||
+            MAX(MAX(k->util.util_avg, k->runnable.util_avg), k->util_est) > q->util_max)
+                return;
+        t = (DemandQuietTask) { .pid = k->pid, .wakeups = k->wakeups };
+        /* Keep the @max most frequent wakers, sorted by decreasing count (insertion: @max is small). */
+        if (q->n == q->max && q->out[q->n - 1].wakeups >= t.wakeups)
+                return;
+        i = q->n < q->max ? q->n++ : q->n - 1;
+        while (i > 0 && q->out[i - 1].wakeups < t.wakeups) {
+                q->out[i] = q->out[i - 1];
+                i--;
+        }
+        q->out[i] = t;
+}
+
+size_t demand_quiet_tasks(Demand *d, unsigned util_max, DemandQuietTask *out, size_t max) {
+        QuietScan q = { .util_max = util_max, .out = out, .max = max };
+
+        if (max == 0)
+                return 0;
+        task_table_foreach(d->tasks, quiet_visit, &q);
+        return q.n;
 }
 
 size_t demand_n_tasks(const Demand *d) {

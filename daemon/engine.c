@@ -13,8 +13,15 @@
  *     cpufreq_this_cpu_can_update() (kernel/sched/cpufreq.c, 5.5+): "cpumask_test_cpu(smp_processor_id(),
  *     policy->cpus) || policy->dvfs_possible_from_any_cpu". Per-CPU bookkeeping before that check (iowait
  *     boost, last_update) is done either way, as in sugov_update_*();
- *   - the tick re-evaluates policies that are busy or still decaying (task_tick_fair() and the nohz
- *     blocked-load updates), so the frequency also falls while CPUs sleep. A tick is local.
+ *   - the tick exists only for CPUs running a task (task_tick_fair() → update_load_avg() → a hook call when
+ *     the signal decayed): engine_tick() ticks the busy CPUs, locally; an idle CPU is never ticked (NOHZ);
+ *   - idle CPUs' blocked utilisation decays only where the kernel updates it: the nohz blocked-load update
+ *     (_nohz_idle_balance() → sched_balance_update_blocked_averages(), kernel/sched/fair.c) that a busy CPU's
+ *     tick kicks on the first idle CPU (the ILB) every LOAD_AVG_PERIOD ms while some idle CPU has blocked
+ *     load, and that a CPU going idle runs itself when that time has passed (nohz_newidle_balance()). Each
+ *     decayed idle CPU gets a hook call from the ILB, under the remote rule.
+ * So nothing happens while every CPU sleeps: an idle policy keeps its frequency until an event on it, as with
+ * NOHZ. docs/fidelity.md lists what differs.
  */
 
 #include <errno.h>
@@ -46,7 +53,9 @@ struct Engine {
         IowaitBoost *iowait;      /* per CPU (struct sugov_cpu) */
         uint64_t *seen_updates;   /* per CPU: demand_cpu_updates() at its last hook call */
         bool *hooked;             /* per CPU: a real hook call in the reaction being processed */
-        uint64_t tick_ns;         /* TICK_NSEC: the iowait boost reset time */
+        uint64_t tick_ns;         /* TICK_NSEC: the tick period, the iowait boost reset time */
+        bool nohz_has_blocked;    /* nohz.has_blocked: a CPU entered idle since the last blocked-load update */
+        uint64_t nohz_next_blocked_ns; /* nohz.next_blocked */
         EngineCommitFn commit;
         void *userdata;
         uint64_t now_ns;          /* the latest time applied */
@@ -229,37 +238,22 @@ int engine_reconfigure(Engine *e, const Config *cfg) {
 
 /* ---- the governor side ---- */
 
-/* A CPU's demand as the governor sees it, without side effects: the capacity while an RT/DL task is
- * runnable (6.x effective_cpu_util(): "min = scale" when uclamp is unused), else cpu_util_cfs(). */
+/*
+ * A CPU's utilisation as schedutil sees it, from the signals as of their last update (the kernel reads them
+ * without updating): effective_cpu_util() of 6.8+ (kernel/sched/syscalls.c) with sugov_get_util()'s
+ * cpu_util_cfs_boost(). util = cfs (runnable-boosted) + avg_rt, capped at the capacity; while an RT/DL task is
+ * runnable "min = scale" when uclamp is unused, so the capacity. No uclamp, no IRQ or DL signal (fidelity.md).
+ */
 static unsigned cpu_demand(const Engine *e, unsigned cpu, DecisionReason *ret_reason) {
+        unsigned cap = demand_cpu_capacity(e->demand, cpu), util;
+
         if (demand_cpu_nr_rt(e->demand, cpu) > 0) {
                 *ret_reason = DECISION_REASON_RT;
-                return demand_cpu_capacity(e->demand, cpu);
+                return cap;
         }
         *ret_reason = DECISION_REASON_DEMAND;
-        return demand_cpu_util(e->demand, cpu);
-}
-
-/* Brings the policy's CPUs to @now_ns; returns the highest demand (sugov_update_shared() takes the max)
- * and which CPU has it. No iowait boost: this is for the tick's "anything to do?" and status. */
-static unsigned policy_util(Engine *e, const EnginePolicy *ep, uint64_t now_ns, int *ret_cpu) {
-        unsigned util = 0;
-        int cpu = ep->n_cpus > 0 ? (int) ep->cpus[0] : -1;
-
-        for (unsigned c = 0; c < ep->n_cpus; c++) {
-                DecisionReason reason;
-                unsigned u;
-
-                (void) demand_advance(e->demand, ep->cpus[c], now_ns);
-                u = cpu_demand(e, ep->cpus[c], &reason);
-                if (u > util) {
-                        util = u;
-                        cpu = (int) ep->cpus[c];
-                }
-        }
-        if (ret_cpu)
-                *ret_cpu = cpu;
-        return util;
+        util = demand_cpu_util(e->demand, cpu) + demand_cpu_rt_avg(e->demand, cpu);
+        return MIN(util, cap);
 }
 
 /*
@@ -275,7 +269,6 @@ static unsigned policy_effective_util(Engine *e, const EnginePolicy *ep, uint64_
                 unsigned cpu = ep->cpus[c], u, boost;
                 DecisionReason reason;
 
-                (void) demand_advance(e->demand, cpu, now_ns);
                 u = cpu_demand(e, cpu, &reason);
                 /* Only a real hook call consumes (halves) the boost; our extra evaluations just look at it. */
                 if (e->hooked[cpu])
@@ -297,11 +290,29 @@ static unsigned policy_effective_util(Engine *e, const EnginePolicy *ep, uint64_
         return util;
 }
 
-static bool policy_busy(const Engine *e, const EnginePolicy *ep) {
-        for (unsigned c = 0; c < ep->n_cpus; c++)
-                if (demand_cpu_busy(e->demand, ep->cpus[c]))
+static bool cpu_managed(const Engine *e, unsigned cpu) {
+        int p = e->policy_of_cpu[cpu];
+
+        return p >= 0 && e->policies[p].managed;
+}
+
+/*
+ * The tick is needed while a CPU of a governed policy runs a task, or while some CPU runs one and a governed
+ * idle CPU still has blocked load for the nohz update to decay. Busy CPUs that nobody governs need no tick
+ * of their own.
+ */
+bool engine_busy(const Engine *e) {
+        bool any_busy = false, blocked = false;
+
+        for (unsigned cpu = 0; cpu < demand_n_cpus(e->demand); cpu++) {
+                bool busy = demand_cpu_busy(e->demand, cpu);
+
+                if (busy && cpu_managed(e, cpu))
                         return true;
-        return false;
+                any_busy = any_busy || busy;
+                blocked = blocked || (!busy && cpu_managed(e, cpu) && demand_cpu_has_blocked(e->demand, cpu));
+        }
+        return any_busy && blocked;
 }
 
 static void engine_commit(Engine *e, size_t i, const Decision *d) {
@@ -460,6 +471,67 @@ static void engine_react(Engine *e, int cpu, const DemandEffect *eff, uint64_t n
         engine_unhook(e);
 }
 
+/* LOAD_AVG_PERIOD ms (kernel/sched/fair.c: nohz.next_blocked = now + msecs_to_jiffies(LOAD_AVG_PERIOD)). */
+#define NOHZ_BLOCKED_PERIOD_NS (UINT64_C(32) * 1000 * 1000)
+
+/* The ILB: the first idle CPU other than @not (find_new_ilb() walks nohz.idle_cpus_mask in order). */
+static int engine_find_ilb(const Engine *e, int not) {
+        for (unsigned cpu = 0; cpu < demand_n_cpus(e->demand); cpu++)
+                if ((int) cpu != not && !demand_cpu_busy(e->demand, cpu))
+                        return (int) cpu;
+        return -1;
+}
+
+/*
+ * _nohz_idle_balance() with NOHZ_STATS_KICK, run on @ilb: update_nohz_stats() → the blocked averages of every
+ * idle CPU with blocked load (@ilb's own too unless it is only newly idle), a hook call for each one whose
+ * signals decayed, then nohz.next_blocked moves LOAD_AVG_PERIOD ms on; has_blocked stays set while some CPU
+ * still has blocked load. The hooks run on @ilb: for another policy's CPU that is a remote update.
+ */
+static void engine_nohz_blocked_update(Engine *e, int ilb, bool newly_idle, uint64_t now_ns) {
+        int local = e->policy_of_cpu[ilb];
+        bool still = false;
+
+        e->nohz_has_blocked = false;
+        for (unsigned cpu = 0; cpu < demand_n_cpus(e->demand); cpu++) {
+                int p = e->policy_of_cpu[cpu];
+
+                if (demand_cpu_busy(e->demand, cpu) || (newly_idle && (int) cpu == ilb) ||
+                    !demand_cpu_has_blocked(e->demand, cpu))
+                        continue;
+                if (demand_blocked_update(e->demand, cpu, now_ns)) {
+                        engine_hook(e, cpu, now_ns, false);
+                        if (p >= 0 && p == local)
+                                engine_evaluate(e, (size_t) p, now_ns, ilb, DECISION_LOCAL, _SCHED_EVENT_TYPE_INVALID);
+                        else if (p >= 0 && e->policies[p].gov.remote)
+                                engine_evaluate(e, (size_t) p, now_ns, ilb, DECISION_REMOTE, _SCHED_EVENT_TYPE_INVALID);
+                        else if (p >= 0)
+                                engine_defer(e, (size_t) p, now_ns);
+                        engine_unhook(e);
+                }
+                still = still || demand_cpu_has_blocked(e->demand, cpu);
+        }
+        e->nohz_has_blocked = e->nohz_has_blocked || still;
+        e->nohz_next_blocked_ns = now_ns + NOHZ_BLOCKED_PERIOD_NS;
+}
+
+/* Whether the periodic blocked-load update is due: "nohz.has_blocked && time_after(now, nohz.next_blocked)". */
+static bool engine_nohz_due(const Engine *e, uint64_t now_ns) {
+        return e->nohz_has_blocked && now_ns > e->nohz_next_blocked_ns;
+}
+
+/*
+ * A CPU went idle (a switch to the idle task): nohz_newidle_balance() updates the other idle CPUs' blocked load
+ * from here when that is due, then nohz_balance_enter_idle() sets nohz.has_blocked. (The kernel
+ * also requires the CPU's average idle time to exceed sysctl_sched_migration_cost; not modelled.)
+ */
+static void engine_idle_entry(Engine *e, int cpu, uint64_t now_ns) {
+        /* do_idle(): nohz_run_idle_balance() first, then tick_nohz_idle_stop_tick() → nohz_balance_enter_idle(). */
+        if (engine_nohz_due(e, now_ns))
+                engine_nohz_blocked_update(e, cpu, true, now_ns);
+        e->nohz_has_blocked = true;
+}
+
 int engine_event(Engine *e, const SchedEvent *ev) {
         DemandEffect eff = {};
         uint64_t now_ns;
@@ -483,6 +555,8 @@ int engine_event(Engine *e, const SchedEvent *ev) {
         }
         (void) demand_advance(e->demand, (unsigned) ev->cpu, now_ns);
         engine_react(e, ev->cpu, &eff, now_ns, ev->type, -1);
+        if (ev->type == SCHED_EVENT_SWITCH && ev->sw.next_pid == 0)
+                engine_idle_entry(e, ev->cpu, now_ns);
         return 0;
 }
 
@@ -510,25 +584,8 @@ int engine_iowait(Engine *e, int cpu, int32_t pid, uint64_t time_ns) {
         return 0;
 }
 
-/* The frequency is higher than the demand asks and nothing holds it there for good. */
-static bool policy_above_target(const EnginePolicy *ep, unsigned util) {
-        return ep->gov.cur_khz > governor_target_khz(&ep->gov, &ep->desc, util);
-}
-
-static bool policy_boosted(const Engine *e, const EnginePolicy *ep) {
-        for (unsigned c = 0; c < ep->n_cpus; c++)
-                if (e->iowait[ep->cpus[c]].boost > 0)
-                        return true;
-        return false;
-}
-
-/* Whether the tick must keep coming for policy @i: busy, still decaying, boosted, or not yet down to its target. */
-static bool policy_unsettled(const Engine *e, const EnginePolicy *ep, unsigned util) {
-        return policy_busy(e, ep) || util > 0 || policy_boosted(e, ep) || policy_above_target(ep, util);
-}
-
 int engine_tick(Engine *e, uint64_t now_ns) {
-        bool more = false;
+        int ilb;
 
         if (!e)
                 return -EINVAL;
@@ -536,30 +593,100 @@ int engine_tick(Engine *e, uint64_t now_ns) {
         e->stats.ticks++;
         now_ns = engine_clock(e, now_ns, false);
 
+        /* sched_tick() on each busy CPU: task_tick_fair() → update_load_avg() → a hook call if it decayed. */
         for (unsigned cpu = 0; cpu < demand_n_cpus(e->demand); cpu++) {
+                int p = e->policy_of_cpu[cpu];
+
+                if (!demand_cpu_busy(e->demand, cpu))
+                        continue;
                 (void) demand_advance(e->demand, cpu, now_ns);
-                /* task_tick_fair() → update_load_avg(): a hook call when the signal decayed. */
                 engine_hook(e, cpu, now_ns, false);
+                if (p >= 0 && e->hooked[cpu])
+                        engine_evaluate(e, (size_t) p, now_ns, (int) cpu, DECISION_LOCAL, _SCHED_EVENT_TYPE_INVALID);
+                engine_unhook(e);
         }
 
+        /* nohz_balancer_kick() from a busy CPU's tick: kick the ILB when the blocked-load update is due. */
+        if (engine_busy(e) && engine_nohz_due(e, now_ns)) {
+                ilb = engine_find_ilb(e, -1);
+                if (ilb >= 0)
+                        engine_nohz_blocked_update(e, ilb, false, now_ns);
+        }
+        return engine_busy(e);
+}
+
+uint64_t engine_tick_period_ns(const Engine *e) {
+        return e->tick_ns;
+}
+
+/* ---- lazy wake-ups ---- */
+
+/* The highest utilisation for which the policy asks for no more than @khz (the target is monotonic in util). */
+static unsigned policy_util_for_khz(const EnginePolicy *ep, uint32_t khz) {
+        unsigned lo = 0, hi = governor_capacity(&ep->desc);
+
+        if (governor_target_khz(&ep->gov, &ep->desc, 0) > khz)
+                return 0;
+        while (lo < hi) {
+                unsigned mid = lo + (hi - lo + 1) / 2;
+
+                if (governor_target_khz(&ep->gov, &ep->desc, mid) <= khz)
+                        lo = mid;
+                else
+                        hi = mid - 1;
+        }
+        return lo;
+}
+
+/* Every CPU idle and every managed policy at its floor; returns the smallest util a floor covers via *ret. */
+static bool engine_quiet_util(const Engine *e, unsigned *ret_util_max) {
+        unsigned util_max = CAPACITY_SCALE;
+        bool any = false;
+
+        if (e->paused || engine_busy(e))
+                return false;
         for (size_t i = 0; i < e->n_policies; i++) {
-                EnginePolicy *ep = &e->policies[i];
-                unsigned util;
-                int cpu;
+                const EnginePolicy *ep = &e->policies[i];
+                uint32_t floor_khz;
 
                 if (!ep->managed)
                         continue;
-
-                util = policy_util(e, ep, now_ns, &cpu);
-                if (!policy_unsettled(e, ep, util))
-                        continue;
-
-                /* The tick runs on the CPU itself: a local update, credited to the CPU with the most demand. */
-                engine_evaluate(e, i, now_ns, cpu, DECISION_LOCAL, _SCHED_EVENT_TYPE_INVALID);
-                more = more || policy_unsettled(e, ep, policy_util(e, ep, now_ns, NULL));
+                /* At its floor nothing can go lower, so a skipped evaluation cannot miss a decrease. */
+                floor_khz = governor_target_khz(&ep->gov, &ep->desc, 0);
+                if (ep->gov.cur_khz != floor_khz || ep->deferred_pending)
+                        return false;
+                if (ret_util_max)
+                        util_max = MIN(util_max, policy_util_for_khz(ep, floor_khz));
+                any = true;
         }
-        engine_unhook(e);
-        return more;
+        if (ret_util_max)
+                *ret_util_max = util_max;
+        return any;
+}
+
+bool engine_quiet_possible(const Engine *e) {
+        return e && engine_quiet_util(e, NULL);
+}
+
+size_t engine_quiet_tasks(Engine *e, int32_t *pids, size_t max) {
+        _cleanup_free_ DemandQuietTask *q = NULL;
+        unsigned util_max;
+        size_t n;
+
+        if (!e || max == 0 || !engine_quiet_util(e, &util_max))
+                return 0;
+        /*
+         * Half the margin: a quiet task's signals grow while it runs, and a few may be queued together; a task
+         * that runs for long is caught by the caller's busy detector anyway.
+         */
+        util_max /= 2;
+        q = calloc(max, sizeof(DemandQuietTask));
+        if (!q)
+                return 0;
+        n = demand_quiet_tasks(e->demand, util_max, q, max);
+        for (size_t i = 0; i < n; i++)
+                pids[i] = q[i].pid;
+        return n;
 }
 
 /* ---- state ---- */
@@ -608,6 +735,8 @@ int engine_policy_stats(const Engine *e, unsigned policy_index, PolicyStats *ret
 }
 
 int engine_cpu_state(const Engine *e, unsigned cpu, CpuState *ret) {
+        DecisionReason reason;
+
         if (cpu >= demand_n_cpus(e->demand) || e->policy_of_cpu[cpu] < 0)
                 return -ENOENT;
         *ret = (CpuState) {
@@ -616,6 +745,9 @@ int engine_cpu_state(const Engine *e, unsigned cpu, CpuState *ret) {
                 .util_est_sum = demand_cpu_util_est_sum(e->demand, cpu),
                 .nr_rt_runnable = demand_cpu_nr_rt(e->demand, cpu),
                 .busy = demand_cpu_busy(e->demand, cpu),
+                .runnable_avg = demand_cpu_runnable_avg(e->demand, cpu),
+                .rt_avg = demand_cpu_rt_avg(e->demand, cpu),
+                .effective = cpu_demand(e, cpu, &reason),
         };
         return 0;
 }

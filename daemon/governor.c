@@ -4,25 +4,133 @@
  * RT/DL minimums are the engine's (it passes the capacity as util); uclamp and DL bandwidth are not modelled.
  */
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "governor.h"
+#include "kernel-version.h"
+#include "log.h"
 #include "macro.h"
 
 #define USEC_PER_MSEC UINT64_C(1000)
 #define NSEC_PER_USEC UINT64_C(1000)
+#define LATENCY_MULTIPLIER UINT64_C(1000)         /* include/linux/cpufreq.h before 6.12 */
+#define CPUFREQ_ETERNAL_NS UINT64_C(4294967295)   /* CPUFREQ_ETERNAL (-1) as cpuinfo_transition_latency shows it */
+
+/* The rows of reference §3.2 (drivers/cpufreq/cpufreq.c cpufreq_policy_transition_delay_us(), and sugov_init()
+ * before that function existed). */
+#define RULE_4_13 "Linux 4.13 and older"
+#define RULE_4_14 "Linux 4.14-6.8"
+#define RULE_6_9 "Linux 6.9-6.11"
+#define RULE_6_12 "Linux 6.12+"
+
+uint64_t governor_kernel_rate_limit_usec(unsigned version_code, uint64_t transition_latency_ns,
+                                         const char **ret_rule) {
+        /*
+         * policy->cpuinfo.transition_latency is an unsigned int in ns; CPUFREQ_ETERNAL (-1, "unknown", shown as
+         * 4294967295) goes through the same arithmetic as any other value, so 4294967 us. Every product below
+         * stays within an unsigned int (1000 x 4294967 < 2^32), as in the kernel.
+         *
+         * Every version first returns the driver's policy->transition_delay_us when it sets one (4.12+:
+         * amd-pstate, intel_cpufreq, cppc, ...). That value is not visible from userspace, so these rules are
+         * what a driver without it gets; a machine whose driver sets it shows it only through schedutil's
+         * rate_limit_us, which is why governor_rate_limit() prefers that tunable when schedutil was running.
+         */
+        uint32_t latency_us = (uint32_t) MIN(transition_latency_ns, (uint64_t) UINT32_MAX) / (uint32_t) NSEC_PER_USEC;
+        const char *rule;
+        uint64_t usec;
+
+        if (version_code == 0 || version_code >= KERNEL_VERSION_CODE(6, 12)) {
+                /* 37c6dccd6837 "cpufreq: Remove LATENCY_MULTIPLIER": "Give a 50% breathing room between
+                 * updates"; USEC_PER_MSEC when the driver reports no latency. */
+                rule = RULE_6_12;
+                usec = latency_us > 0 ? latency_us + (latency_us >> 1) : USEC_PER_MSEC;
+        } else if (version_code >= KERNEL_VERSION_CODE(6, 9)) {
+                /* e13aa799c2a6 lowered the cap to 2 ms; its follow-up "If the platform already has high
+                 * transition_latency, use it as-is" (latency > max_delay_us). */
+                rule = RULE_6_9;
+                if (latency_us == 0)
+                        usec = LATENCY_MULTIPLIER;
+                else if (latency_us > 2 * USEC_PER_MSEC)
+                        usec = latency_us;
+                else
+                        usec = MIN((uint64_t) latency_us * LATENCY_MULTIPLIER, 2 * USEC_PER_MSEC);
+        } else if (version_code >= KERNEL_VERSION_CODE(4, 14)) {
+                /* "Cap the default transition delay to 10 ms" */
+                rule = RULE_4_14;
+                usec = latency_us > 0 ? MIN((uint64_t) latency_us * LATENCY_MULTIPLIER, 10 * USEC_PER_MSEC)
+                                      : LATENCY_MULTIPLIER;
+        } else {
+                /* sugov_init(): rate_limit_us = LATENCY_MULTIPLIER, times the latency when there is one. */
+                rule = RULE_4_13;
+                usec = latency_us > 0 ? (uint64_t) latency_us * LATENCY_MULTIPLIER : LATENCY_MULTIPLIER;
+        }
+
+        if (ret_rule)
+                *ret_rule = rule;
+        return usec;
+}
 
 uint64_t governor_default_rate_limit_usec(uint64_t transition_latency_ns) {
-        uint64_t latency_us = transition_latency_ns / NSEC_PER_USEC;
+        return governor_kernel_rate_limit_usec(KERNEL_VERSION_CODE(6, 12), transition_latency_ns, NULL);
+}
 
-        /*
-         * drivers/cpufreq/cpufreq.c, cpufreq_policy_transition_delay_us() since 6.12 (37c6dccd6837, reference
-         * §3.2): "Give a 50% breathing room between updates", and 1 ms when the driver reports no latency.
-         * We have no driver transition_delay_us to prefer, so the latency is all there is.
-         */
-        if (latency_us > 0)
-                return latency_us + (latency_us >> 1);
-        return USEC_PER_MSEC;
+RateLimit governor_rate_limit_for_version(const PolicyDesc *p, const Config *cfg, unsigned version_code) {
+        RateLimit rl = {};
+
+        if (cfg && cfg->rate_limit_usec > 0) {
+                rl.source = RATE_LIMIT_CONFIG;
+                rl.usec = cfg->rate_limit_usec;
+        } else if (p->has_rate_limit) {
+                /* What schedutil itself was using: the driver's transition_delay_us or an administrator's
+                 * setting would be in it, neither of which the latency rules can know. */
+                rl.source = RATE_LIMIT_KERNEL;
+                rl.usec = p->rate_limit_us;
+        } else {
+                rl.source = RATE_LIMIT_COMPUTED;
+                rl.version_unknown = version_code == 0;
+                rl.usec = governor_kernel_rate_limit_usec(version_code, p->transition_latency_ns, &rl.rule);
+        }
+        return rl;
+}
+
+RateLimit governor_rate_limit(const PolicyDesc *p, const Config *cfg) {
+        unsigned version = 0;
+
+        /* An unparsable release leaves 0: the newest rule, and the log line says the version is unknown. */
+        (void) kernel_version_running(&version);
+        return governor_rate_limit_for_version(p, cfg, version);
+}
+
+void governor_rate_limit_format(const RateLimit *rl, const PolicyDesc *p, char *buf, size_t size) {
+        switch (rl->source) {
+        case RATE_LIMIT_CONFIG:
+                (void) snprintf(buf, size, "rate limit %" PRIu64 " us (from the configuration)", rl->usec);
+                return;
+        case RATE_LIMIT_KERNEL:
+                (void) snprintf(buf, size, "rate limit %" PRIu64 " us (the kernel's schedutil/rate_limit_us)",
+                                rl->usec);
+                return;
+        default:
+                (void) snprintf(buf, size,
+                                "rate limit %" PRIu64 " us (cpuinfo_transition_latency %" PRIu64 " ns%s, as %s "
+                                "computes it%s)",
+                                rl->usec, p->transition_latency_ns,
+                                p->transition_latency_ns == CPUFREQ_ETERNAL_NS ? " = CPUFREQ_ETERNAL" : "",
+                                rl->rule ?: RULE_6_12,
+                                rl->version_unknown ? "; the running kernel's version is unknown, so the newest "
+                                                      "rule" : "");
+                return;
+        }
+}
+
+void governor_log_rate_limit(const PolicyDesc *p, const Config *cfg) {
+        RateLimit rl = governor_rate_limit(p, cfg);
+        char buf[256];
+
+        governor_rate_limit_format(&rl, p, buf, sizeof(buf));
+        log_info("policy%u: %s.", p->id, buf);
 }
 
 bool governor_driver_allows_remote(const char *driver) {
@@ -46,8 +154,8 @@ void governor_configure(Governor *g, const PolicyDesc *p, const Config *cfg) {
 
         g->headroom_x1024 = cfg->headroom_x1024;
 
-        rate_limit_usec = cfg->rate_limit_usec > 0 ? cfg->rate_limit_usec
-                                                   : governor_default_rate_limit_usec(p->transition_latency_ns);
+        /* The config, else schedutil's own tunable read before switching, else the running kernel's default. */
+        rate_limit_usec = governor_rate_limit(p, cfg).usec;
         g->rate_limit_ns = rate_limit_usec * NSEC_PER_USEC;
 
         remote = config_policy_remote(cfg, p->id);

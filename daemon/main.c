@@ -38,6 +38,8 @@ static void help(void) {
                "      --state-file F   take-over state file (default " STATE_DEFAULT_PATH ")\n"
                "  -t, --topology FILE  topology INI for replay (what `schedfreqd topology` prints)\n"
                "      --print-decisions  print one line per frequency change on stdout\n"
+               "      --print-util     replay: also print each CPU's signals when they change:\n"
+               "                       t=<ns> cpu=<n> util=<u> util_est=<u> runnable=<u> rt=<u> eff=<u>\n"
                "      --bus-address ADDRESS  serve D-Bus on ADDRESS instead of the system bus\n"
                "      --no-bus         run without D-Bus\n"
                "  -v, --verbose        more logging (repeat for debug)\n"
@@ -75,7 +77,8 @@ static int verb_restore(const char *state_path) {
         return 0;
 }
 
-static int verb_replay(const char *topology_path, const char *config_path, bool config_given, const char *trace) {
+static int verb_replay(const char *topology_path, const char *config_path, bool config_given, const char *trace,
+                       bool print_util) {
         _cleanup_(topology_freep) Topology *topo = NULL;
         _cleanup_fclose_ FILE *owned = NULL;
         _cleanup_free_ char *error = NULL;
@@ -108,7 +111,7 @@ static int verb_replay(const char *topology_path, const char *config_path, bool 
         } else
                 trace = "<stdin>";
 
-        r = replay_run(in, trace, topo, &cfg, stdout, &stats, &error);
+        r = replay_run(in, trace, topo, &cfg, print_util ? REPLAY_PRINT_UTIL : 0, stdout, &stats, &error);
         if (r < 0)
                 return log_error_errno(r, "%s", error ? error : strerror(-r));
 
@@ -118,12 +121,13 @@ static int verb_replay(const char *topology_path, const char *config_path, bool 
 }
 
 int main(int argc, char **argv) {
-        enum { ARG_VERSION = 0x100, ARG_STATE_FILE, ARG_PRINT_DECISIONS, ARG_BUS_ADDRESS, ARG_NO_BUS };
+        enum { ARG_VERSION = 0x100, ARG_STATE_FILE, ARG_PRINT_DECISIONS, ARG_PRINT_UTIL, ARG_BUS_ADDRESS, ARG_NO_BUS };
         static const struct option options[] = {
                 { "config", required_argument, NULL, 'c' },
                 { "topology", required_argument, NULL, 't' },
                 { "state-file", required_argument, NULL, ARG_STATE_FILE },
                 { "print-decisions", no_argument, NULL, ARG_PRINT_DECISIONS },
+                { "print-util", no_argument, NULL, ARG_PRINT_UTIL },
                 { "bus-address", required_argument, NULL, ARG_BUS_ADDRESS },
                 { "no-bus", no_argument, NULL, ARG_NO_BUS },
                 { "verbose", no_argument, NULL, 'v' },
@@ -136,7 +140,7 @@ int main(int argc, char **argv) {
                 .state_path = STATE_DEFAULT_PATH,
         };
         const char *topology_path = NULL;
-        bool config_given = false;
+        bool config_given = false, print_util = false;
         int c, verbose = 0, r;
 
         while ((c = getopt_long(argc, argv, "c:t:vh", options, NULL)) >= 0) {
@@ -150,6 +154,9 @@ int main(int argc, char **argv) {
                         break;
                 case ARG_STATE_FILE:
                         opts.state_path = optarg;
+                        break;
+                case ARG_PRINT_UTIL:
+                        print_util = true;
                         break;
                 case ARG_PRINT_DECISIONS:
                         opts.print_decisions = true;
@@ -184,7 +191,7 @@ int main(int argc, char **argv) {
         } else if (streq(argv[optind], "replay")) {
                 if (argc - optind > 2)
                         return log_error("replay takes one trace file (or -)."), EXIT_FAILURE;
-                r = verb_replay(topology_path, opts.config_path, config_given, argv[optind + 1]);
+                r = verb_replay(topology_path, opts.config_path, config_given, argv[optind + 1], print_util);
         } else if (streq(argv[optind], "restore")) {
                 r = verb_restore(opts.state_path);
         } else {

@@ -4,9 +4,10 @@
  * rings (perf-events.c), go through the engine (model + governor, engine.c), and the engine's decisions are
  * written by the actuator (actuator.c). This file only wires them: it holds no policy of its own.
  *
- * Sources on the sd-event loop: the ring fds and drain timer (owned by perf-events.c), the tick timer
- * (enabled only while some CPU is busy or some utilisation is still decaying), SIGTERM/SIGINT (restore and
- * exit), SIGHUP (reload) and the systemd watchdog.
+ * Sources on the sd-event loop: the ring fds and the watermark-mode drain timer (owned by perf-events.c), the
+ * tick timer (armed only while some CPU runs a task, as the kernel ticks only busy CPUs), a post source that
+ * runs after every wake-up (arms the tick, chooses lazy wake-ups, re-reads the scaling limits), SIGTERM/SIGINT
+ * (restore and exit), SIGHUP (reload) and the systemd watchdog. Nothing is periodic while every CPU sleeps.
  */
 
 #include <inttypes.h>
@@ -24,6 +25,7 @@
 #include "config.h"
 #include "cpufreq-sysfs.h"
 #include "engine.h"
+#include "governor.h"
 #include "log.h"
 #include "manager.h"
 #include "perf-events.h"
@@ -75,7 +77,7 @@ static Manager *manager_free(Manager *m) {
         engine_free(m->engine);
         actuator_free(m->actuator);
         sd_event_source_disable_unref(m->tick_source);
-        sd_event_source_disable_unref(m->limits_source);
+        sd_event_source_disable_unref(m->post_source);
         sd_event_source_disable_unref(m->sigterm_source);
         sd_event_source_disable_unref(m->sigint_source);
         sd_event_source_disable_unref(m->sighup_source);
@@ -110,13 +112,29 @@ static int on_decision(const Decision *d, void *userdata) {
         return 0;
 }
 
+/*
+ * The tick comes on a fixed grid of tick periods on CLOCK_MONOTONIC, as jiffies do, so every busy CPU is ticked
+ * in the same wake-up (one timer for all of them: the kernel's per-CPU ticks run on their own CPUs, ours would
+ * each cost a wake-up). Armed while some CPU is busy.
+ */
 static int tick_arm(Manager *m) {
+        uint64_t period_ns = engine_tick_period_ns(m->engine), next_ns;
         int r;
 
-        r = sd_event_source_set_time_relative(m->tick_source, m->config.tick_usec);
+        next_ns = (now_ns() / period_ns + 1) * period_ns;
+        r = sd_event_source_set_time(m->tick_source, next_ns / 1000);
         if (r < 0)
                 return r;
         return sd_event_source_set_enabled(m->tick_source, SD_EVENT_ONESHOT);
+}
+
+static int tick_ensure(Manager *m) {
+        int enabled = SD_EVENT_OFF;
+
+        if (!engine_busy(m->engine))
+                return 0;
+        (void) sd_event_source_get_enabled(m->tick_source, &enabled);
+        return enabled == SD_EVENT_OFF ? tick_arm(m) : 0;
 }
 
 /*
@@ -140,18 +158,10 @@ static const SchedEvent *event_without_own_rt(const SchedEvent *ev, pid_t self, 
 
 static int on_sched_event(const SchedEvent *ev, void *userdata) {
         Manager *m = ASSERT_PTR(userdata);
-        int enabled = SD_EVENT_OFF, r;
         SchedEvent buf;
 
-        r = engine_event(m->engine, event_without_own_rt(ev, m->self_pid, &buf));
-        if (r < 0)
-                return r;
-
-        /* An event may have made a CPU busy: make sure the tick runs. */
-        (void) sd_event_source_get_enabled(m->tick_source, &enabled);
-        if (enabled == SD_EVENT_OFF)
-                return tick_arm(m);
-        return 0;
+        /* The tick, if an event made a CPU busy, is armed once per wake-up by on_post(). */
+        return engine_event(m->engine, event_without_own_rt(ev, m->self_pid, &buf));
 }
 
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -168,7 +178,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
                 return log_error_errno(r, "Engine tick failed: %m");
         if (r > 0)
                 return tick_arm(m);
-        return 0; /* everything idle and settled: the next event re-arms the tick */
+        return 0; /* every CPU idle: the event that makes one busy re-arms the tick (on_post()) */
 }
 
 /* BEGIN service integration (issue 4: systemd): real-time scheduling and STATUS= */
@@ -297,7 +307,7 @@ int manager_resume(Manager *m, char **ret_error) {
         m->paused = false;
         manager_notify_status(m, "");
         log_info("Resumed: cpufreq policies taken over again.");
-        return tick_arm(m);
+        return tick_ensure(m);
 }
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
@@ -315,9 +325,12 @@ static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si,
 /*
  * Someone (a user, thermald, a thermal cap through freq QoS) may change scaling_min/max_freq under us; sysfs
  * cannot notify us, so re-read them. Like sugov_limits() in kernel/sched/cpufreq_schedutil.c, a change is
- * applied at once, bypassing the rate limit.
+ * applied at once, bypassing the rate limit. Not on a timer of its own (that would wake a quiet machine): on
+ * the wake-ups that happen anyway, at most every LIMITS_MIN_INTERVAL_USEC. A change made while nothing at all
+ * happens is noticed at the next wake-up; meanwhile the kernel's userspace governor has already clamped the
+ * frequency to the new limits itself (cpufreq_userspace_policy_limits()).
  */
-#define LIMITS_POLL_USEC (1 * 1000 * 1000)
+#define LIMITS_MIN_INTERVAL_USEC (250 * 1000)
 
 static void manager_check_limits(Manager *m) {
         for (size_t i = 0; i < m->topology->n_policies; i++) {
@@ -344,12 +357,49 @@ static void manager_check_limits(Manager *m) {
         }
 }
 
-static int on_limits_timer(sd_event_source *s, uint64_t usec, void *userdata) {
-        Manager *m = ASSERT_PTR(userdata);
+static void manager_poll_limits(Manager *m, uint64_t now_usec) {
+        if (m->paused || now_usec - m->limits_checked_usec < LIMITS_MIN_INTERVAL_USEC)
+                return;
+        m->limits_checked_usec = now_usec;
+        manager_check_limits(m);
+}
 
-        if (!m->paused)
-                manager_check_limits(m);
-        return sd_event_source_set_time_relative(s, LIMITS_POLL_USEC);
+/* Lazy wake-ups: see engine_quiet_tasks() and perf_events_set_quiet(). A stale quiet set is rechosen this often. */
+#define LAZY_REFRESH_USEC (5 * 1000 * 1000)
+
+static void manager_update_lazy(Manager *m, uint64_t now_usec) {
+        int32_t pids[PERF_EVENTS_QUIET_MAX];
+        size_t n;
+        int r;
+
+        if (m->lazy && now_usec - m->lazy_since_usec < LAZY_REFRESH_USEC && engine_quiet_possible(m->engine))
+                return;
+        n = engine_quiet_tasks(m->engine, pids, ELEMENTSOF(pids));
+        if (n == 0 && !m->lazy)
+                return;
+        r = perf_events_set_quiet(m->perf, pids, n);
+        if (r < 0) {
+                log_debug_errno(r, "Failed to %s lazy wake-ups, ignoring: %m", n > 0 ? "enter" : "leave");
+                return;
+        }
+        if (n > 0 && !m->lazy)
+                log_debug("Lazy wake-ups: %zu quiet tasks.", n);
+        m->lazy = n > 0;
+        m->lazy_since_usec = now_usec;
+}
+
+/* After every wake-up of the loop (events, tick, bus, signals): the bookkeeping that must not run per event. */
+static int on_post(sd_event_source *s, void *userdata) {
+        Manager *m = ASSERT_PTR(userdata);
+        uint64_t now_usec = now_ns() / 1000;
+        int r;
+
+        r = tick_ensure(m);
+        if (r < 0)
+                return log_error_errno(r, "Failed to arm the tick: %m");
+        manager_update_lazy(m, now_usec);
+        manager_poll_limits(m, now_usec);
+        return 0;
 }
 
 static int manager_add_signals(Manager *m) {
@@ -414,9 +464,11 @@ static int manager_take_over(Manager *m) {
                 return log_error_errno(r, "Cannot take over the cpufreq policies: %s", error ? error : strerror(-r));
 
         for (size_t i = 0; i < m->topology->n_policies; i++)
-                if (m->managed[i])
+                if (m->managed[i]) {
                         log_info("policy%u: taken over from governor '%s' (%s).", m->topology->policies[i].id,
                                  m->topology->policies[i].governor, m->topology->policies[i].driver);
+                        governor_log_rate_limit(&m->topology->policies[i], &m->config);
+                }
         return 0;
 }
 
@@ -487,18 +539,18 @@ static int manager_start(Manager *m) {
         if (r < 0)
                 return log_error_errno(r, "Failed to set up the governor: %m");
 
-        r = sd_event_add_time_relative(m->event, &m->tick_source, CLOCK_MONOTONIC, m->config.tick_usec, 0,
-                                       on_tick, m);
+        /* Accuracy of a sixteenth of a tick: sd-event's default (250 ms) would coalesce it away. */
+        r = sd_event_add_time(m->event, &m->tick_source, CLOCK_MONOTONIC, UINT64_MAX,
+                              MAX(m->config.tick_usec / 16, (uint64_t) 1), on_tick, m);
         if (r < 0)
                 return log_error_errno(r, "Failed to add the tick timer: %m");
+        (void) sd_event_source_set_enabled(m->tick_source, SD_EVENT_OFF);
         (void) sd_event_source_set_description(m->tick_source, "tick");
 
-        r = sd_event_add_time_relative(m->event, &m->limits_source, CLOCK_MONOTONIC, LIMITS_POLL_USEC, 0,
-                                       on_limits_timer, m);
+        r = sd_event_add_post(m->event, &m->post_source, on_post, m);
         if (r < 0)
-                return log_error_errno(r, "Failed to add the limits timer: %m");
-        (void) sd_event_source_set_enabled(m->limits_source, SD_EVENT_ON);
-        (void) sd_event_source_set_description(m->limits_source, "limits");
+                return log_error_errno(r, "Failed to add the post source: %m");
+        (void) sd_event_source_set_description(m->post_source, "post");
 
         r = perf_events_new(m->event, &m->topology->online, &m->config, on_sched_event, m, &m->perf);
         if (r < 0)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pelt.c: PELT arithmetic, a transcription of kernel/sched/pelt.c (___update_load_sum(), accumulate_sum(),
- * decay_load(), ___update_load_avg()) with the 4.14 accumulate_sum() frequency/capacity scaling. Pure.
+ * decay_load(), ___update_load_avg()). Frequency/capacity invariance is in the clock the caller passes (clock_pelt,
+ * demand.c), as in v5.1+. Pure.
  */
 
 #include <string.h>
@@ -60,11 +61,11 @@ static uint32_t accumulate_pelt_segments(uint64_t periods, uint32_t d1, uint32_t
 }
 
 /*
- * accumulate_sum() of v4.14: decay the sum if periods were crossed, then add this delta's contribution,
- * scaled by frequency (cap_scale()) and multiplied by the CPU's capacity. Returns the number of periods.
+ * accumulate_sum(): decay the sum if periods were crossed, then add this delta's contribution times @weight
+ * ("sa->runnable_sum += runnable * contrib << SCHED_CAPACITY_SHIFT", "sa->util_sum += contrib <<
+ * SCHED_CAPACITY_SHIFT"). Returns the number of periods crossed.
  */
-static uint64_t accumulate_sum(PeltSignal *s, uint64_t delta, bool running, unsigned freq_scale,
-                               unsigned cpu_scale) {
+static uint64_t accumulate_sum(PeltSignal *s, uint64_t delta, unsigned weight) {
         uint32_t contrib = (uint32_t) delta; /* periods == 0 → delta < 1024 */
         uint64_t periods;
 
@@ -74,23 +75,20 @@ static uint64_t accumulate_sum(PeltSignal *s, uint64_t delta, bool running, unsi
         if (periods > 0) {
                 s->util_sum = pelt_decay_load(s->util_sum, periods);
                 delta %= PELT_PERIOD;
-                /* The kernel only computes this when load != 0; for us load == running (see pelt_update()). */
-                if (running)
+                /* The kernel computes this only when load != 0; a non-zero weight implies load (see pelt_update()). */
+                if (weight > 0)
                         contrib = accumulate_pelt_segments(periods, PELT_PERIOD - s->period_contrib,
                                                            (uint32_t) delta);
         }
         s->period_contrib = (uint32_t) delta;
 
-        if (running) {
-                /* cap_scale(contrib, scale_freq) = contrib x scale >> SCHED_CAPACITY_SHIFT */
-                contrib = (uint32_t) (((uint64_t) contrib * freq_scale) >> PELT_SCALE_SHIFT);
-                s->util_sum += (uint64_t) contrib * cpu_scale;
-        }
+        if (weight > 0)
+                s->util_sum += ((uint64_t) weight * contrib) << PELT_SCALE_SHIFT;
 
         return periods;
 }
 
-bool pelt_update(PeltSignal *s, uint64_t now_ns, bool running, unsigned freq_scale, unsigned cpu_scale) {
+bool pelt_update(PeltSignal *s, uint64_t now_ns, unsigned weight) {
         uint64_t delta;
 
         /*
@@ -109,9 +107,10 @@ bool pelt_update(PeltSignal *s, uint64_t now_ns, bool running, unsigned freq_sca
 
         /*
          * The kernel's "load" input (the entity is enqueued) only matters for load_sum, which we don't
-         * track, and for forcing running = 0 when not enqueued; callers pass running already.
+         * track, and for forcing runnable = running = 0 when not enqueued; callers pass the weight already.
+         * The division happens once per period crossed, whatever the gap: a gap of 10^7 s costs what 1 ms does.
          */
-        if (accumulate_sum(s, delta, running, freq_scale, cpu_scale) == 0)
+        if (accumulate_sum(s, delta, weight) == 0)
                 return false;
 
         /* ___update_load_avg(): only when a boundary was crossed; divider from get_pelt_divider(). */

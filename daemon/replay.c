@@ -330,6 +330,11 @@ typedef struct ReplayContext {
         FILE *out;
         const Topology *topo;
         ReplayStats *stats;
+        Engine *engine;
+        ReplayFlags flags;
+        CpuState *printed;        /* --print-util: per CPU, what was printed last */
+        bool *printed_valid;
+        unsigned n_cpus;
 } ReplayContext;
 
 static int on_replay_decision(const Decision *d, void *userdata) {
@@ -340,13 +345,55 @@ static int on_replay_decision(const Decision *d, void *userdata) {
         return 0;
 }
 
-/* Runs the synthetic ticks due up to @until_ns (the live daemon's tick timer, on the trace's clock). */
-static int replay_ticks(Engine *e, uint64_t tick_ns, uint64_t until_ns, uint64_t *next_tick_ns, bool *ticking) {
-        while (*ticking && *next_tick_ns <= until_ns) {
-                int r = engine_tick(e, *next_tick_ns);
+static bool cpu_signals_equal(const CpuState *a, const CpuState *b) {
+        return a->util_avg == b->util_avg && a->util_est_sum == b->util_est_sum && a->runnable_avg == b->runnable_avg &&
+               a->rt_avg == b->rt_avg && a->effective == b->effective;
+}
 
+/* --print-util: one line per CPU whose signals changed since the last line printed for it. */
+static void replay_print_util(ReplayContext *ctx, uint64_t time_ns) {
+        if (!(ctx->flags & REPLAY_PRINT_UTIL))
+                return;
+        for (unsigned cpu = 0; cpu < ctx->n_cpus; cpu++) {
+                CpuState cs;
+
+                if (engine_cpu_state(ctx->engine, cpu, &cs) < 0)
+                        continue;
+                if (ctx->printed_valid[cpu] && cpu_signals_equal(&cs, &ctx->printed[cpu]))
+                        continue;
+                fprintf(ctx->out, "t=%" PRIu64 " cpu=%u util=%u util_est=%u runnable=%u rt=%u eff=%u\n", time_ns, cpu,
+                        cs.util_avg, cs.util_est_sum, cs.runnable_avg, cs.rt_avg, cs.effective);
+                ctx->printed[cpu] = cs;
+                ctx->printed_valid[cpu] = true;
+        }
+}
+
+/*
+ * A gap in a trace while a CPU is busy would take one tick per period. After this long every signal of a busy
+ * CPU is saturated (~345 periods) and every idle CPU's blocked load has decayed to 0 (< 2 s): further ticks
+ * change nothing, so the rest of the gap is skipped, and a gap of any length costs at most this many ticks.
+ */
+#define REPLAY_MAX_GAP_TICKS_NS (UINT64_C(3) * 1000 * 1000 * 1000)
+
+/* The first tick grid point after @t_ns: the kernel's ticks come on jiffies, the live daemon's on this grid. */
+static uint64_t next_grid(uint64_t t_ns, uint64_t tick_ns) {
+        return (t_ns / tick_ns + 1) * tick_ns;
+}
+
+/* Runs the synthetic ticks due up to @until_ns (the live daemon's tick timer, on the trace's clock). */
+static int replay_ticks(ReplayContext *ctx, uint64_t tick_ns, uint64_t until_ns, uint64_t *next_tick_ns,
+                        bool *ticking) {
+        uint64_t start_ns = *next_tick_ns;
+
+        while (*ticking && *next_tick_ns <= until_ns) {
+                int r;
+
+                if (*next_tick_ns - start_ns > REPLAY_MAX_GAP_TICKS_NS)
+                        *next_tick_ns = until_ns - until_ns % tick_ns;
+                r = engine_tick(ctx->engine, *next_tick_ns);
                 if (r < 0)
                         return r;
+                replay_print_util(ctx, *next_tick_ns);
                 *ticking = r > 0;
                 *next_tick_ns += tick_ns;
         }
@@ -359,13 +406,15 @@ static int make_error(char **ret_error, const char *name, uint64_t line, const c
         return -EINVAL;
 }
 
-int replay_run(FILE *in, const char *name, const Topology *topo, const Config *cfg, FILE *out, ReplayStats *ret_stats,
-               char **ret_error) {
+int replay_run(FILE *in, const char *name, const Topology *topo, const Config *cfg, ReplayFlags flags, FILE *out,
+               ReplayStats *ret_stats, char **ret_error) {
         _cleanup_(engine_freep) Engine *e = NULL;
+        _cleanup_free_ CpuState *printed = NULL;
+        _cleanup_free_ bool *printed_valid = NULL;
         _cleanup_free_ char *line = NULL;
         ReplayStats stats = {};
-        ReplayContext ctx = { .out = out, .topo = topo, .stats = &stats };
-        uint64_t tick_ns = cfg->tick_usec * 1000, next_tick_ns = 0;
+        ReplayContext ctx = { .out = out, .topo = topo, .stats = &stats, .flags = flags };
+        uint64_t tick_ns = MAX(cfg->tick_usec, (uint64_t) 1) * 1000, next_tick_ns = 0;
         bool ticking = false;
         size_t size = 0;
         int r;
@@ -373,6 +422,14 @@ int replay_run(FILE *in, const char *name, const Topology *topo, const Config *c
         r = engine_new(topo, cfg, on_replay_decision, &ctx, &e);
         if (r < 0)
                 return r;
+        ctx.engine = e;
+        ctx.n_cpus = CPU_SETSIZE;
+        printed = calloc(ctx.n_cpus, sizeof(CpuState));
+        printed_valid = calloc(ctx.n_cpus, sizeof(bool));
+        if (!printed || !printed_valid)
+                return -ENOMEM;
+        ctx.printed = printed;
+        ctx.printed_valid = printed_valid;
 
         while (getline(&line, &size, in) >= 0) {
                 const char *reason = "malformed line";
@@ -386,7 +443,7 @@ int replay_run(FILE *in, const char *name, const Topology *topo, const Config *c
                 if (r != REPLAY_LINE_EVENT)
                         continue;
 
-                r = replay_ticks(e, tick_ns, ev.time_ns, &next_tick_ns, &ticking);
+                r = replay_ticks(&ctx, tick_ns, ev.time_ns, &next_tick_ns, &ticking);
                 if (r < 0)
                         return r;
 
@@ -394,11 +451,12 @@ int replay_run(FILE *in, const char *name, const Topology *topo, const Config *c
                 if (r < 0)
                         return r;
                 stats.events++;
+                replay_print_util(&ctx, ev.time_ns);
 
-                if (!ticking) {
-                        /* The live daemon arms its tick one period after the event that woke it. */
+                if (!ticking && engine_busy(e)) {
+                        /* A CPU became busy: its tick comes on the next grid point, as the live daemon's. */
                         ticking = true;
-                        next_tick_ns = ev.time_ns + tick_ns;
+                        next_tick_ns = next_grid(ev.time_ns, tick_ns);
                 }
         }
         if (ferror(in))

@@ -166,3 +166,9 @@ size_t task_table_size(const TaskTable *t) {
 uint64_t task_table_evictions(const TaskTable *t) {
         return t->evictions;
 }
+
+void task_table_foreach(TaskTable *t, void (*fn)(Task *k, void *userdata), void *userdata) {
+        for (size_t b = 0; b < t->n_buckets; b++)
+                for (int32_t i = t->buckets[b]; i >= 0; i = slot(t, i)->next)
+                        fn(slot(t, i), userdata);
+}

@@ -202,6 +202,7 @@ typedef enum PolicyKey {
         KEY_GOVERNOR,
         KEY_GOVERNORS,
         KEY_CUR,
+        KEY_RATE_LIMIT,
         _KEY_MAX,
 } PolicyKey;
 
@@ -418,6 +419,20 @@ static int key_latency(Parser *p, PolicyDesc *d, const char *value) {
         return 0;
 }
 
+static int key_rate_limit(Parser *p, PolicyDesc *d, const char *value) {
+        uint64_t v;
+
+        /* sugov_tunables.rate_limit_us is an unsigned int, stored with kstrtouint() (rate_limit_us_store() in
+         * kernel/sched/cpufreq_schedutil.c); 0 is valid (no rate limit). */
+        if (parse_uint(value, UINT32_MAX, &v) < 0)
+                return parser_error(p, p->line, "rate_limit_us: \"%s\" is not a number in 0..%" PRIu32, value,
+                                    UINT32_MAX);
+
+        d->rate_limit_us = (uint32_t) v;
+        d->has_rate_limit = true;
+        return 0;
+}
+
 static int key_governor(Parser *p, PolicyDesc *d, const char *value) {
         if (!is_one_word(value) || strlen(value) > GOVERNOR_NAME_MAX)
                 return parser_error(p, p->line, "governor: \"%s\" is not a governor name (one word, at most %d characters)",
@@ -475,6 +490,7 @@ static const struct {
         [KEY_GOVERNOR]    = { "governor",              key_governor },
         [KEY_GOVERNORS]   = { "governors",             key_governors },
         [KEY_CUR]         = { "cur_khz",               key_cur },
+        [KEY_RATE_LIMIT]  = { "rate_limit_us",         key_rate_limit },
 };
 
 /* The line to blame for a check involving @key: where it was given, else the section header. */
@@ -552,6 +568,10 @@ static int policy_check_governor(Parser *p, PolicyParse *pp) {
         if (d->governor[0] && !governors_contains(available, d->governor))
                 return parser_error(p, key_line(pp, KEY_GOVERNOR), "governor \"%s\" is not one of \"%s\"",
                                     d->governor, available);
+        /* The tunable exists only while schedutil governs the policy (sugov_init()/sugov_exit()). */
+        if (d->has_rate_limit && !streq(d->governor, "schedutil"))
+                return parser_error(p, key_line(pp, KEY_RATE_LIMIT),
+                                    "rate_limit_us is schedutil's tunable: it needs governor = schedutil");
         return 0;
 }
 
@@ -908,6 +928,8 @@ static int write_policy(FILE *f, const PolicyDesc *d) {
                 fprintf(f, "governors = %s\n", d->governors);
         if (d->cur_khz > 0)
                 fprintf(f, "cur_khz = %" PRIu32 "\n", d->cur_khz);
+        if (d->has_rate_limit)
+                fprintf(f, "rate_limit_us = %" PRIu32 "\n", d->rate_limit_us);
         return 0;
 }
 

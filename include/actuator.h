@@ -15,6 +15,9 @@
  *   scaling_max_khz = 2000000
  *   setspeed_khz = 1200000      scaling_setspeed when the governor was userspace, else scaling_cur_freq
  *                               (only written back under userspace); 0 = unknown
+ *   rate_limit_us = 2000        optional: schedutil's rate_limit_us when the governor was schedutil. Switching
+ *                               away frees schedutil's tunables (sugov_exit()), so switching back would start
+ *                               from the kernel's default: it is written back after the governor.
  *
  * The state file exists exactly while policies are held: written (tmp + fsync + rename) before the first
  * change, removed once everything is back.
@@ -67,6 +70,15 @@ int actuator_restore(Actuator *a);
  * paused), rewrites the state file, switches to userspace, reopens the fds. Same failure rules as take-over. */
 int actuator_reacquire(Actuator *a, char **ret_error);
 
+/* schedutil's rate_limit_us as read just before the last switch to userspace (take-over or resume), for
+ * policy @policy_index of the topology. -ENODATA when the policy was not on schedutil or the tunable was
+ * unreadable, -EINVAL when it is not managed. */
+int actuator_saved_rate_limit(const Actuator *a, unsigned policy_index, uint32_t *ret_us);
+
+/* The file holding schedutil's rate_limit_us for the policy whose attributes are in @dir: @dir/schedutil/
+ * (a governor per policy) when it exists, else the global cpufreq/schedutil/. Into @path (PATH_MAX). */
+int actuator_rate_limit_path(const char *dir, char *path);
+
 /* True while the actuator holds its policies. */
 bool actuator_is_held(const Actuator *a);
 
@@ -93,6 +105,8 @@ typedef struct ActuatorSaved {
         char governor[TOPOLOGY_GOVERNOR_MAX];
         uint32_t scaling_min_khz, scaling_max_khz;
         uint32_t setspeed_khz;                    /* 0 = unknown */
+        bool has_rate_limit;                      /* governor schedutil and its rate_limit_us was readable */
+        uint32_t rate_limit_us;                   /* schedutil's rate_limit_us before we switched */
 } ActuatorSaved;
 
 void actuator_saved_free_many(ActuatorSaved *s, size_t n);

@@ -6,14 +6,16 @@
  * kernel/sched/fair.c and kernel/sched/pelt.c build it (shared/reference/schedutil.md §1, §2, §6.3). Pure:
  * every input carries its time, and times must not go backwards (the engine clamps late events first).
  *
- *   - one PELT signal per task (util_avg while it runs, runnable_avg while it is queued) and one per CPU (the
- *     root cfs_rq: "some CFS task runs here"), frequency- and capacity-invariant;
+ *   - one PELT signal per task (util_avg while it runs, runnable_avg while it is queued) and per CPU the root
+ *     cfs_rq's util_avg ("some CFS task runs here") and runnable_avg, and the rq's avg_rt, all on the CPU's
+ *     clock_pelt (5.1+ frequency and capacity invariance);
  *   - a task's util is attached to its CPU's signal when it is enqueued there after a migration or as a new
  *     task, and taken out when it leaves (migration, exit): attach/detach/remove_entity_load_avg();
  *   - util_est per task (6.8+) and the sum of the enqueued tasks' util_est per CPU;
- *   - RT and DL tasks (prio < 100; DL prints -1) are counted per CPU while runnable, not PELT-modelled.
+ *   - RT and DL tasks (prio < 100; DL prints -1) are counted per CPU while runnable and their running time
+ *     feeds avg_rt.
  *
- * A CPU's demand is cpu_util_cfs(): min(capacity, max(cfs util_avg, util_est sum)).
+ * A CPU's cfs demand is cpu_util_cfs_boost(): min(capacity, max(util_avg, runnable_avg, util_est sum)).
  */
 
 #include <stdbool.h>
@@ -71,15 +73,32 @@ int demand_iowait_cpu(Demand *d, int32_t pid, uint64_t now_ns);
  * recomputed (a PELT period boundary was crossed). */
 bool demand_advance(Demand *d, unsigned cpu, uint64_t now_ns);
 
-/* The CPU's demand as of its last update: min(capacity, max(util_avg, util_est_sum)) (cpu_util_cfs()). */
+/*
+ * The CPU's cfs demand as of its last update: min(capacity, max(util_avg, runnable_avg, util_est_sum))
+ * (cpu_util_cfs_boost(), 6.5+).
+ */
 unsigned demand_cpu_util(const Demand *d, unsigned cpu);
+/* The root cfs_rq's runnable_avg (can exceed 1024 with several runnable tasks) and the rq's avg_rt util_avg. */
+unsigned demand_cpu_runnable_avg(const Demand *d, unsigned cpu);
+unsigned demand_cpu_rt_avg(const Demand *d, unsigned cpu);
+/* rq->has_blocked_load: some signal of @cpu is not yet decayed to 0 (what the nohz blocked-load update visits). */
+bool demand_cpu_has_blocked(const Demand *d, unsigned cpu);
+/*
+ * sched_balance_update_blocked_averages() of @cpu at @now_ns: brings its signals up to date; returns true when
+ * the cfs or RT signal decayed (the kernel then calls cpufreq_update_util() for the rq).
+ */
+bool demand_blocked_update(Demand *d, unsigned cpu, uint64_t now_ns);
 unsigned demand_cpu_util_avg(const Demand *d, unsigned cpu);
 unsigned demand_cpu_util_est_sum(const Demand *d, unsigned cpu);
 /* Runnable RT/DL tasks on @cpu: while non-zero its policy asks for the maximum. */
 unsigned demand_cpu_nr_rt(const Demand *d, unsigned cpu);
 /* A task (not the idle task) is running on @cpu. */
 bool demand_cpu_busy(const Demand *d, unsigned cpu);
-/* How many times @cpu entered idle: tick_nohz_get_idle_calls_cpu(), for schedutil's busy-hold rule. */
+/*
+ * How many times @cpu went through idle: tick_nohz_get_idle_calls_cpu(), for schedutil's busy-hold rule. The
+ * kernel counts in the idle loop, after the switch to idle has run its cpufreq hook, so the evaluation at that
+ * switch still sees the old count and the next one a new count; counting when the CPU leaves idle gives both.
+ */
 uint64_t demand_cpu_idle_calls(const Demand *d, unsigned cpu);
 
 /*
@@ -97,4 +116,14 @@ typedef struct DemandTaskInfo {
 } DemandTaskInfo;
 int demand_task_info(const Demand *d, int32_t pid, DemandTaskInfo *ret);
 size_t demand_n_tasks(const Demand *d);
+
+/*
+ * The sleeping CFS tasks whose util_avg, runnable_avg and util_est are all at most @util_max, the @max that
+ * woke most often first: tasks whose next wake-up cannot raise a CPU's demand above @util_max.
+ */
+typedef struct DemandQuietTask {
+        int32_t pid;
+        uint32_t wakeups;
+} DemandQuietTask;
+size_t demand_quiet_tasks(Demand *d, unsigned util_max, DemandQuietTask *out, size_t max);
 uint64_t demand_task_evictions(const Demand *d);

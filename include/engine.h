@@ -90,13 +90,29 @@ int engine_event(Engine *e, const SchedEvent *ev);
 int engine_iowait(Engine *e, int cpu, int32_t pid, uint64_t time_ns);
 
 /*
- * The tick: advances every CPU's signals to @now_ns and re-evaluates policies that are busy or whose
- * utilisation is still decaying (the kernel does this from the scheduler tick and blocked-load updates).
- * Returns 1 while further ticks are needed, 0 when everything is idle and settled (the caller may stop its
- * timer until the next event), or a negative errno. Only managed policies count: an unmanaged policy's
- * CPUs are still modelled, but need no tick.
+ * The tick, at @now_ns (every engine_tick_period_ns() while engine_busy()): sched_tick() on each CPU running a
+ * task (its signals advance; a hook call when they decayed evaluates its policy locally), and the nohz
+ * blocked-load update of idle CPUs when it is due (every LOAD_AVG_PERIOD ms while some idle CPU has blocked
+ * load, run from the first idle CPU under the remote rule). Idle CPUs are never ticked. Returns 1 while some
+ * CPU is busy (the caller keeps ticking), 0 when every CPU is idle (stop until the next event), or a negative
+ * errno.
  */
 int engine_tick(Engine *e, uint64_t now_ns);
+/* Some CPU runs a task (in the model): the tick is needed. */
+bool engine_busy(const Engine *e);
+/* TICK_NSEC from the config. */
+uint64_t engine_tick_period_ns(const Engine *e);
+
+/*
+ * Lazy wake-ups on a quiet machine. When every CPU is idle and every managed policy is at its floor (the
+ * frequency utilisation 0 asks for), a wake-up of a light task cannot change any frequency: it could neither
+ * raise one (its util is below what the floor covers, with a 2x margin) nor lower one (already at the
+ * floor). Fills @pids with up to @max such tasks (CFS, asleep, all signals small), the most frequent wakers
+ * first, and returns how many; returns 0 when the conditions do not hold (then every wake-up matters).
+ */
+size_t engine_quiet_tasks(Engine *e, int32_t *pids, size_t max);
+/* Whether those conditions hold now (cheap: no task scan). */
+bool engine_quiet_possible(const Engine *e);
 
 /* Current state, for status and tests. */
 unsigned engine_cpu_util(const Engine *e, unsigned cpu);
@@ -118,11 +134,14 @@ int engine_policy_stats(const Engine *e, unsigned policy_index, PolicyStats *ret
 
 /* Per CPU, for status (D-Bus) and tests. -ENOENT for a CPU outside the topology. */
 typedef struct CpuState {
-        unsigned util;                            /* demand: min(capacity, max(util_avg, util_est_sum)) */
+        unsigned util;                            /* cfs demand: min(capacity, max(util_avg, runnable_avg, util_est_sum)) */
         unsigned util_avg;                        /* the CPU's PELT util_avg */
         unsigned util_est_sum;                    /* Σ util_est of the tasks enqueued on it */
         unsigned nr_rt_runnable;                  /* runnable RT/DL tasks: the policy asks for max */
         bool busy;                                /* a task is running on it */
+        unsigned runnable_avg;                    /* the root cfs_rq's runnable_avg */
+        unsigned rt_avg;                          /* the rq's avg_rt util_avg */
+        unsigned effective;                       /* what schedutil uses: effective_cpu_util(), RT → capacity */
 } CpuState;
 int engine_cpu_state(const Engine *e, unsigned cpu, CpuState *ret);
 

@@ -9,6 +9,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "config.h"
@@ -57,6 +58,43 @@ void governor_configure(Governor *g, const PolicyDesc *p, const Config *cfg);
 
 /* cpufreq_policy_transition_delay_us() of 6.12+: latency x 1.5, or 1000 us when the latency is 0. */
 uint64_t governor_default_rate_limit_usec(uint64_t transition_latency_ns);
+
+/*
+ * cpufreq_policy_transition_delay_us() (sugov_init()'s default rate_limit_us) as the kernel of version
+ * @version_code (KERNEL_VERSION_CODE(), include/kernel-version.h) computes it from cpuinfo_transition_latency
+ * (reference §3.2), in the kernel's unsigned int arithmetic, CPUFREQ_ETERNAL (4294967295) included:
+ *   <= 4.13      1000 x latency_us, 1000 when 0
+ *   4.14 - 6.8   min(1000 x latency_us, 10000), 1000 when 0
+ *   6.9 - 6.11   latency_us when above 2000, else min(1000 x latency_us, 2000); 1000 when 0
+ *   6.12+        latency_us + latency_us / 2, 1000 when 0
+ * @ret_rule (optional): the row's name for messages ("Linux 4.14-6.8").
+ */
+uint64_t governor_kernel_rate_limit_usec(unsigned version_code, uint64_t transition_latency_ns,
+                                         const char **ret_rule);
+
+/* Where a policy's rate limit comes from, in order of precedence. */
+typedef enum RateLimitSource {
+        RATE_LIMIT_CONFIG,        /* [governor] rate_limit_us */
+        RATE_LIMIT_KERNEL,        /* schedutil's own rate_limit_us, read before switching (PolicyDesc) */
+        RATE_LIMIT_COMPUTED,      /* governor_kernel_rate_limit_usec() for the running kernel */
+        _RATE_LIMIT_SOURCE_MAX,
+} RateLimitSource;
+
+typedef struct RateLimit {
+        uint64_t usec;
+        RateLimitSource source;
+        const char *rule;         /* RATE_LIMIT_COMPUTED: the version rule used */
+        bool version_unknown;     /* RATE_LIMIT_COMPUTED: uname(2) gave no usable version: the newest rule */
+} RateLimit;
+
+/* The rate limit governor_configure() applies to @p under @cfg, and why. */
+RateLimit governor_rate_limit(const PolicyDesc *p, const Config *cfg);
+/* The same with the kernel version given (0: unknown, the newest rule); pure, for the tests. */
+RateLimit governor_rate_limit_for_version(const PolicyDesc *p, const Config *cfg, unsigned version_code);
+/* "rate limit 1500 us (cpuinfo_transition_latency 1000000 ns, as Linux 6.12+ computes it)" into @buf. */
+void governor_rate_limit_format(const RateLimit *rl, const PolicyDesc *p, char *buf, size_t size);
+/* Logs "policyN: rate limit ..." at info level: once per policy at start-up. */
+void governor_log_rate_limit(const PolicyDesc *p, const Config *cfg);
 /* remote = auto: whether the driver sets dvfs_possible_from_any_cpu (reference §5.3). */
 bool governor_driver_allows_remote(const char *driver);
 

@@ -59,8 +59,11 @@ typedef struct Manager {
         Bus *bus;                      /* NULL when running without D-Bus */
         ProcConn *proc;                /* NULL where the proc connector is unavailable */
         TaskNames *task_names;         /* pid → comm, fed by the proc connector */
-        sd_event_source *tick_source;
-        sd_event_source *limits_source;
+        sd_event_source *tick_source;  /* armed on the tick grid only while some CPU is busy */
+        sd_event_source *post_source;  /* after each wake-up: tick, lazy wake-ups, limits */
+        uint64_t limits_checked_usec;  /* CLOCK_MONOTONIC of the last scaling-limits re-read */
+        bool lazy;                     /* quiet tasks' wake-ups do not wake us (perf_events_set_quiet()) */
+        uint64_t lazy_since_usec;      /* when the quiet set was last chosen */
         sd_event_source *sigterm_source, *sigint_source, *sighup_source;
         LatencyStats latency;
         DecisionLog decisions;

@@ -10,11 +10,13 @@
  * util_avg is on the 0..1024 capacity scale and is only recomputed when a period boundary is crossed, as in
  * the kernel: between boundaries it is stale.
  *
- * Invariance is the 4.14 way (accumulate_sum() of v4.14): each contribution of running time is scaled by
- * cap_scale(contrib, freq_scale) and then multiplied by cpu_scale, while decay runs on wall time. So running
- * time counts as freq_scale/1024 x cpu_scale/1024 of wall time and an always-running CPU settles at about
- * freq_scale x cpu_scale / 1024. (v5.1+ scales the clock instead, clock_pelt in kernel/sched/pelt.h; with it
- * an always-running CPU reaches 1024 at any frequency, which is not what a governor wants to read.)
+ * Invariance is not done here: as in v5.1+ the caller passes a PELT clock (rq_clock_pelt(), kernel/sched/pelt.h)
+ * that runs slower than wall time while the CPU runs below its maximum frequency or capacity and catches up
+ * when it goes idle. demand.c keeps that clock per CPU (see PeltClock there).
+ *
+ * Times are nanoseconds throughout: the ns clock is shifted to 1024 ns units only inside the step, and the
+ * remainder below 1024 ns is carried to the next update (last_update_time advances by whole units), so the
+ * result does not depend on how often the signal is updated.
  */
 
 #include <stdbool.h>
@@ -31,8 +33,8 @@
 typedef struct PeltSignal {
         uint64_t last_update_time_ns;  /* advanced in whole 1024 ns units; the sub-unit remainder carries over */
         uint32_t period_contrib;       /* 0..1023: the part of the current period already accounted */
-        uint64_t util_sum;             /* decayed sum of (scaled) running contributions, << 10 */
-        uint32_t util_avg;             /* util_sum / divider, 0..1024 */
+        uint64_t util_sum;             /* decayed sum of weighted contributions, << 10 (util_sum or runnable_sum) */
+        uint32_t util_avg;             /* util_sum / divider: 0..1024 for util, 0..1024 x nr for runnable */
 } PeltSignal;
 
 /* A zero signal whose history starts at @now_ns. A zeroed struct is the same signal starting at time 0. */
@@ -45,12 +47,20 @@ uint64_t pelt_decay_load(uint64_t val, uint64_t n);
 uint32_t pelt_divider(const PeltSignal *s);
 
 /*
- * Advances @s to @now_ns; the time since the last update counts as running when @running.
- * @freq_scale and @cpu_scale are 0..1024 (cur/max frequency and the CPU's capacity; 1024 = no scaling).
- * Returns true when a period boundary was crossed and util_avg was recomputed (the kernel's "decayed").
- * A time before the last update only moves last_update_time back, as the kernel does.
+ * Advances @s to @now_ns (a PELT clock: rq_clock_pelt()); the time since the last update contributes @weight
+ * (0: nothing, 1: running, n: n runnable tasks for a cfs_rq's runnable_sum). Returns true when a period
+ * boundary was crossed and the average was recomputed (the kernel's "decayed"). A time before the last update
+ * only moves last_update_time back, as the kernel does.
  */
-bool pelt_update(PeltSignal *s, uint64_t now_ns, bool running, unsigned freq_scale, unsigned cpu_scale);
+bool pelt_update(PeltSignal *s, uint64_t now_ns, unsigned weight);
+
+/*
+ * The same step for a signal that is not contributing (blocked, idle) over a gap of any length: pure decay.
+ * O(1) in the gap, like decay_load() itself.
+ */
+static inline bool pelt_decay(PeltSignal *s, uint64_t now_ns) {
+        return pelt_update(s, now_ns, 0);
+}
 
 /*
  * Moving a task's utilisation in and out of a CPU signal (kernel/sched/fair.c). Both signals should have

@@ -5,20 +5,31 @@
  * The live event source: the sched tracepoints through perf, one ring per CPU, drained on the sd-event loop
  * and delivered as SchedEvents merged in timestamp order. Owns the tracepoint fds (sched_wakeup* filtered on
  * the daemon's own pid, so its own wake-ups never feed back into it; its switches are delivered, see
- * tracepoint_filter()), the rings, one io source per ring, the drain timer and the wakeup policy (config.h
- * WakeupMode):
+ * tracepoint_filter_build()), the rings, one io source per ring, the drain timer and the wakeup policy
+ * (config.h WakeupMode). What wakes the daemon (issue #9: a quiet machine must not wake it more than a few
+ * times a second):
  *
- *   immediate  sched_wakeup* samples wake the daemon (wakeup_events=1), the rest wait for the ring watermark
- *              (a quarter of the ring) or the drain timer;
- *   watermark  only the watermark and the drain timer (cfg->drain_interval_usec);
- *   adaptive   immediate while the event rate stays below cfg->adaptive_high_per_sec, watermark above it
- *              until the rate falls below a quarter of it. The switch swaps each CPU's sched_wakeup* fds for
- *              twins opened without wakeup_events (PERF_EVENT_IOC_DISABLE/ENABLE), so the kernel stops its
- *              per-sample wake-up too, not only the daemon (see perf-events.c for the measured costs).
+ *   immediate  each sched_wakeup* sample (wakeup_events=1); every other event waits for the ring watermark
+ *              (a quarter of the ring). No timer: between wake-ups the caller drains with
+ *              perf_events_drain() (the manager does from its tick while a CPU is busy).
+ *   watermark  the ring watermark and the drain timer (cfg->drain_interval_usec), the only state in which
+ *              the timer is armed.
+ *   adaptive   immediate while the event rate (measured at every drain, whatever triggered it) stays below
+ *              cfg->adaptive_high_per_sec, watermark above it until the rate falls below a quarter of it.
+ *              The switch swaps each CPU's sched_wakeup* fds for twins opened without wakeup_events
+ *              (PERF_EVENT_IOC_ENABLE/DISABLE), so the kernel stops its per-sample wake-up too, not only the
+ *              daemon (see perf-events.c for the measured costs).
  *
- * sched_stat_runtime is off unless PERF_EVENTS_STAT_RUNTIME is given (it fires on every switch and tick).
- * Needs root (or CAP_PERFMON + tracefs access); mounts tracefs when it is not mounted. No logging above
- * debug: errors are returned.
+ * Lazy mode (perf_events_set_quiet()): while wake-ups are immediate, the wake-ups of a set of "quiet" tasks
+ * (whose wake-ups cannot change a frequency now, the manager's call) are still recorded, in order, exactly
+ * once, but wait in the ring instead of waking the daemon; a busy detector (sched_stat_runtime with
+ * runtime >= 1 ms, wakeup_events=1) wakes it when any task other than the daemon has run 1 ms without a
+ * break, at the kernel's next tick (HZ=250: within ~4 ms), its samples delivered as SCHED_EVENT_RUNTIME.
+ *
+ * sched_stat_runtime is otherwise off unless PERF_EVENTS_STAT_RUNTIME is given (it fires on every switch and
+ * tick; with it no detector is opened, and in lazy mode a hog started by a quiet task is seen at the
+ * watermark or the caller's next drain). Needs root (or CAP_PERFMON + tracefs access); mounts tracefs when it
+ * is not mounted. No logging above debug: errors are returned.
  */
 
 #include <sched.h>
@@ -31,6 +42,9 @@
 #include "sched-event.h"
 
 typedef struct PerfEvents PerfEvents;
+
+/* At most this many quiet pids (perf_events_set_quiet()); more are ignored. */
+#define PERF_EVENTS_QUIET_MAX 64
 
 /*
  * Called once per event, in timestamp order within one drain (events from one drain's rings are merged;
@@ -50,12 +64,17 @@ typedef struct PerfEventsStats {
         uint64_t overruns;        /* ring reads that found the data overwritten and skipped it */
         uint64_t malformed;       /* records or tracepoint payloads that failed to parse, skipped */
         uint64_t other_records;   /* non-sample records (throttling, …), skipped */
+        uint64_t duplicates;      /* wake-ups recorded twice in a state switch's window, dropped */
         uint64_t drains;          /* perf_events_drain() runs, whatever triggered them */
         uint64_t wakeups;         /* drains triggered by a ring fd becoming readable */
         uint64_t mode_switches;   /* immediate ↔ watermark transitions (adaptive, or a reload) */
-        uint64_t rate_per_sec;    /* event rate over the last measurement window (~100 ms) */
+        uint64_t rate_per_sec;    /* event rate over the last measurement window (≥ 100 ms, between drains) */
         WakeupMode mode;          /* configured policy */
-        bool immediate;           /* current state: sched_wakeup* samples wake the daemon */
+        bool immediate;           /* current state: sched_wakeup* samples wake the daemon (no drain timer) */
+        bool lazy;                /* current state: immediate, but the quiet set's wake-ups do not wake it */
+        unsigned quiet_pids;      /* the quiet set (applied while immediate, kept while watermark) */
+        uint64_t lazy_switches;   /* lazy configurations applied: entering, leaving, a new quiet set while lazy */
+        uint64_t filter_errors;   /* tracepoint filters the kernel refused (lazy mode fell back to immediate) */
         unsigned cpus;            /* CPUs with a ring */
         unsigned cpus_skipped;    /* requested CPUs perf refused (ENODEV, EINVAL, ENXIO: not in this kernel) */
         bool iowait;              /* sched_stat_iowait is open (the kernel has CONFIG_SCHEDSTATS) */
@@ -63,27 +82,53 @@ typedef struct PerfEventsStats {
 
 /*
  * Opens sched_switch, sched_wakeup, sched_wakeup_new, sched_migrate_task and sched_process_exit (and
- * sched_stat_runtime with PERF_EVENTS_STAT_RUNTIME, and sched_stat_iowait where the kernel has it) on every CPU of @cpus, with cfg->ring_pages data pages
- * per ring, and attaches the ring fds and the drain timer to @event. Returns 0, -EINVAL (bad config),
- * -ENODEV (no CPU of @cpus could be opened), -EBADMSG (unexpected tracefs format, see debug log), or the
- * errno of tracefs, perf_event_open(2), mmap(2) or sd-event.
+ * sched_stat_runtime with PERF_EVENTS_STAT_RUNTIME, and sched_stat_iowait where the kernel has it; and,
+ * disabled until lazy mode, the busy detector) on every CPU of @cpus, with cfg->ring_pages data pages per
+ * ring, and attaches the ring fds and the drain timer to @event. Returns 0, -EINVAL (bad config), -ENODEV
+ * (no CPU of @cpus could be opened), -EBADMSG (unexpected tracefs format, see debug log), or the errno of
+ * tracefs, perf_event_open(2), mmap(2) or sd-event.
  */
 int perf_events_new(sd_event *event, const cpu_set_t *cpus, const Config *cfg, PerfEventsHandler handler,
                     void *userdata, PerfEvents **ret);
 int perf_events_new_flags(sd_event *event, const cpu_set_t *cpus, const Config *cfg, PerfEventsFlags flags,
                           PerfEventsHandler handler, void *userdata, PerfEvents **ret);
 
-/* Reads every ring, merges by time and delivers. Returns 0, the handler's negative return, or -ENOMEM. */
+/*
+ * Reads every ring, merges by time and delivers. Also measures the event rate (adaptive switches happen
+ * here). Returns 0, the handler's negative return, or -ENOMEM.
+ */
 int perf_events_drain(PerfEvents *p);
+
+/*
+ * Sets the quiet set: @n_pids == 0 leaves lazy mode; otherwise the first PERF_EVENTS_QUIET_MAX distinct pids
+ * of @pids (the daemon's own is dropped; if nothing is left, as n_pids == 0) become the quiet set, entering
+ * lazy mode or replacing the set. Applied at once while wake-ups are immediate (immediate mode, adaptive in
+ * its immediate state); in the watermark state it is only remembered, and applied when adaptive goes back
+ * to immediate. Setting the same set again costs nothing; a new set opens 4 fds per CPU (a tracepoint fd
+ * takes one filter in its life) and closes the old ones.
+ *
+ * Returns 0; -EINVAL (a pid <= 0, or pids NULL); -EOPNOTSUPP (no busy detector: the kernel refused its
+ * filter); or, if the lazy fds cannot be opened (a filter the kernel refuses, counted in
+ * stats.filter_errors; EMFILE, …), their errno: then the quiet set is forgotten and wake-ups are in normal
+ * immediate mode. Another negative errno: an enable/disable ioctl failed (the state may then be mixed).
+ */
+int perf_events_set_quiet(PerfEvents *p, const int32_t *pids, size_t n_pids);
 
 /*
  * Applies cfg->wakeup, drain_interval_usec, adaptive_high_per_sec and ring_pages. Changing ring_pages
  * reopens the events: the rings are drained first, and on failure the old ones stay in place (a few events
- * between the two sets are missed). Other changes are immediate. Returns 0 or a negative errno.
+ * between the two sets are missed). Other changes are immediate. The quiet set is kept. Returns 0 or a
+ * negative errno.
  */
 int perf_events_reconfigure(PerfEvents *p, const Config *cfg);
 
 const PerfEventsStats *perf_events_stats(const PerfEvents *p);
+
+/* Introspection, for tests: CPU @cpu's ring fd (-ENOENT if it has none), and the drain timer source. */
+int perf_events_ring_fd(const PerfEvents *p, int cpu);
+sd_event_source *perf_events_drain_timer(const PerfEvents *p);
+/* Test hook: lazy filters built from now on name a field the tracepoint lacks (the kernel refuses them). */
+void perf_events_test_break_filters(PerfEvents *p, bool b);
 
 PerfEvents *perf_events_free(PerfEvents *p);
 DEFINE_TRIVIAL_CLEANUP_FUNC(PerfEvents *, perf_events_free);

@@ -53,9 +53,18 @@ void decision_print_details(FILE *f, const Decision *d, const Topology *t);
 
 /*
  * Replays @in (named @name in messages) through a fresh engine, writing changes to @out. Synthetic ticks are
- * generated from the trace's own clock every cfg->tick_usec while the engine needs them, as the live daemon's
- * timer does. On malformed input returns -EINVAL with a malloc'd "NAME:LINE: reason" in @ret_error.
+ * generated from the trace's own clock on the cfg->tick_usec grid while some CPU is busy, as the live daemon's
+ * timer does (and as the kernel ticks only busy CPUs). On malformed input returns -EINVAL with a malloc'd
+ * "NAME:LINE: reason" in @ret_error.
  */
 
-int replay_run(FILE *in, const char *name, const Topology *topo, const Config *cfg, FILE *out, ReplayStats *ret_stats,
-               char **ret_error);
+typedef enum ReplayFlags {
+        /*
+         * --print-util: after each event (and synthetic tick), one line per CPU whose signals changed:
+         *   t=<ns> cpu=<n> util=<cfs util_avg> util_est=<n> runnable=<n> rt=<n> eff=<utilisation the governor used>
+         */
+        REPLAY_PRINT_UTIL = 1 << 0,
+} ReplayFlags;
+
+int replay_run(FILE *in, const char *name, const Topology *topo, const Config *cfg, ReplayFlags flags, FILE *out,
+               ReplayStats *ret_stats, char **ret_error);

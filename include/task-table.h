@@ -32,6 +32,8 @@ typedef struct Task {
         unsigned util_est;        /* p->se.avg.util_est (6.8+: the ewma alone) */
         unsigned util_est_enqueued; /* what util_est_enqueue() added to the CPU's sum, to take back exactly */
         uint64_t last_seen_ns;    /* for eviction */
+        uint32_t rq_epoch;        /* its CPU's idle epoch when it was enqueued (see demand.c task_sync_rq()) */
+        uint32_t wakeups;         /* sched_wakeup*s seen (saturating): how often it would wake the daemon */
         int32_t next;             /* hash chain / free list (index), -1 = end */
 } Task;
 
@@ -52,4 +54,6 @@ int task_table_add(TaskTable *t, int32_t pid, uint64_t now_ns, Task **ret);
 void task_table_remove(TaskTable *t, int32_t pid);
 
 size_t task_table_size(const TaskTable *t);
+/* Calls @fn for every task, in no particular order; @fn must not add or remove tasks. */
+void task_table_foreach(TaskTable *t, void (*fn)(Task *k, void *userdata), void *userdata);
 uint64_t task_table_evictions(const TaskTable *t);

@@ -24,6 +24,11 @@
  *                                 (default: "performance powersave" for setpolicy drivers intel_pstate and
  *                                 amd-pstate-epp, otherwise the six above)
  *   cur_khz = 2000000             optional: current frequency (default: scaling_max_khz)
+ *   rate_limit_us = 2000          optional: schedutil's rate_limit_us (0..4294967295), only with
+ *                                 governor = schedutil: what the kernel's tunable held when the topology was
+ *                                 read. The daemon (and replay) use it as the policy's rate limit unless the
+ *                                 config sets one; without it they compute the kernel's default from
+ *                                 transition_latency_ns. The emulator starts its schedutil tunable with it.
  *
  * Unknown keys and bad values are errors reported as "FILE:LINE: reason".
  */
@@ -52,6 +57,8 @@ typedef struct PolicyDesc {
         char governor[TOPOLOGY_GOVERNOR_MAX];        /* "" = unknown */
         char governors[TOPOLOGY_GOVERNORS_MAX];      /* space separated; "" = unknown */
         uint32_t cur_khz;              /* 0 = unknown */
+        bool has_rate_limit;           /* rate_limit_us is known: the governor was schedutil and we read it */
+        uint32_t rate_limit_us;        /* schedutil's rate_limit_us tunable (0 is a valid value) */
 } PolicyDesc;
 
 typedef struct Topology {

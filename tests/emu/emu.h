@@ -45,6 +45,8 @@ typedef struct EmuPolicy {
         uint32_t min_khz, max_khz;    /* effective policy->min/max, as cpufreq_set_policy() computes them */
         uint32_t cur_khz;             /* policy->cur */
         uint32_t setspeed_khz;        /* the userspace governor's saved speed (cpufreq_userspace.c) */
+        bool governor_per_policy;     /* CPUFREQ_HAVE_GOVERNOR_PER_POLICY: tunables in policyN/<governor>/ */
+        uint32_t sugov_rate_limit_us; /* per-policy schedutil tunable, while schedutil governs (per policy) */
 } EmuPolicy;
 
 typedef struct Emu {
@@ -60,6 +62,7 @@ typedef struct Emu {
         char log_deferred[1024];
         size_t log_deferred_len;
         struct timespec birth;        /* timestamps of every node */
+        uint32_t sugov_global_rate_limit_us; /* cpufreq/schedutil/rate_limit_us, while any policy uses it */
 } Emu;
 
 /* policy.c */
@@ -78,9 +81,15 @@ int emu_policy_set_governor(Emu *e, EmuPolicy *p, const char *name);
 int emu_policy_set_speed(Emu *e, EmuPolicy *p, uint32_t khz);
 int emu_policy_set_limit(Emu *e, EmuPolicy *p, bool max, uint32_t khz);
 int emu_cpu_set_online(Emu *e, unsigned cpu, bool online);
+/* schedutil's tunables (kernel/sched/cpufreq_schedutil.c): per policy in policyN/schedutil/ for drivers with a
+ * governor per policy, else one global cpufreq/schedutil/ that exists while any policy runs schedutil. */
+bool emu_policy_has_sugov_dir(const EmuPolicy *p);
+bool emu_has_global_sugov_dir(const Emu *e);
+uint32_t *emu_sugov_rate_limit(Emu *e, EmuPolicy *p); /* @p NULL: the global tunable */
 
 /* kparse.c: each returns 0 or the negative errno the kernel's store function returns. */
 int kparse_kstrtouint(const char *s, unsigned *ret);
+int kparse_kstrtouint_base(const char *s, unsigned base, unsigned *ret);
 int kparse_sscanf_ulong(const char *s, unsigned long *ret);
 int kparse_kstrtobool(const char *s, bool *ret);
 int kparse_word(const char *s, char ret[EMU_GOVERNOR_NAME_MAX + 1]);
@@ -98,6 +107,7 @@ typedef enum DirType {
         DIR_POLICY,    /* cpufreq/policyN */
         DIR_CPU,       /* cpuN */
         DIR_TOPOLOGY,  /* cpuN/topology */
+        DIR_SCHEDUTIL, /* cpufreq/schedutil (policy NULL) or cpufreq/policyN/schedutil */
         _DIR_MAX,
 } DirType;
 

@@ -64,18 +64,20 @@ static size_t parse_digits(const char *s, unsigned base, unsigned long long *ret
 }
 
 /*
- * kstrtouint(s, 0, &v) (lib/kstrtox.c), used by store_scaling_setspeed() since 6.16: an optional '+',
- * a decimal, 0x-hex or 0-octal number, then at most one '\n'. Overflow is -ERANGE, anything else -EINVAL.
+ * kstrtouint(s, @base, &v) (lib/kstrtox.c): an optional '+', the number (base 0: decimal, 0x-hex or 0-octal;
+ * base 16 also takes a 0x prefix), then at most one '\n'. Overflow is -ERANGE, anything else -EINVAL.
  */
-int kparse_kstrtouint(const char *s, unsigned *ret) {
+int kparse_kstrtouint_base(const char *s, unsigned base, unsigned *ret) {
         unsigned long long v;
-        unsigned base;
         bool overflow;
         size_t n;
 
         if (s[0] == '+')
                 s++;
-        s = fixup_radix(s, &base);
+        if (base == 0)
+                s = fixup_radix(s, &base);
+        else if (base == 16 && s[0] == '0' && k_tolower(s[1]) == 'x' && digit_value(s[2]) < 16)
+                s += 2;
         n = parse_digits(s, base, &v, &overflow);
         if (overflow)
                 return -ERANGE;
@@ -91,6 +93,11 @@ int kparse_kstrtouint(const char *s, unsigned *ret) {
 
         *ret = (unsigned) v;
         return 0;
+}
+
+/* kstrtouint(s, 0, &v), used by store_scaling_setspeed() since 6.16. */
+int kparse_kstrtouint(const char *s, unsigned *ret) {
+        return kparse_kstrtouint_base(s, 0, ret);
 }
 
 /*

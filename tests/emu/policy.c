@@ -158,6 +158,82 @@ static void governor_start(Emu *e, EmuPolicy *p) {
         governor_limits(e, p);
 }
 
+/* ---- schedutil's tunables ---- */
+
+/* Drivers with CPUFREQ_HAVE_GOVERNOR_PER_POLICY in their flags (drivers/cpufreq/: scmi-cpufreq.c,
+ * qcom-cpufreq-hw.c, mediatek-cpufreq-hw.c, apple-soc-cpufreq.c, tegra186-cpufreq.c, exynos): the governor's
+ * tunables live in the policy's own directory. cpufreq-dt sets it only for some platforms; here it does not. */
+static bool driver_governor_per_policy(const char *driver) {
+        static const char *const per_policy[] = {
+                "scmi", "qcom-cpufreq-hw", "mediatek-cpufreq-hw", "apple-cpufreq", "tegra186", "exynos_cpufreq",
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(per_policy); i++)
+                if (streq(driver, per_policy[i]))
+                        return true;
+        return false;
+}
+
+static bool policy_is_schedutil(const EmuPolicy *p) {
+        return !p->setpolicy && streq(p->governor, "schedutil");
+}
+
+bool emu_policy_has_sugov_dir(const EmuPolicy *p) {
+        return p->governor_per_policy && p->created && policy_is_schedutil(p);
+}
+
+/* get_governor_parent_kobj() is cpufreq_global_kobject; sugov_init() creates "schedutil" there on the first
+ * policy and sugov_exit() removes it with the last one (gov_attr_set_put() count). */
+bool emu_has_global_sugov_dir(const Emu *e) {
+        for (size_t i = 0; i < e->n_policies; i++) {
+                const EmuPolicy *p = &e->policies[i];
+
+                if (!p->governor_per_policy && p->created && policy_is_schedutil(p))
+                        return true;
+        }
+        return false;
+}
+
+uint32_t *emu_sugov_rate_limit(Emu *e, EmuPolicy *p) {
+        return p ? &p->sugov_rate_limit_us : &e->sugov_global_rate_limit_us;
+}
+
+/* cpufreq_policy_transition_delay_us() of 6.12+ (drivers/cpufreq/cpufreq.c), the emulated kernel's: the
+ * latency in us plus half, 1000 us without one. No driver transition_delay_us. */
+static uint32_t transition_delay_us(const PolicyDesc *d) {
+        uint32_t latency = (uint32_t) d->transition_latency_ns / 1000;
+
+        return latency ? latency + (latency >> 1) : 1000;
+}
+
+/* sugov_init(), called with @p's governor just set: a per-policy tunable is new; the global one is new unless
+ * another policy already runs schedutil (global_tunables is reused). @initial: the topology's rate_limit_us. */
+static void sugov_init(Emu *e, EmuPolicy *p, const uint32_t *initial) {
+        uint32_t v;
+
+        if (!policy_is_schedutil(p))
+                return;
+        v = initial ? *initial : transition_delay_us(p->desc);
+        if (p->governor_per_policy) {
+                p->sugov_rate_limit_us = v;
+                return;
+        }
+        for (size_t i = 0; i < e->n_policies; i++) {
+                const EmuPolicy *o = &e->policies[i];
+
+                if (o != p && !o->governor_per_policy && o->created && policy_is_schedutil(o))
+                        return; /* global_tunables exists: shared, not reset */
+        }
+        e->sugov_global_rate_limit_us = v;
+}
+
+/* sugov_exit(), before @p's governor changes: the tunables go with their last user (sugov_tunables_free()),
+ * so a later sugov_init() starts again from the default. Nothing to do here beyond forgetting. */
+static void sugov_exit(Emu *e, EmuPolicy *p) {
+        if (policy_is_schedutil(p) && p->governor_per_policy)
+                p->sugov_rate_limit_us = 0;
+}
+
 /* find_governor() / cpufreq_parse_policy(): names compare case-insensitively (strncasecmp). Writes the
  * canonical spelling to @ret. */
 static bool governor_find(const EmuPolicy *p, const char *name, char ret[TOPOLOGY_GOVERNOR_MAX]) {
@@ -191,7 +267,9 @@ int emu_policy_set_governor(Emu *e, EmuPolicy *p, const char *name) {
                 return 0;
         }
 
+        sugov_exit(e, p);
         strcpy(p->governor, gov);
+        sugov_init(e, p, NULL);
         governor_start(e, p);
         return 0;
 }
@@ -233,6 +311,10 @@ static void policy_cpus_changed(Emu *e, EmuPolicy *p) {
                 p->created = true;
                 policy_update_limits(p);
                 emu_log_cur(e, p);
+                /* The governor's first init (cpufreq_init_policy()). With global tunables the first schedutil
+                 * policy creates them, with the topology's rate_limit_us when it gives one, and later ones
+                 * share them. */
+                sugov_init(e, p, p->desc->has_rate_limit ? &p->desc->rate_limit_us : NULL);
         }
         governor_start(e, p);
 }
@@ -285,6 +367,7 @@ static void policy_init(EmuPolicy *p, const PolicyDesc *d) {
                 .min_req_khz = d->scaling_min_khz,
                 .max_req_khz = d->scaling_max_khz,
                 .cur_khz = d->cur_khz ?: d->scaling_max_khz,
+                .governor_per_policy = driver_governor_per_policy(d->driver),
         };
         if (d->governor[0])
                 strcpy(p->governor, d->governor);

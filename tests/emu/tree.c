@@ -5,6 +5,8 @@
  *
  *   possible present online offline kernel_max          drivers/base/cpu.c
  *   cpufreq/policyN/ *                                   drivers/cpufreq/cpufreq.c, freq_table.c
+ *   cpufreq/schedutil/rate_limit_us, or                  kernel/sched/cpufreq_schedutil.c, while schedutil
+ *   cpufreq/policyN/schedutil/rate_limit_us              governs (global or per-policy tunables)
  *   cpuN/cpufreq -> ../cpufreq/policyM                   add_cpu_dev_symlink()
  *   cpuN/online (not cpu0, as on x86), cpuN/cpu_capacity drivers/base/core.c, drivers/base/arch_topology.c
  *   cpuN/topology/ *                                     drivers/base/topology.c (each CPU its own core,
@@ -251,6 +253,27 @@ static const Attr policy_attrs[] = {
         {}
 };
 
+/* ---- schedutil tunables (kernel/sched/cpufreq_schedutil.c sugov_attrs) ---- */
+
+static int show_rate_limit(Emu *e, const Node *n, char *buf, size_t size) {
+        return emit(buf, size, "%" PRIu32 "\n", *emu_sugov_rate_limit(e, n->policy));
+}
+
+/* rate_limit_us_store(): kstrtouint(buf, 10, ...), every failure -EINVAL. */
+static int store_rate_limit(Emu *e, const Node *n, const char *buf) {
+        unsigned v;
+
+        if (kparse_kstrtouint_base(buf, 10, &v) < 0)
+                return -EINVAL;
+        *emu_sugov_rate_limit(e, n->policy) = v;
+        return 0;
+}
+
+static const Attr schedutil_attrs[] = {
+        { "rate_limit_us", 0644, show_rate_limit, store_rate_limit },
+        {}
+};
+
 /* ---- cpuN ---- */
 
 static bool cpu_has_online_file(const Emu *e, const Node *n) {
@@ -322,6 +345,7 @@ static const Attr *const dir_attrs[_DIR_MAX] = {
         [DIR_POLICY] = policy_attrs,
         [DIR_CPU] = cpu_attrs,
         [DIR_TOPOLOGY] = topology_attrs,
+        [DIR_SCHEDUTIL] = schedutil_attrs,
 };
 
 /* ---- Resolution ---- */
@@ -401,6 +425,14 @@ static int resolve_child(Emu *e, Node *n, const char *name) {
                 if (!p || !p->created)
                         return -ENOENT;
                 *n = (Node) { .type = NODE_DIR, .dir = DIR_POLICY, .policy = p };
+                return 0;
+        }
+        if (n->dir == DIR_CPUFREQ && streq(name, "schedutil") && emu_has_global_sugov_dir(e)) {
+                *n = (Node) { .type = NODE_DIR, .dir = DIR_SCHEDUTIL };
+                return 0;
+        }
+        if (n->dir == DIR_POLICY && streq(name, "schedutil") && emu_policy_has_sugov_dir(n->policy)) {
+                n->dir = DIR_SCHEDUTIL;
                 return 0;
         }
         if (n->dir == DIR_CPU && streq(name, "cpufreq") && cpu_has_cpufreq_link(e, n->cpu)) {
@@ -524,12 +556,25 @@ static int list_children(Emu *e, const Node *dir, EmuFillFunc fill, void *userda
                 }
                 return 0;
         case DIR_CPUFREQ:
+                if (emu_has_global_sugov_dir(e)) {
+                        r = fill(userdata, "schedutil", &(Node) { .type = NODE_DIR, .dir = DIR_SCHEDUTIL });
+                        if (r < 0)
+                                return r;
+                }
                 for (size_t i = 0; i < e->n_policies; i++) {
                         if (!e->policies[i].created)
                                 continue;
                         (void) snprintf(name, sizeof(name), "policy%u", e->policies[i].desc->id);
                         n = (Node) { .type = NODE_DIR, .dir = DIR_POLICY, .policy = &e->policies[i] };
                         r = fill(userdata, name, &n);
+                        if (r < 0)
+                                return r;
+                }
+                return 0;
+        case DIR_POLICY:
+                if (emu_policy_has_sugov_dir(dir->policy)) {
+                        n = (Node) { .type = NODE_DIR, .dir = DIR_SCHEDUTIL, .policy = dir->policy };
+                        r = fill(userdata, "schedutil", &n);
                         if (r < 0)
                                 return r;
                 }

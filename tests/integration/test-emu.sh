@@ -175,7 +175,7 @@ t_eq "$(rd $C/cpu1/topology/thread_siblings_list)" 1 thread_siblings_list
 t_eq "$(rd $C/cpu1/topology/core_cpus_list)" 1 core_cpus_list
 t_eq "$(rd $C/cpu1/topology/package_cpus_list)" 0-1 package_cpus_list
 t_false "no cpu_capacity without capacity" emu_exec test -e $C/cpu1/cpu_capacity
-t_eq "$(emu_exec ls $C/cpufreq | tr '\n' ' ')" "policy0 policy1 " "cpufreq/"
+t_eq "$(emu_exec ls $C/cpufreq | tr '\n' ' ')" "policy0 policy1 schedutil " "cpufreq/ (schedutil's global tunables)"
 t_end
 
 t_begin policy_files
@@ -422,7 +422,7 @@ emu_stop
 
 emu_start "$FIX/shared-dt.ini" || { fail emu_start "shared-dt.ini"; finish; }
 t_begin shared_policies
-t_eq "$(emu_exec ls $C/cpufreq | tr '\n' ' ')" "policy0 policy2 " "cpufreq/"
+t_eq "$(emu_exec ls $C/cpufreq | tr '\n' ' ')" "policy0 policy2 schedutil " "cpufreq/ (schedutil's global tunables)"
 t_eq "$(rd $C/cpufreq/policy2/related_cpus)" "2 3" "related_cpus (space separated, like show_cpus())"
 t_eq "$(rd $C/cpufreq/policy2/affected_cpus)" "2 3" affected_cpus
 t_eq "$(emu_exec readlink $C/cpu3/cpufreq)" ../cpufreq/policy2 "cpu3/cpufreq"
@@ -457,7 +457,7 @@ out=$("$REPO/tests/emu-run" --build "$BUILD" "$TMP/1024.ini" -- sh -c '
 	cat cpu1023/cpufreq/scaling_driver cpu1023/cpufreq/related_cpus
 	echo userspace > cpu1023/cpufreq/scaling_governor && echo 1000000 > cpu1023/cpufreq/scaling_setspeed
 	cat cpufreq/policy1023/scaling_cur_freq' 2>&1)
-t_eq "$out" "$(printf '0-1023\n1024\n1024\n../cpufreq/policy1023\n14\nacpi-cpufreq\n1023\n1600000')" "tree"
+t_eq "$out" "$(printf '0-1023\n1024\n1025\n../cpufreq/policy1023\n14\nacpi-cpufreq\n1023\n1600000')" "tree (1024 policies and schedutil/)"
 t_eq "$(mounts_with_cpu)" "$MOUNTS_BEFORE" "mounts"
 t_end
 

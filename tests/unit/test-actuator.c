@@ -43,7 +43,8 @@ TEST(write_max_first) {
 
 static const ActuatorSaved saved_example[] = {
         { .id = 0, .dir = (char *) SYSFS_CPU_DIR "/cpufreq/policy0", .governor = "schedutil",
-          .scaling_min_khz = 500000, .scaling_max_khz = 1400000, .setspeed_khz = 800000 },
+          .scaling_min_khz = 500000, .scaling_max_khz = 1400000, .setspeed_khz = 800000,
+          .has_rate_limit = true, .rate_limit_us = 7777 },
         { .id = 2, .dir = (char *) SYSFS_CPU_DIR "/cpu2/cpufreq", .governor = "userspace",
           .scaling_min_khz = 600000, .scaling_max_khz = 1800000, .setspeed_khz = 0 },
 };
@@ -61,6 +62,9 @@ TEST(state_round_trip) {
         fclose(out);
         ASSERT_TRUE(strstr(text, "[policy2]\ndir = /sys/devices/system/cpu/cpu2/cpufreq\ngovernor = userspace\n"
                                  "scaling_min_khz = 600000\nscaling_max_khz = 1800000\nsetspeed_khz = 0\n"));
+        /* schedutil's rate_limit_us only where it was saved. */
+        ASSERT_TRUE(strstr(text, "setspeed_khz = 800000\nrate_limit_us = 7777\n"));
+        ASSERT_TRUE(!strstr(strstr(text, "[policy2]"), "rate_limit_us"));
 
         in = fmemopen(text, strlen(text), "r");
         ASSERT_TRUE(in);
@@ -73,6 +77,8 @@ TEST(state_round_trip) {
                 ASSERT_EQ(s[i].scaling_min_khz, saved_example[i].scaling_min_khz);
                 ASSERT_EQ(s[i].scaling_max_khz, saved_example[i].scaling_max_khz);
                 ASSERT_EQ(s[i].setspeed_khz, saved_example[i].setspeed_khz);
+                ASSERT_EQ(s[i].has_rate_limit, saved_example[i].has_rate_limit);
+                ASSERT_EQ(s[i].rate_limit_us, saved_example[i].rate_limit_us);
         }
         actuator_saved_free_many(s, n);
 }
@@ -87,6 +93,11 @@ static const struct {
         { "# comment\n\n  [policy0]\n dir=/sys/devices/system/cpu/cpufreq/policy0\n",
           "st:3: [policy0] lacks governor" },
         { SECTION0 "foo = 1\n", "st:7: unknown key \"foo\"" },
+        { SECTION0 "rate_limit_us = 2ms\n", "st:7: rate_limit_us: not a number of microseconds" },
+        { SECTION0 "rate_limit_us = 1\nrate_limit_us = 2\n", "st:8: rate_limit_us given twice" },
+        { "[policy0]\ndir = /sys/devices/system/cpu/cpufreq/policy0\ngovernor = ondemand\n"
+          "scaling_min_khz = 500000\nscaling_max_khz = 1400000\nsetspeed_khz = 800000\nrate_limit_us = 10\n",
+          "st:1: [policy0] has rate_limit_us but governor ondemand" },
         { SECTION0 "governor = ondemand\n", "st:7: governor given twice" },
         { SECTION0 SECTION0, "st:7: [policy0] appears twice" },
         { "dir = /x\n", "st:1: key outside a [policyN] section" },

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "cpufreq-sysfs.h"
+#include "governor.h"
 #include "macro.h"
 #include "test.h"
 #include "topology.h"
@@ -239,12 +240,15 @@ static void test_discover_fixture(void) {
 /*
  * Under the cpufreq emulator serving the topology file SCHEDFREQD_TEST_TOPOLOGY: discovery gives that
  * topology back, once the defaults the emulator applies are filled in (tests/emu/policy.c policy_init():
- * the driver's default governors, the default governor; the current frequency is the governor's).
+ * the driver's default governors, the default governor, schedutil's default rate_limit_us; the current
+ * frequency is the governor's).
  */
 static void test_discover_emulated(void) {
         const char *path = getenv("SCHEDFREQD_TEST_TOPOLOGY");
         _cleanup_(topology_freep) Topology *t = NULL, *expected = NULL;
         _cleanup_free_ char *error = NULL, *got = NULL, *want = NULL;
+        bool has_global_rate_limit = false;
+        uint32_t global_rate_limit = 0;
         int r;
 
         r = topology_load(path, &expected, &error);
@@ -257,6 +261,21 @@ static void test_discover_emulated(void) {
                 PolicyDesc *e = &expected->policies[i];
 
                 const PolicyDesc *d = &t->policies[i];
+
+                /* schedutil's tunable: the emulated kernel (6.12+) creates it with latency x 1.5; the fixtures'
+                 * drivers have global tunables, so the first schedutil policy's value is everyone's. */
+                if (!e->governor[0] || streq(e->governor, "schedutil")) {
+                        if (!has_global_rate_limit) {
+                                global_rate_limit = e->has_rate_limit ? e->rate_limit_us
+                                                                      : (uint32_t) governor_default_rate_limit_usec(
+                                                                                e->transition_latency_ns);
+                                has_global_rate_limit = true;
+                        }
+                        if (streq(d->governor, "schedutil")) {
+                                e->has_rate_limit = true;
+                                e->rate_limit_us = global_rate_limit;
+                        }
+                }
 
                 if (!e->governors[0])
                         strcpy(e->governors, topology_default_governors(e->driver));

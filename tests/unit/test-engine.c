@@ -157,14 +157,16 @@ static uint64_t predicted_ramp(const PolicyDesc *p, uint64_t start, uint64_t ste
                                uint32_t khz) {
         PeltSignal s = {};
         uint32_t cur = p->cur_khz;
-        uint64_t last = 0;
+        uint64_t last = 0, clock_pelt = start;
         bool committed = false;
 
-        (void) pelt_update(&s, start, false, PELT_SCALE, PELT_SCALE); /* the idle history before */
+        (void) pelt_update(&s, start, 0); /* the idle history before */
         for (uint64_t t = start + step_ns; t < start + 10000 * MSEC_NS; t += step_ns) {
                 uint32_t raw, next;
 
-                (void) pelt_update(&s, t, true, (unsigned) ((uint64_t) cur * 1024 / p->cpuinfo_max_khz), 1024);
+                /* clock_pelt: running time at cur/max of the maximum counts as that fraction of itself */
+                clock_pelt += (step_ns * ((uint64_t) cur * 1024 / p->cpuinfo_max_khz)) >> 10;
+                (void) pelt_update(&s, clock_pelt, 1);
                 if (committed && t - last < rate_limit_ns)
                         continue;
                 raw = (uint32_t) ((uint64_t) p->cpuinfo_max_khz * MIN(s.util_avg * 5 / 4, 1024u) / 1024);
@@ -215,25 +217,54 @@ TEST(ramp_up_and_decay) {
         ASSERT_EQ(engine_policy_khz(f.e, P1), 2000000);
         ASSERT_TRUE(engine_cpu_util(f.e, 1) >= 1023);
 
+        /* cpu1 goes idle while cpu0 starts a long task: its tick kicks the nohz blocked-load updates. */
         t_idle = T0 + 2000 * MSEC_NS + MSEC_NS / 2;
         ASSERT_OK(feed_switch(f.e, t_idle, 1, 0));
+        ASSERT_OK(feed_switch(f.e, t_idle, 0, 300));
 
         /*
          * Back to min (500 MHz) needs util + util/4 <= 256, util <= 205. Idle decay runs on wall time: §1.6
-         * says 273 after 64 ms of sleep and 129 after 100 ms. Allow one tick and one rate limit.
+         * says 273 after 64 ms of sleep and 129 after 100 ms. The idle CPU's blocked load is only updated every
+         * LOAD_AVG_PERIOD (32) ms, by the first idle CPU (cpu1 itself: a local update): allow one such period,
+         * one tick and one rate limit.
          */
         t_min = tick_until(f.e, P1, t_idle + MSEC_NS / 2, t_idle + 1000 * MSEC_NS, MSEC_NS, 500000, true);
         ASSERT_TRUE(t_min > 0);
         fprintf(stderr, "# back to min after %" PRIu64 " ms idle\n", (t_min - t_idle) / MSEC_NS);
         ASSERT_TRUE(t_min - t_idle > 64 * MSEC_NS);
-        ASSERT_TRUE(t_min - t_idle <= 100 * MSEC_NS + 1500 * 1000 + MSEC_NS);
+        ASSERT_TRUE(t_min - t_idle <= 100 * MSEC_NS + 32 * MSEC_NS + 1500 * 1000 + MSEC_NS);
 
-        /* The tick keeps asking to run while util decays, then says everything is settled. */
-        r = 1;
-        for (uint64_t t = t_min; r > 0 && t < t_idle + 3000 * MSEC_NS; t += 4 * MSEC_NS)
-                r = engine_tick(f.e, t);
+        /* The tick runs while cpu0 is busy, and stops when it sleeps. */
+        ASSERT_EQ(engine_tick(f.e, t_min + 4 * MSEC_NS), 1);
+        ASSERT_OK(feed_switch(f.e, t_min + 5 * MSEC_NS, 0, 0));
+        r = engine_tick(f.e, t_min + 8 * MSEC_NS);
         ASSERT_EQ(r, 0);
-        ASSERT_EQ(engine_cpu_util(f.e, 1), 0);
+        ASSERT_EQ(engine_policy_khz(f.e, P1), 500000);
+}
+
+/*
+ * NOHZ: with every CPU asleep nothing ticks, and an idle CPU's frequency stays where it was, however long, until
+ * an event on it evaluates its (meanwhile decayed) utilisation.
+ */
+TEST(idle_cpu_waits_for_an_event) {
+        _cleanup_(fixture_done) Fixture f = {};
+        uint64_t t;
+
+        fixture_init(&f);
+        f.cfg.rate_limit_usec = 1;
+        ASSERT_OK(fixture_start(&f));
+
+        ASSERT_OK(feed_switch(f.e, T0, 1, 100));
+        for (t = T0; t <= T0 + 1000 * MSEC_NS; t += 4 * MSEC_NS)
+                ASSERT_EQ(engine_tick(f.e, t), 1);
+        ASSERT_EQ(engine_policy_khz(f.e, P1), 2000000);
+        ASSERT_OK(feed_switch(f.e, t, 1, 0));
+        ASSERT_TRUE(!engine_busy(f.e));
+        /* An idle tick (if anybody called it) changes nothing. */
+        ASSERT_EQ(engine_tick(f.e, t + 500 * MSEC_NS), 0);
+        ASSERT_EQ(engine_policy_khz(f.e, P1), 2000000);
+        /* 1 s later a short task wakes there: the decayed utilisation takes the frequency down at once. */
+        ASSERT_OK(feed_switch(f.e, t + 1000 * MSEC_NS, 1, 101));
         ASSERT_EQ(engine_policy_khz(f.e, P1), 500000);
 }
 
@@ -311,8 +342,8 @@ TEST(resolution_to_table_and_limits) {
         ASSERT_EQ(engine_policy_khz(f.e, P0), 1800000);
 
         ASSERT_OK(feed_switch(f.e, T0 + 2000 * MSEC_NS, 0, 0));
-        for (uint64_t t = T0 + 2000 * MSEC_NS; t < T0 + 3000 * MSEC_NS; t += MSEC_NS)
-                ASSERT_OK(engine_tick(f.e, t));
+        /* Idle for 1 s, then a short new task there evaluates the decayed utilisation. */
+        ASSERT_OK(feed_switch(f.e, T0 + 3000 * MSEC_NS, 0, 101));
         /* Idle: scaling_min_khz, not the 400 MHz entry. */
         ASSERT_EQ(engine_policy_khz(f.e, P0), 600000);
 
@@ -411,7 +442,7 @@ TEST(hold_rule) {
         ASSERT_OK(fixture_start(&f));
 
         ASSERT_OK(feed_switch(f.e, t, 1, 100));
-        ASSERT_OK(feed_switch(f.e, t, 2, 100));
+        ASSERT_OK(feed_switch(f.e, t, 2, 200));
         for (; t < T0 + 150 * MSEC_NS; t += MSEC_NS)
                 ASSERT_OK(engine_tick(f.e, t));
         held = engine_policy_khz(f.e, P1);
@@ -426,7 +457,12 @@ TEST(hold_rule) {
         /* Busy all along, switching between tasks but never idle: held. */
         n = f.rec->n;
         for (unsigned i = 0; i < 5; i++, t += MSEC_NS) {
-                ASSERT_OK(feed_switch(f.e, t, 1, 101 + (int) i));
+                SchedEvent ev = ev_switch(t, 1, 101 + (int) i);
+
+                /* the previous task went to sleep (else runnable boosting would hold the frequency anyway) */
+                ev.sw.prev_pid = 100 + (int) i;
+                ev.sw.prev_runnable = false;
+                ASSERT_OK(engine_event(f.e, &ev));
                 ASSERT_OK(engine_tick(f.e, t));
                 ASSERT_TRUE(engine_policy_khz(f.e, P1) >= held);
         }
@@ -441,7 +477,13 @@ TEST(hold_rule) {
         ASSERT_TRUE(engine_policy_khz(f.e, P2) <= khz2);
 
         /* Idle once: the next evaluation may lower it. */
-        ASSERT_OK(feed_switch(f.e, t, 1, 0));
+        {
+                SchedEvent ev = ev_switch(t, 1, 0);
+
+                ev.sw.prev_pid = 105;
+                ev.sw.prev_runnable = false;
+                ASSERT_OK(engine_event(f.e, &ev));
+        }
         ASSERT_TRUE(engine_policy_khz(f.e, P1) < held);
 }
 
@@ -555,16 +597,21 @@ TEST(commit_error_keeps_old_frequency) {
         ASSERT_EQ(engine_policy_khz(f.e, P2), 500000);
         ASSERT_EQ(f.rec->n, 0);
 
-        /* No retry within the rate limit, one after it. */
+        /*
+         * No retry within the rate limit, one after it: at the next tick whose PELT period moved on (at 500 of
+         * 2000 MHz the PELT clock runs at a quarter of wall time, so that is a few ticks later).
+         */
         ASSERT_OK(engine_tick(f.e, t));
         ASSERT_U64_EQ(st->commit_errors, 1);
-        ASSERT_OK(engine_tick(f.e, t + MSEC_NS));
+        for (t += MSEC_NS; st->commit_errors < 2 && t < T0 + 600 * MSEC_NS; t += MSEC_NS)
+                ASSERT_OK(engine_tick(f.e, t));
         ASSERT_U64_EQ(st->commit_errors, 2);
         ASSERT_EQ(engine_policy_khz(f.e, P2), 500000);
 
         /* The write works again: the frequency moves. */
         f.rec->fail = 0;
-        ASSERT_OK(engine_tick(f.e, t + 3 * MSEC_NS));
+        for (; f.rec->n == 0 && t < T0 + 700 * MSEC_NS; t += MSEC_NS)
+                ASSERT_OK(engine_tick(f.e, t));
         ASSERT_EQ(f.rec->n, 1);
         ASSERT_TRUE(engine_policy_khz(f.e, P2) > 500000);
         ASSERT_EQ(f.rec->d[0].old_khz, 500000);
@@ -615,7 +662,7 @@ TEST(unmanaged_policy_untouched) {
         f.topo->policies[P5].cur_khz = 1234000;
         ASSERT_OK(fixture_start(&f));
 
-        ASSERT_OK(feed_switch(f.e, T0, 5, 100));
+        ASSERT_OK(feed_switch(f.e, T0, 5, 500));
         ASSERT_OK(feed_switch(f.e, T0, 1, 100));
         for (uint64_t t = T0; t < T0 + 1000 * MSEC_NS; t += MSEC_NS)
                 ASSERT_OK(engine_tick(f.e, t));
@@ -627,9 +674,9 @@ TEST(unmanaged_policy_untouched) {
         for (size_t i = 0; i < f.rec->n; i++)
                 ASSERT_EQ(f.rec->d[i].policy_id, 1);
 
-        /* With only unmanaged CPUs busy, the tick has nothing to do. */
+        /* With only unmanaged CPUs busy, the tick has nothing to do once no managed CPU has blocked load. */
         ASSERT_OK(feed_switch(f.e, T0 + 1000 * MSEC_NS, 1, 0));
-        ASSERT_OK(feed_switch(f.e, T0 + 1000 * MSEC_NS, 5, 100));
+        ASSERT_OK(feed_switch(f.e, T0 + 1000 * MSEC_NS, 5, 501));
         for (uint64_t t = T0 + 1000 * MSEC_NS; t < T0 + 2000 * MSEC_NS; t += 4 * MSEC_NS)
                 (void) engine_tick(f.e, t);
         ASSERT_EQ(engine_tick(f.e, T0 + 2000 * MSEC_NS), 0);
@@ -724,19 +771,24 @@ TEST(tick_settles_and_reports) {
         f.topo->policies[P2].cur_khz = 2000000;
         ASSERT_OK(fixture_start(&f));
 
-        /* Nothing runs, but policy2 starts above what it needs: the first tick lowers it and settles. */
+        /* Nothing runs and policy2 starts above what it needs: no tick touches an idle policy (NOHZ). */
         ASSERT_EQ(engine_tick(f.e, T0), 0);
+        ASSERT_EQ(engine_policy_khz(f.e, P2), 2000000);
+        ASSERT_EQ(f.rec->n, 0);
+
+        /* A busy CPU keeps the tick going; the first event on the policy lowered it already. */
+        ASSERT_OK(feed_switch(f.e, T0 + MSEC_NS, 3, 100));
         ASSERT_EQ(engine_policy_khz(f.e, P2), 500000);
-        ASSERT_EQ(f.rec->n, 1);
-        d = &f.rec->d[0];
+        ASSERT_EQ(engine_tick(f.e, T0 + 2 * MSEC_NS), 1);
+        /* The tick's own decisions: local, on the busy CPU, no event. */
+        for (uint64_t t = T0 + 3 * MSEC_NS; t < T0 + 300 * MSEC_NS; t += MSEC_NS)
+                ASSERT_EQ(engine_tick(f.e, t), 1);
+        ASSERT_TRUE(f.rec->n >= 2);
+        d = &f.rec->d[f.rec->n - 1];
         ASSERT_EQ(d->event, _SCHED_EVENT_TYPE_INVALID);
         ASSERT_EQ(d->kind, DECISION_LOCAL);
-        ASSERT_EQ(d->cpu, 2);
-        ASSERT_U64_EQ(engine_stats(f.e)->ticks, 1);
-
-        /* A busy CPU keeps the tick going. */
-        ASSERT_OK(feed_switch(f.e, T0 + MSEC_NS, 3, 100));
-        ASSERT_EQ(engine_tick(f.e, T0 + 2 * MSEC_NS), 1);
+        ASSERT_EQ(d->cpu, 3);
+        ASSERT_TRUE(engine_stats(f.e)->ticks >= 2);
 }
 
 /*

@@ -148,6 +148,54 @@ TEST(fixture_shared_dt) {
         ASSERT_EQ(topology_policy_of_cpu(t, 1)->id, 0);
 }
 
+/* schedutil's rate_limit_us: optional, only with governor = schedutil, 0 valid, written back as read. */
+TEST(rate_limit_key) {
+        static const char *const text =
+                "[policy0]\ncpus = 0\ndriver = acpi-cpufreq\nfrequencies_khz = 500000 2000000\n"
+                "governor = schedutil\nrate_limit_us = 7777\n"
+                "[policy1]\ncpus = 1\ndriver = acpi-cpufreq\nfrequencies_khz = 500000 2000000\n"
+                "governor = schedutil\nrate_limit_us = 0\n"
+                "[policy2]\ncpus = 2\ndriver = acpi-cpufreq\nfrequencies_khz = 500000 2000000\n"
+                "governor = schedutil\n";
+        _cleanup_(topology_freep) Topology *t = NULL, *again = NULL;
+        _cleanup_free_ char *error = NULL, *out = NULL;
+        _cleanup_fclose_ FILE *in = NULL;
+        size_t size = 0;
+        FILE *f;
+
+        ASSERT_OK(parse_text(text, &t, &error));
+        ASSERT_EQ(t->n_policies, 3);
+        ASSERT_TRUE(t->policies[0].has_rate_limit);
+        ASSERT_EQ(t->policies[0].rate_limit_us, 7777);
+        ASSERT_TRUE(t->policies[1].has_rate_limit);
+        ASSERT_EQ(t->policies[1].rate_limit_us, 0);
+        ASSERT_TRUE(!t->policies[2].has_rate_limit);
+
+        f = open_memstream(&out, &size);
+        ASSERT_TRUE(f);
+        ASSERT_OK(topology_write(f, t));
+        fclose(f);
+        ASSERT_TRUE(strstr(out, "governor = schedutil\ngovernors = conservative ondemand userspace powersave "
+                                "performance schedutil\nrate_limit_us = 7777\n") ||
+                    strstr(out, "governor = schedutil\nrate_limit_us = 7777\n"));
+        ASSERT_TRUE(strstr(out, "rate_limit_us = 0\n"));
+        in = fmemopen(out, strlen(out), "r");
+        ASSERT_TRUE(in);
+        ASSERT_OK(topology_parse_file(in, "again", &again, NULL));
+        ASSERT_EQ(again->policies[0].rate_limit_us, 7777);
+        ASSERT_TRUE(again->policies[1].has_rate_limit && !again->policies[2].has_rate_limit);
+
+        ASSERT_TRUE(parse_fails_with("[policy0]\ncpus = 0\ndriver = d\nfrequencies_khz = 1\ngovernor = ondemand\n"
+                                     "rate_limit_us = 10\n",
+                                     "t.ini:6: rate_limit_us is schedutil's tunable: it needs governor = schedutil"));
+        ASSERT_TRUE(parse_fails_with("[policy0]\ncpus = 0\ndriver = d\nfrequencies_khz = 1\nrate_limit_us = 10\n",
+                                     "t.ini:5: rate_limit_us is schedutil's tunable: it needs governor = schedutil"));
+        ASSERT_TRUE(parse_fails_with("[policy0]\nrate_limit_us = 4294967296\n",
+                                     "t.ini:2: rate_limit_us: \"4294967296\" is not a number in 0..4294967295"));
+        ASSERT_TRUE(parse_fails_with("[policy0]\nrate_limit_us = 2ms\n",
+                                     "t.ini:2: rate_limit_us: \"2ms\" is not a number in 0..4294967295"));
+}
+
 TEST(load_missing_file) {
         _cleanup_(topology_freep) Topology *t = NULL;
         _cleanup_free_ char *error = NULL;

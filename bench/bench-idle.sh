@@ -1,0 +1,194 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Idle cost: the daemon's own wake-ups on a quiet machine (docs/benchmarks.md). RUNS times, interleaved:
+#   (a) no daemon: the machine-wide context-switch rate over SECONDS (the emulator is mounted and idle; its own
+#       wake-ups are measured too, they should be 0);
+#   (b) schedfreqd with the default configuration (no D-Bus, its own state file) on the emulated cpufreq
+#       (tests/emu-run, tests/fixtures/topology/two-policies.ini), from the moment its state file exists plus a
+#       settle time of SETTLE_S: its wake-ups/s (context switches of all its threads) and CPU ms/s, the
+#       emulator's wake-ups/s (the daemon's sysfs writes wake it), and the machine-wide rate beside them.
+# Prints each run and the medians. Measured by bench/bench-wakeups.c (one sleep in the window: 2 switches).
+# Run it on a quiet machine: anything else running shows up in the machine-wide figure and wakes the daemon.
+#
+# Usage: bench/bench-idle.sh BUILD [SECONDS] [RUNS]      (root; BUILD holds schedfreqd and cpufreq-emu)
+#   The measurer is $BENCH_WAKEUPS if set, else BUILD/bench/bench-wakeups if built, else compiled from
+#   bench/bench-wakeups.c into a temporary directory (so an older BUILD without it can be measured).
+#   SETTLE_S (default 3) is the wait between readiness and the window.
+#   Before each window the machine must be quiet: at most QUIET_MAX (default 150) context switches/s over a
+#   2 s probe, waited for up to QUIET_WAIT_S (default 120) s; a run measured without reaching it, or while
+#   another schedfreqd runs (two daemons wake each other: each one's wake-ups are the other's events), is
+#   marked "noisy" in its row, and the medians say how many runs were.
+# shellcheck disable=SC2016 # conditions for wait_for and at_exit are evaluated later, on purpose
+set -u
+BUILD=${1:?usage: bench/bench-idle.sh BUILD [SECONDS] [RUNS]}
+SECS=${2:-20}
+RUNS=${3:-3}
+SETTLE_S=${SETTLE_S:-3}
+QUIET_MAX=${QUIET_MAX:-150}
+QUIET_WAIT_S=${QUIET_WAIT_S:-120}
+REPO=$(cd "$(dirname "$0")/.." && pwd)
+case $BUILD in /*) ;; *) BUILD="$(pwd)/$BUILD" ;; esac
+. "$REPO/tests/integration/lib.sh"
+TOPO="$REPO/tests/fixtures/topology/two-policies.ini"
+
+[ "$(id -u)" -eq 0 ] || { echo "bench-idle: needs root (mount namespace, perf tracepoints)" >&2; exit 1; }
+[ -x "$BUILD/schedfreqd" ] || { echo "bench-idle: $BUILD/schedfreqd not found" >&2; exit 1; }
+[ -x "$BUILD/cpufreq-emu" ] || { echo "bench-idle: $BUILD/cpufreq-emu not found" >&2; exit 1; }
+
+TMP=$(mktemp -d /tmp/schedfreqd-bench-idle.XXXXXX)
+DAEMON_PID=
+stop_daemon() {
+	[ -n "$DAEMON_PID" ] || return 0
+	local rc
+	kill -TERM "$DAEMON_PID" 2>/dev/null
+	if ! wait_for '! kill -0 "$DAEMON_PID" 2>/dev/null' 10; then
+		echo "bench-idle: schedfreqd ($DAEMON_PID) ignored SIGTERM for 10 s, killing it" >&2
+		kill -KILL "$DAEMON_PID" 2>/dev/null
+	fi
+	wait "$DAEMON_PID" 2>/dev/null
+	rc=$?
+	DAEMON_PID=
+	return "$rc"
+}
+at_exit 'rm -rf "$TMP"'
+at_exit 'stop_daemon'
+
+BW=${BENCH_WAKEUPS:-}
+if [ -z "$BW" ]; then
+	if [ -x "$BUILD/bench/bench-wakeups" ]; then
+		BW="$BUILD/bench/bench-wakeups"
+	else
+		BW="$TMP/bench-wakeups"
+		${CC:-cc} -std=gnu11 -O2 -D_GNU_SOURCE -o "$BW" "$REPO/bench/bench-wakeups.c" -lm ||
+			{ echo "bench-idle: cannot build bench/bench-wakeups.c" >&2; exit 1; }
+	fi
+fi
+
+# Defaults: every key at its compile-time default (as in conf/schedfreqd.conf, where all are commented out).
+printf '# bench-idle: every setting at its compile-time default.\n' >"$TMP/defaults.conf"
+DAEMON_ARGS=(-c "$TMP/defaults.conf" --state-file "$TMP/state")
+"$BUILD/schedfreqd" --help 2>&1 | grep -q -- '--no-bus' && DAEMON_ARGS+=(--no-bus)
+
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) { print "n/a"; exit } m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print m }'; }
+
+# FIELD of process PID in a bench-wakeups --json object (stdin).
+jfield() { # PID FIELD
+	jq -r --argjson pid "$1" --arg f "$2" '.processes[] | select(.pid == $pid) | .[$f]'
+}
+
+machine_ctxt() {
+	local key val
+	while read -r key val; do
+		[ "$key" = ctxt ] && { echo "$val"; return; }
+	done </proc/stat
+}
+
+# Other schedfreqd processes than OURS (PIDs); prints "noisy: ..." if there are any.
+other_daemons() { # [OURS...]
+	local p others=
+	for p in $(pgrep -x schedfreqd); do
+		case " $* " in *" $p "*) ;; *) others="$others $p" ;; esac
+	done
+	[ -n "$others" ] && echo "noisy: another schedfreqd (pid$others)"
+}
+
+# Waits (bounded) for a quiet machine with no other schedfreqd; prints nothing if it is quiet, else why not.
+quiet_gate() {
+	local deadline=$((SECONDS + QUIET_WAIT_S)) c0 c1 rate others
+	while :; do
+		c0=$(machine_ctxt); sleep 2; c1=$(machine_ctxt)
+		rate=$(((c1 - c0) / 2))
+		others=$(other_daemons)
+		[ "$rate" -le "$QUIET_MAX" ] && [ -z "$others" ] && return
+		[ "$SECONDS" -ge "$deadline" ] && break
+	done
+	if [ -n "$others" ]; then
+		echo "$others"
+	else
+		echo "noisy: $rate ctxt/s before the window"
+	fi
+}
+
+run_none() { # RUN
+	local out noisy
+	noisy=$(quiet_gate)
+	[ -n "$noisy" ] && echo "$1" >>"$TMP/noisy"
+	out=$("$BW" --seconds "$SECS" --json "$EMU_PID") || { echo "bench-idle: measurement failed" >&2; return 1; }
+	echo "$out" >"$TMP/none.$1.json"
+	jq -r .machine_ctxt_per_s <<<"$out" >>"$TMP/none.machine"
+	jfield "$EMU_PID" wakeups_per_s <<<"$out" >>"$TMP/none.emu"
+	printf '%-4s %-10s %12s %10s %14s %16s   %s\n' "$1" "none" "-" "-" \
+		"$(jfield "$EMU_PID" wakeups_per_s <<<"$out")" "$(jq -r .machine_ctxt_per_s <<<"$out")" "$noisy"
+}
+
+run_daemon() { # RUN
+	local out rc noisy
+	# The machine is gated before the daemon starts (the daemon itself adds twice its wake-ups to the rate).
+	noisy=$(quiet_gate)
+	rm -f "$TMP/state"
+	# nsenter itself, not emu_exec (a function: `&` would fork a subshell and $! would be that shell's PID).
+	nsenter -m -t "$EMU_NS_PID" -- "$BUILD/schedfreqd" "${DAEMON_ARGS[@]}" >/dev/null 2>"$TMP/err.$1" &
+	DAEMON_PID=$! # nsenter execs the daemon: this is its PID
+	if ! wait_for '[ -e "$TMP/state" ]' 10; then
+		echo "bench-idle: the daemon did not become ready (no state file after 10 s):" >&2
+		cat "$TMP/err.$1" >&2
+		return 1
+	fi
+	if [ "$(cat "/proc/$DAEMON_PID/comm" 2>/dev/null)" != schedfreqd ]; then
+		echo "bench-idle: PID $DAEMON_PID is not schedfreqd" >&2
+		return 1
+	fi
+	sleep "$SETTLE_S"
+	[ -z "$noisy" ] && noisy=$(other_daemons "$DAEMON_PID")
+	[ -n "$noisy" ] && echo "$1" >>"$TMP/noisy"
+	out=$("$BW" --seconds "$SECS" --json "$DAEMON_PID" "$EMU_PID")
+	rc=$?
+	if [ "$rc" -ne 0 ]; then
+		echo "bench-idle: measurement failed (status $rc); daemon log:" >&2
+		cat "$TMP/err.$1" >&2
+		return 1
+	fi
+	echo "$out" >"$TMP/daemon.$1.json"
+	stop_daemon || { echo "bench-idle: schedfreqd exited with status $? on SIGTERM:" >&2; cat "$TMP/err.$1" >&2; return 1; }
+	jq -r .machine_ctxt_per_s <<<"$out" >>"$TMP/daemon.machine"
+	jfield "$EMU_PID" wakeups_per_s <<<"$out" >>"$TMP/daemon.emu"
+	local pid
+	pid=$(jq -r '.processes[0].pid' <<<"$out")
+	jfield "$pid" wakeups_per_s <<<"$out" >>"$TMP/daemon.wakeups"
+	jfield "$pid" cpu_ms_per_s <<<"$out" >>"$TMP/daemon.cpu"
+	printf '%-4s %-10s %12s %10s %14s %16s   threads %s, voluntary %s, nonvoluntary %s %s\n' "$1" "schedfreqd" \
+		"$(jfield "$pid" wakeups_per_s <<<"$out")" "$(jfield "$pid" cpu_ms_per_s <<<"$out")" \
+		"$(jfield "$EMU_PID" wakeups_per_s <<<"$out")" "$(jq -r .machine_ctxt_per_s <<<"$out")" \
+		"$(jfield "$pid" threads <<<"$out")" "$(jfield "$pid" voluntary <<<"$out")" \
+		"$(jfield "$pid" nonvoluntary <<<"$out")" "$noisy"
+}
+
+emu_start "$TOPO" || exit 1
+EMU_NS=$(readlink "/proc/$EMU_PID/ns/mnt")
+echo "machine: $(nproc) CPUs, $(uname -r), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "daemon: $BUILD/schedfreqd ${DAEMON_ARGS[*]} (in the emulator's namespace, topology $(basename "$TOPO"))"
+echo "measurer: $BW; window $SECS s, settle $SETTLE_S s after the state file appears, $RUNS runs interleaved"
+echo
+printf '%-4s %-10s %12s %10s %14s %16s\n' run daemon wakeups/s cpu_ms/s emu_wakeups/s machine_ctxt/s
+for run in $(seq 1 "$RUNS"); do
+	run_none "$run" || exit 1
+	run_daemon "$run" || exit 1
+done
+echo
+echo "medians of $RUNS runs ($(sort -u "$TMP/noisy" 2>/dev/null | wc -l) of them with a noisy window):"
+printf '%-4s %-10s %12s %10s %14s %16s\n' "-" none "-" "-" "$(median <"$TMP/none.emu")" "$(median <"$TMP/none.machine")"
+printf '%-4s %-10s %12s %10s %14s %16s\n' "-" schedfreqd "$(median <"$TMP/daemon.wakeups")" "$(median <"$TMP/daemon.cpu")" \
+	"$(median <"$TMP/daemon.emu")" "$(median <"$TMP/daemon.machine")"
+
+emu_stop
+# The namespace is gone when no process holds it any more.
+left=
+for d in /proc/[0-9]*; do
+	[ "$(readlink "$d/ns/mnt" 2>/dev/null)" = "$EMU_NS" ] && left="$left ${d#/proc/}"
+done
+if [ -n "$left" ]; then
+	echo "bench-idle: processes still in the emulator's namespace ($EMU_NS):$left" >&2
+	exit 1
+fi
+echo "emulator namespace $EMU_NS torn down (no process left in it)"
