@@ -374,12 +374,17 @@ static void manager_update_lazy(Manager *m, uint64_t now_usec) {
 
         if (m->lazy && now_usec - m->lazy_since_usec < LAZY_REFRESH_USEC && engine_quiet_possible(m->engine))
                 return;
+        if (!m->lazy && m->lazy_failed_usec > 0 && now_usec - m->lazy_failed_usec < LAZY_REFRESH_USEC)
+                return;
         n = engine_quiet_tasks(m->engine, pids, ELEMENTSOF(pids));
         if (n == 0 && !m->lazy)
                 return;
         r = perf_events_set_quiet(m->perf, pids, n);
         if (r < 0) {
+                /* perf-events.c is back in plain immediate mode; try again only after LAZY_REFRESH_USEC. */
                 log_debug_errno(r, "Failed to %s lazy wake-ups, ignoring: %m", n > 0 ? "enter" : "leave");
+                m->lazy = false;
+                m->lazy_failed_usec = now_usec;
                 return;
         }
         if (n > 0 && !m->lazy)

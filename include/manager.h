@@ -64,6 +64,7 @@ typedef struct Manager {
         uint64_t limits_checked_usec;  /* CLOCK_MONOTONIC of the last scaling-limits re-read */
         bool lazy;                     /* quiet tasks' wake-ups do not wake us (perf_events_set_quiet()) */
         uint64_t lazy_since_usec;      /* when the quiet set was last chosen */
+        uint64_t lazy_failed_usec;     /* when perf last refused a quiet set (back off) */
         sd_event_source *sigterm_source, *sigint_source, *sighup_source;
         LatencyStats latency;
         DecisionLog decisions;
