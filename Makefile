@@ -100,6 +100,42 @@ $(BUILD)/bench/%: bench/%.c $(LIB_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(DAEMON_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(ALL_LDFLAGS) $(DAEMON_LIBS)
 
+# --- kernel PELT oracle (issue 9 item 7) --------------------------------------------------------------------
+# tests/oracle/pelt-oracle: a libbpf loader for pelt-oracle.bpf.c (tp_btf on pelt_cfs_tp, pelt_rt_tp and
+# sched_util_est_cfs_tp); tests/oracle/oracle-compare: compares its output with `schedfreqd replay --print-util`.
+# vmlinux.h and the skeleton are generated here, in $(BUILD)/tests/oracle/, from the running kernel's BTF (never
+# committed). Needs clang, bpftool and libbpf-dev (scripts/install-deps).
+ORACLE_DIR := $(BUILD)/tests/oracle
+ORACLE_BTF ?= /sys/kernel/btf/vmlinux
+BPF_CLANG ?= clang
+BPFTOOL ?= bpftool
+ORACLE_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' -e 's/ppc64le/powerpc/' \
+	-e 's/riscv64/riscv/' -e 's/s390x/s390/' -e 's/loongarch64/loongarch/')
+ORACLE_BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ORACLE_ARCH) -Wall $(if $(filter 1,$(WERROR)),-Werror)
+ORACLE_LIBS := $(or $(call pkg_libs,libbpf),-lbpf) -lelf -lz
+ORACLE_BINS := $(ORACLE_DIR)/pelt-oracle $(ORACLE_DIR)/oracle-compare
+
+all: $(ORACLE_BINS)
+
+$(ORACLE_DIR)/vmlinux.h: $(ORACLE_BTF)
+	@mkdir -p $(@D)
+	$(BPFTOOL) btf dump file $(ORACLE_BTF) format c >$@.tmp && mv $@.tmp $@
+
+$(ORACLE_DIR)/pelt-oracle.bpf.o: tests/oracle/pelt-oracle.bpf.c tests/oracle/pelt-oracle.h $(ORACLE_DIR)/vmlinux.h
+	$(BPF_CLANG) $(ORACLE_BPF_CFLAGS) -I$(ORACLE_DIR) -Itests/oracle -c -o $@ $<
+
+$(ORACLE_DIR)/pelt-oracle.skel.h: $(ORACLE_DIR)/pelt-oracle.bpf.o
+	$(BPFTOOL) gen skeleton $< name pelt_oracle_bpf >$@.tmp && mv $@.tmp $@
+
+$(ORACLE_DIR)/pelt-oracle: tests/oracle/pelt-oracle.c tests/oracle/pelt-oracle.h $(ORACLE_DIR)/pelt-oracle.skel.h
+	$(CC) $(BASE_CPPFLAGS) -I$(ORACLE_DIR) -Itests/oracle $(call pkg_cflags,libbpf) $(ALL_CFLAGS) -o $@ $< \
+		$(ALL_LDFLAGS) $(ORACLE_LIBS)
+
+$(ORACLE_DIR)/oracle-compare: tests/oracle/oracle-compare.c
+	@mkdir -p $(@D)
+	$(CC) $(BASE_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) -lm
+# --- end of the kernel PELT oracle ----------------------------------------------------------------------------
+
 deps:
 	@scripts/install-deps
 

@@ -16,9 +16,10 @@
 #   bench/bench-wakeups.c into a temporary directory (so an older BUILD without it can be measured).
 #   SETTLE_S (default 3) is the wait between readiness and the window.
 #   Before each window the machine must be quiet: at most QUIET_MAX (default 150) context switches/s over a
-#   2 s probe, waited for up to QUIET_WAIT_S (default 120) s; a run measured without reaching it, or while
-#   another schedfreqd runs (two daemons wake each other: each one's wake-ups are the other's events), is
-#   marked "noisy" in its row, and the medians say how many runs were.
+#   2 s probe and no other schedfreqd (two daemons, or any perf reader woken per event, wake each other: each
+#   one's wake-ups are the other's events), waited for up to QUIET_WAIT_S (default 120) s. A window is marked
+#   "noisy" if that was not reached, or if its background (the machine-wide rate minus twice the daemon's and
+#   the emulator's wake-ups) was above QUIET_MAX. Medians are printed over all runs and over the quiet ones.
 # shellcheck disable=SC2016 # conditions for wait_for and at_exit are evaluated later, on purpose
 set -u
 BUILD=${1:?usage: bench/bench-idle.sh BUILD [SECONDS] [RUNS]}
@@ -70,7 +71,7 @@ printf '# bench-idle: every setting at its compile-time default.\n' >"$TMP/defau
 DAEMON_ARGS=(-c "$TMP/defaults.conf" --state-file "$TMP/state")
 "$BUILD/schedfreqd" --help 2>&1 | grep -q -- '--no-bus' && DAEMON_ARGS+=(--no-bus)
 
-median() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) { print "n/a"; exit } m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print m }'; }
+median() { grep -v '^-$' | sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) { print "n/a"; exit } m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print m }'; }
 
 # FIELD of process PID in a bench-wakeups --json object (stdin).
 jfield() { # PID FIELD
@@ -110,22 +111,40 @@ quiet_gate() {
 	fi
 }
 
+# One row per window in $TMP/rows: RUN KIND WAKEUPS CPU_MS EMU_WAKEUPS MACHINE BACKGROUND NOISY(0|1). BACKGROUND
+# is the machine-wide rate minus what the daemon and the emulator account for (each wake-up of theirs is two
+# machine-wide switches: in and out): what the rest of the machine did in the window.
+record() { # RUN KIND JSON DAEMON_PID|- NOTE
+	local run=$1 kind=$2 out=$3 pid=$4 note=$5 w=- cpu=- emu machine bg noisy=0
+	emu=$(jfield "$EMU_PID" wakeups_per_s <<<"$out")
+	machine=$(jq -r .machine_ctxt_per_s <<<"$out")
+	if [ "$pid" != - ]; then
+		w=$(jfield "$pid" wakeups_per_s <<<"$out")
+		cpu=$(jfield "$pid" cpu_ms_per_s <<<"$out")
+	fi
+	bg=$(awk -v m="$machine" -v w="$w" -v e="$emu" 'BEGIN { printf "%.0f", m - 2 * ((w == "-" ? 0 : w) + e) }')
+	if [ -n "$note" ]; then
+		noisy=1
+	elif [ "$bg" -gt "$QUIET_MAX" ]; then
+		noisy=1
+		note="noisy: background $bg ctxt/s in the window"
+	fi
+	echo "$run $kind $w $cpu $emu $machine $bg $noisy" >>"$TMP/rows"
+	printf '%-4s %-10s %10s %9s %14s %15s %14s  %s\n' "$run" "$kind" "$w" "$cpu" "$emu" "$machine" "$bg" "$note"
+}
+
 run_none() { # RUN
-	local out noisy
-	noisy=$(quiet_gate)
-	[ -n "$noisy" ] && echo "$1" >>"$TMP/noisy"
+	local out note
+	note=$(quiet_gate)
 	out=$("$BW" --seconds "$SECS" --json "$EMU_PID") || { echo "bench-idle: measurement failed" >&2; return 1; }
 	echo "$out" >"$TMP/none.$1.json"
-	jq -r .machine_ctxt_per_s <<<"$out" >>"$TMP/none.machine"
-	jfield "$EMU_PID" wakeups_per_s <<<"$out" >>"$TMP/none.emu"
-	printf '%-4s %-10s %12s %10s %14s %16s   %s\n' "$1" "none" "-" "-" \
-		"$(jfield "$EMU_PID" wakeups_per_s <<<"$out")" "$(jq -r .machine_ctxt_per_s <<<"$out")" "$noisy"
+	record "$1" none "$out" - "$note"
 }
 
 run_daemon() { # RUN
-	local out rc noisy
+	local out rc note pid
 	# The machine is gated before the daemon starts (the daemon itself adds twice its wake-ups to the rate).
-	noisy=$(quiet_gate)
+	note=$(quiet_gate)
 	rm -f "$TMP/state"
 	# nsenter itself, not emu_exec (a function: `&` would fork a subshell and $! would be that shell's PID).
 	nsenter -m -t "$EMU_NS_PID" -- "$BUILD/schedfreqd" "${DAEMON_ARGS[@]}" >/dev/null 2>"$TMP/err.$1" &
@@ -140,8 +159,7 @@ run_daemon() { # RUN
 		return 1
 	fi
 	sleep "$SETTLE_S"
-	[ -z "$noisy" ] && noisy=$(other_daemons "$DAEMON_PID")
-	[ -n "$noisy" ] && echo "$1" >>"$TMP/noisy"
+	[ -z "$note" ] && note=$(other_daemons "$DAEMON_PID")
 	out=$("$BW" --seconds "$SECS" --json "$DAEMON_PID" "$EMU_PID")
 	rc=$?
 	if [ "$rc" -ne 0 ]; then
@@ -150,18 +168,14 @@ run_daemon() { # RUN
 		return 1
 	fi
 	echo "$out" >"$TMP/daemon.$1.json"
+	pid=$DAEMON_PID
 	stop_daemon || { echo "bench-idle: schedfreqd exited with status $? on SIGTERM:" >&2; cat "$TMP/err.$1" >&2; return 1; }
-	jq -r .machine_ctxt_per_s <<<"$out" >>"$TMP/daemon.machine"
-	jfield "$EMU_PID" wakeups_per_s <<<"$out" >>"$TMP/daemon.emu"
-	local pid
-	pid=$(jq -r '.processes[0].pid' <<<"$out")
-	jfield "$pid" wakeups_per_s <<<"$out" >>"$TMP/daemon.wakeups"
-	jfield "$pid" cpu_ms_per_s <<<"$out" >>"$TMP/daemon.cpu"
-	printf '%-4s %-10s %12s %10s %14s %16s   threads %s, voluntary %s, nonvoluntary %s %s\n' "$1" "schedfreqd" \
-		"$(jfield "$pid" wakeups_per_s <<<"$out")" "$(jfield "$pid" cpu_ms_per_s <<<"$out")" \
-		"$(jfield "$EMU_PID" wakeups_per_s <<<"$out")" "$(jq -r .machine_ctxt_per_s <<<"$out")" \
-		"$(jfield "$pid" threads <<<"$out")" "$(jfield "$pid" voluntary <<<"$out")" \
-		"$(jfield "$pid" nonvoluntary <<<"$out")" "$noisy"
+	record "$1" schedfreqd "$out" "$pid" "$note"
+}
+
+# Medians of column COL for KIND over the rows that pass FILTER (all | quiet).
+col_median() { # KIND COL FILTER
+	awk -v k="$1" -v c="$2" -v f="$3" '$2 == k && (f == "all" || $8 == 0) { print $c }' "$TMP/rows" | median
 }
 
 emu_start "$TOPO" || exit 1
@@ -169,17 +183,27 @@ EMU_NS=$(readlink "/proc/$EMU_PID/ns/mnt")
 echo "machine: $(nproc) CPUs, $(uname -r), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "daemon: $BUILD/schedfreqd ${DAEMON_ARGS[*]} (in the emulator's namespace, topology $(basename "$TOPO"))"
 echo "measurer: $BW; window $SECS s, settle $SETTLE_S s after the state file appears, $RUNS runs interleaved"
+echo "quiet: <= $QUIET_MAX ctxt/s for 2 s before each window (waited up to $QUIET_WAIT_S s) and in the window"
 echo
-printf '%-4s %-10s %12s %10s %14s %16s\n' run daemon wakeups/s cpu_ms/s emu_wakeups/s machine_ctxt/s
+HEAD=$(printf '%-4s %-10s %10s %9s %14s %15s %14s' run daemon wakeups/s cpu_ms/s emu_wakeups/s machine_ctxt/s background/s)
+echo "$HEAD"
 for run in $(seq 1 "$RUNS"); do
 	run_none "$run" || exit 1
 	run_daemon "$run" || exit 1
 done
+for filter in all quiet; do
+	n=$(awk -v f="$filter" '$2 == "schedfreqd" && (f == "all" || $8 == 0)' "$TMP/rows" | wc -l)
+	echo
+	echo "medians, $filter runs ($n daemon windows):"
+	echo "$HEAD"
+	for kind in none schedfreqd; do
+		w=-; cpu=-
+		[ "$kind" = none ] || { w=$(col_median "$kind" 3 "$filter"); cpu=$(col_median "$kind" 4 "$filter"); }
+		printf '%-4s %-10s %10s %9s %14s %15s %14s\n' - "$kind" "$w" "$cpu" "$(col_median "$kind" 5 "$filter")" \
+			"$(col_median "$kind" 6 "$filter")" "$(col_median "$kind" 7 "$filter")"
+	done
+done
 echo
-echo "medians of $RUNS runs ($(sort -u "$TMP/noisy" 2>/dev/null | wc -l) of them with a noisy window):"
-printf '%-4s %-10s %12s %10s %14s %16s\n' "-" none "-" "-" "$(median <"$TMP/none.emu")" "$(median <"$TMP/none.machine")"
-printf '%-4s %-10s %12s %10s %14s %16s\n' "-" schedfreqd "$(median <"$TMP/daemon.wakeups")" "$(median <"$TMP/daemon.cpu")" \
-	"$(median <"$TMP/daemon.emu")" "$(median <"$TMP/daemon.machine")"
 
 emu_stop
 # The namespace is gone when no process holds it any more.

@@ -750,6 +750,10 @@ bool demand_cpu_busy(const Demand *d, unsigned cpu) {
         return cpu < d->n_cpus && d->cpus[cpu].curr_pid != 0;
 }
 
+int32_t demand_cpu_curr(const Demand *d, unsigned cpu) {
+        return cpu < d->n_cpus ? d->cpus[cpu].curr_pid : 0;
+}
+
 uint64_t demand_cpu_updates(const Demand *d, unsigned cpu) {
         return cpu < d->n_cpus ? d->cpus[cpu].updates : 0;
 }

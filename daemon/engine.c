@@ -61,6 +61,7 @@ struct Engine {
         uint64_t now_ns;          /* the latest time applied */
         EngineStats stats;
         bool paused;              /* model only: nothing is committed */
+        int32_t self_pid;         /* the governor's own task (engine_set_self()), 0 = none */
 };
 
 static const char *const decision_kind_table[_DECISION_KIND_MAX] = {
@@ -301,11 +302,27 @@ static bool cpu_managed(const Engine *e, unsigned cpu) {
  * idle CPU still has blocked load for the nohz update to decay. Busy CPUs that nobody governs need no tick
  * of their own.
  */
+/*
+ * Busy for the tick: running a task other than the governor itself. The daemon's own switch-in is recorded
+ * while it works; its switch-out is read at its next wake-up. Counting its own run as a reason to tick would
+ * wake it for as long as it is awake, that is for ever (the kernel's sugov worker does not keep a tick alive
+ * for its own sake either: its CPU goes idle when it sleeps).
+ */
+static bool cpu_busy_for_tick(const Engine *e, unsigned cpu) {
+        int32_t curr = demand_cpu_curr(e->demand, cpu);
+
+        return curr != 0 && (e->self_pid == 0 || curr != e->self_pid);
+}
+
+void engine_set_self(Engine *e, int32_t pid) {
+        e->self_pid = pid;
+}
+
 bool engine_busy(const Engine *e) {
         bool any_busy = false, blocked = false;
 
         for (unsigned cpu = 0; cpu < demand_n_cpus(e->demand); cpu++) {
-                bool busy = demand_cpu_busy(e->demand, cpu);
+                bool busy = cpu_busy_for_tick(e, cpu);
 
                 if (busy && cpu_managed(e, cpu))
                         return true;
@@ -653,7 +670,11 @@ static bool engine_quiet_util(const Engine *e, unsigned *ret_util_max) {
                         continue;
                 /* At its floor nothing can go lower, so a skipped evaluation cannot miss a decrease. */
                 floor_khz = governor_target_khz(&ep->gov, &ep->desc, 0);
-                if (ep->gov.cur_khz != floor_khz || ep->deferred_pending)
+                /*
+                 * A deferred remote change (deferred_pending) does not matter here: it made a CPU of the policy
+                 * busy (then this is not called) or it waits for that CPU's next event, which is read anyway.
+                 */
+                if (ep->gov.cur_khz != floor_khz)
                         return false;
                 if (ret_util_max)
                         util_max = MIN(util_max, policy_util_for_khz(ep, floor_khz));

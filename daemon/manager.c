@@ -10,6 +10,8 @@
  * (restore and exit), SIGHUP (reload) and the systemd watchdog. Nothing is periodic while every CPU sleeps.
  */
 
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <signal.h>
@@ -19,6 +21,7 @@
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "actuator.h"
 #include "bus.h"
@@ -67,6 +70,8 @@ uint64_t latency_quantile_usec(const LatencyStats *s, unsigned permille) {
         return 0;
 }
 
+static void manager_close_limits_fds(Manager *m);
+
 static Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
@@ -78,6 +83,7 @@ static Manager *manager_free(Manager *m) {
         actuator_free(m->actuator);
         sd_event_source_disable_unref(m->tick_source);
         sd_event_source_disable_unref(m->post_source);
+        manager_close_limits_fds(m);
         sd_event_source_disable_unref(m->sigterm_source);
         sd_event_source_disable_unref(m->sigint_source);
         sd_event_source_disable_unref(m->sighup_source);
@@ -326,27 +332,81 @@ static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si,
  * Someone (a user, thermald, a thermal cap through freq QoS) may change scaling_min/max_freq under us; sysfs
  * cannot notify us, so re-read them. Like sugov_limits() in kernel/sched/cpufreq_schedutil.c, a change is
  * applied at once, bypassing the rate limit. Not on a timer of its own (that would wake a quiet machine): on
- * the wake-ups that happen anyway, at most every LIMITS_MIN_INTERVAL_USEC. A change made while nothing at all
+ * the wake-ups that happen anyway, at most once a second, through kept-open fds. A change made while nothing at all
  * happens is noticed at the next wake-up; meanwhile the kernel's userspace governor has already clamped the
  * frequency to the new limits itself (cpufreq_userspace_policy_limits()).
  */
-#define LIMITS_MIN_INTERVAL_USEC (250 * 1000)
+#define LIMITS_MIN_INTERVAL_USEC (1000 * 1000)
+
+/* A sysfs value read again through a kept-open fd: one pread, no path walk (and one request on FUSE). */
+static int read_u32_fd(int fd, uint32_t *ret) {
+        char buf[32], *end;
+        unsigned long v;
+        ssize_t n;
+
+        n = pread(fd, buf, sizeof(buf) - 1, 0);
+        if (n < 0)
+                return -errno;
+        buf[n] = '\0';
+        errno = 0;
+        v = strtoul(buf, &end, 10);
+        if (errno != 0 || end == buf || v > UINT32_MAX)
+                return -EINVAL;
+        *ret = (uint32_t) v;
+        return 0;
+}
+
+/* scaling_min_freq and scaling_max_freq of policy @i, opened on first use and kept. */
+static int manager_limits_fds(Manager *m, size_t i, int ret_fds[2]) {
+        static const char *const names[2] = { "scaling_min_freq", "scaling_max_freq" };
+
+        if (!m->limits_fds) {
+                m->limits_fds = malloc(2 * MAX(m->topology->n_policies, (size_t) 1) * sizeof(int));
+                if (!m->limits_fds)
+                        return -ENOMEM;
+                for (size_t k = 0; k < 2 * m->topology->n_policies; k++)
+                        m->limits_fds[k] = -1;
+        }
+        for (unsigned k = 0; k < 2; k++) {
+                int *fd = &m->limits_fds[2 * i + k];
+
+                if (*fd < 0) {
+                        _cleanup_free_ char *dir = NULL, *path = NULL;
+
+                        if (cpufreq_sysfs_policy_dir(&m->topology->policies[i], &dir) < 0 ||
+                            asprintf(&path, "%s/%s", dir, names[k]) < 0) {
+                                path = NULL;
+                                return -ENOMEM;
+                        }
+                        *fd = open(path, O_RDONLY | O_CLOEXEC);
+                        if (*fd < 0)
+                                return -errno;
+                }
+                ret_fds[k] = *fd;
+        }
+        return 0;
+}
+
+static void manager_close_limits_fds(Manager *m) {
+        if (!m->limits_fds)
+                return;
+        for (size_t k = 0; k < 2 * m->topology->n_policies; k++)
+                if (m->limits_fds[k] >= 0)
+                        (void) close(m->limits_fds[k]);
+        free(m->limits_fds);
+        m->limits_fds = NULL;
+}
 
 static void manager_check_limits(Manager *m) {
         for (size_t i = 0; i < m->topology->n_policies; i++) {
-                _cleanup_free_ char *dir = NULL, *min_path = NULL, *max_path = NULL;
                 uint32_t min_khz, max_khz;
                 PolicyStats ps;
+                int fds[2];
 
                 if (!m->managed[i] || engine_policy_stats(m->engine, (unsigned) i, &ps) < 0)
                         continue;
-                if (cpufreq_sysfs_policy_dir(&m->topology->policies[i], &dir) < 0 ||
-                    asprintf(&min_path, "%s/scaling_min_freq", dir) < 0 ||
-                    asprintf(&max_path, "%s/scaling_max_freq", dir) < 0) {
-                        min_path = max_path = NULL;
-                        continue;
-                }
-                if (cpufreq_sysfs_read_u32(min_path, &min_khz) < 0 || cpufreq_sysfs_read_u32(max_path, &max_khz) < 0)
+                if (manager_limits_fds(m, i, fds) < 0 || read_u32_fd(fds[0], &min_khz) < 0 ||
+                    read_u32_fd(fds[1], &max_khz) < 0)
                         continue;
                 if (min_khz == ps.min_khz && max_khz == ps.max_khz)
                         continue;
@@ -543,6 +603,7 @@ static int manager_start(Manager *m) {
         r = engine_new(m->topology, &m->config, on_decision, m, &m->engine);
         if (r < 0)
                 return log_error_errno(r, "Failed to set up the governor: %m");
+        engine_set_self(m->engine, m->self_pid);
 
         /* Accuracy of a sixteenth of a tick: sd-event's default (250 ms) would coalesce it away. */
         r = sd_event_add_time(m->event, &m->tick_source, CLOCK_MONOTONIC, UINT64_MAX,
@@ -586,6 +647,9 @@ static void manager_log_stats(Manager *m) {
                  " remote, %" PRIu64 " deferred; frequency writes: %" PRIu64,
                  es->events, es->late_events, ps->lost, es->decisions[DECISION_LOCAL],
                  es->decisions[DECISION_REMOTE], es->deferred, m->commits);
+        log_info("Wake-ups: %" PRIu64 " ticks, %" PRIu64 " ring drains (%" PRIu64 " woken by a ring), %" PRIu64
+                 " lazy switches (%s).",
+                 es->ticks, ps->drains, ps->wakeups, ps->lazy_switches, ps->lazy ? "lazy now" : "not lazy now");
         if (m->proc) {
                 const ProcConnStats *pc = proc_conn_stats(m->proc);
 

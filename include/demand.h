@@ -94,6 +94,8 @@ unsigned demand_cpu_util_est_sum(const Demand *d, unsigned cpu);
 unsigned demand_cpu_nr_rt(const Demand *d, unsigned cpu);
 /* A task (not the idle task) is running on @cpu. */
 bool demand_cpu_busy(const Demand *d, unsigned cpu);
+/* rq->curr of @cpu as the model sees it (0 = idle). */
+int32_t demand_cpu_curr(const Demand *d, unsigned cpu);
 /*
  * How many times @cpu went through idle: tick_nohz_get_idle_calls_cpu(), for schedutil's busy-hold rule. The
  * kernel counts in the idle loop, after the switch to idle has run its cpufreq hook, so the evaluation at that

@@ -98,8 +98,10 @@ int engine_iowait(Engine *e, int cpu, int32_t pid, uint64_t time_ns);
  * errno.
  */
 int engine_tick(Engine *e, uint64_t now_ns);
-/* Some CPU runs a task (in the model): the tick is needed. */
+/* Some CPU runs a task (in the model), other than the governor's own: the tick is needed. */
 bool engine_busy(const Engine *e);
+/* The live daemon's own pid: its own running never keeps the tick alive (see engine_busy()). */
+void engine_set_self(Engine *e, int32_t pid);
 /* TICK_NSEC from the config. */
 uint64_t engine_tick_period_ns(const Engine *e);
 

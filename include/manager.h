@@ -62,6 +62,7 @@ typedef struct Manager {
         sd_event_source *tick_source;  /* armed on the tick grid only while some CPU is busy */
         sd_event_source *post_source;  /* after each wake-up: tick, lazy wake-ups, limits */
         uint64_t limits_checked_usec;  /* CLOCK_MONOTONIC of the last scaling-limits re-read */
+        int *limits_fds;               /* per policy: scaling_min_freq, scaling_max_freq (kept open), -1 = not yet */
         bool lazy;                     /* quiet tasks' wake-ups do not wake us (perf_events_set_quiet()) */
         uint64_t lazy_since_usec;      /* when the quiet set was last chosen */
         uint64_t lazy_failed_usec;     /* when perf last refused a quiet set (back off) */

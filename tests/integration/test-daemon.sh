@@ -140,7 +140,7 @@ else
 fi
 emu_sh "echo 800000 > $P1/scaling_min_freq"
 if wait_for "grep -q 'policy1: scaling limits changed to 800000..2400000 kHz' \"\$TMP/err\"" 5 &&
-	wait_for '[ "$(emu_exec cat $P1/scaling_cur_freq)" -le 1200000 ]' 5; then
+	wait_for 'taskset -c 1 true; [ "$(emu_exec cat $P1/scaling_cur_freq)" -le 1200000 ]' 5; then
 	ok "a scaling_min lowered again is noticed, the frequency comes back down"
 else
 	fail "a scaling_min lowered again is noticed, the frequency comes back down" "$(grep policy1 "$EMU_LOG" | tail)" "$(show_daemon_log)"

@@ -78,23 +78,36 @@ for style in us ns; do
 			"$(tail -n 5 "$TMP/replay.$style.perf-err")"
 	fi
 
-	# A decision to policy1's maximum, caused by the hog's load: timed inside the hog's run.
-	rise=$(awk -v s="$hog_start" -v e="$hog_end" -v max="$MAX1" '
+	# policy1 at its maximum with the hog's load: 100 ms into the hog's run and at its end, the frequency in
+	# force (the last decision before that time) is the maximum. (The exec of the hog on CPU 1 may raise it
+	# before the hog's start line, and an idle CPU keeps its frequency until an event, NOHZ: so "a decision to
+	# max inside the run" is not what to ask.)
+	at_max=$(awk -v s="$hog_start" -v e="$hog_end" -v max="$MAX1" '
 		{ for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] } }
-		f["policy"] + 0 == 1 && f["freq"] + 0 == max && f["t"] + 0 >= s && f["t"] + 0 <= e { print f["t"] - s; exit }' "$TMP/replay.$style")
-	if [ -n "$rise" ]; then
-		ok "replay ($style): policy1 rises to $MAX1 kHz $((rise / 1000000)) ms into the hog's run"
+		f["policy"] + 0 != 1 { next }
+		f["t"] + 0 > s + 100000000 && !done1 { ok1 = (cur + 0 == max); done1 = 1 }
+		f["t"] + 0 > e && !done2 { ok2 = (cur + 0 == max); done2 = 1 }
+		{ cur = f["freq"] }
+		END { if (!done1) ok1 = (cur + 0 == max); if (!done2) ok2 = (cur + 0 == max); print (ok1 && ok2) ? "yes" : "no" }' \
+		"$TMP/replay.$style")
+	if [ "$at_max" = yes ]; then
+		ok "replay ($style): policy1 at $MAX1 kHz 100 ms into the hog's run and at its end"
 	else
-		fail "replay ($style): policy1 rises to $MAX1 kHz while the hog ran" "hog $hog_start..$hog_end" \
-			"$(grep 'policy=1 ' "$TMP/replay.$style" | head -n 30)"
+		fail "replay ($style): policy1 at $MAX1 kHz 100 ms into the hog's run and at its end" "hog $hog_start..$hog_end" \
+			"$(grep 'policy=1 ' "$TMP/replay.$style" | tail -n 30)"
 	fi
 done
 
-if [ -s "$TMP/replay.us" ] && diff <(awk '{ print $2, $3 }' "$TMP/replay.us") <(awk '{ print $2, $3 }' "$TMP/replay.ns") \
-	>"$TMP/us-ns.diff"; then
-	ok "µs and ns traces: the same $(wc -l <"$TMP/replay.ns") decisions (policy, frequency) in the same order"
+# µs timestamps move every event by less than 1 µs, which can put it on the other side of a rate-limit or
+# PELT-period boundary: the decisions must agree, but for a few (at most 5 % of the lines may differ).
+diff <(awk '{ print $2, $3 }' "$TMP/replay.us") <(awk '{ print $2, $3 }' "$TMP/replay.ns") >"$TMP/us-ns.diff"
+n_ns=$(wc -l <"$TMP/replay.ns")
+n_diff=$(grep -c '^[<>]' "$TMP/us-ns.diff")
+if [ -s "$TMP/replay.us" ] && [ "$n_ns" -gt 0 ] && [ $((n_diff * 100)) -le $((n_ns * 2 * 5)) ]; then
+	ok "µs and ns traces: the same decisions (policy, frequency) in the same order but $n_diff of $n_ns lines"
 else
-	fail "µs and ns traces: the same decisions in the same order" "$(head -n 30 "$TMP/us-ns.diff")"
+	fail "µs and ns traces: the same decisions in the same order (at most 5 % differing)" "$n_diff of $n_ns" \
+		"$(head -n 30 "$TMP/us-ns.diff")"
 fi
 
 # --- a line cut in half in the middle ------------------------------------------------------------------------

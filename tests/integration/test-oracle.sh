@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The kernel oracle (issue 9 item 7): schedfreqd's PELT model against the running kernel's own signals.
+#   - oracle-compare on hand-made files (tests/oracle/fixtures) gives the worked-out numbers, and its bounds
+#     exit 1 when missed;
+#   - pelt-oracle (BPF on pelt_cfs_tp / sched_util_est_cfs_tp / pelt_rt_tp) records well-formed lines around a
+#     busy task on CPU 1, and the kernel's util of CPU 1 rises under it;
+#   - tests/oracle/run-oracle.sh --short records, replays and compares every workload (periodic, fork/exit
+#     storm, migration, RT);
+#   - on every workload, util |model - kernel| p50 <= ORACLE_MAX_UTIL_P50 and p90 <= ORACLE_MAX_UTIL_P90.
+# The bounds can be changed from the environment; ORACLE_SCHEDFREQD names another schedfreqd to compare (default
+# $BUILD/schedfreqd). The artefacts stay in the temporary directory when a step
+# fails (its path is printed).
+
+# shellcheck disable=SC2016 # at_exit takes code to eval later, single-quoted on purpose
+. "$(dirname "$0")/lib.sh"
+
+ORACLE_MAX_UTIL_P50=${ORACLE_MAX_UTIL_P50:-16}
+ORACLE_MAX_UTIL_P90=${ORACLE_MAX_UTIL_P90:-48}
+
+ORACLE="$BUILD/tests/oracle/pelt-oracle"
+COMPARE="$BUILD/tests/oracle/oracle-compare"
+HOG="$BUILD/tests/helpers/hog"
+SFD=${ORACLE_SCHEDFREQD:-$BUILD/schedfreqd}
+FIX="$REPO/tests/oracle/fixtures"
+TMP=$(mktemp -d /tmp/schedfreqd-test-oracle.XXXXXX)
+at_exit '[ "$LIB_FAILED" = 0 ] && rm -rf "$TMP"'
+
+if [ -x "$ORACLE" ] && [ -x "$COMPARE" ]; then
+	ok "pelt-oracle and oracle-compare are built"
+else
+	fail "pelt-oracle and oracle-compare are built" "missing $ORACLE or $COMPARE (make BUILD=$BUILD all)"
+	finish
+fi
+
+# --- oracle-compare on hand-made files ---------------------------------------------------------------------
+if out=$("$COMPARE" --trace "$FIX/trace.txt" --label fixture "$FIX/kernel.txt" "$FIX/model.txt" 2>"$TMP/fixture.err") &&
+	[ "$out" = "$(cat "$FIX/expected.txt")" ]; then
+	ok "oracle-compare: the worked example of tests/oracle/fixtures"
+else
+	fail "oracle-compare: the worked example of tests/oracle/fixtures" "got:" "$out" "expected:" \
+		"$(cat "$FIX/expected.txt")" "$(cat "$TMP/fixture.err")"
+fi
+"$COMPARE" --trace "$FIX/trace.txt" --max-util-p50 4 "$FIX/kernel.txt" "$FIX/model.txt" >/dev/null 2>&1
+rc1=$?
+"$COMPARE" --trace "$FIX/trace.txt" --max-util-p50 5 --max-util-p90 10 "$FIX/kernel.txt" "$FIX/model.txt" >/dev/null 2>&1
+rc0=$?
+"$COMPARE" "$FIX/kernel.txt" "$FIX/kernel.txt" >/dev/null 2>&1
+rc2=$?
+if [ $rc1 = 1 ] && [ $rc0 = 0 ] && [ $rc2 = 2 ]; then
+	ok "oracle-compare: exit 1 when util p50 exceeds the bound, 0 at it, 2 on a malformed model"
+else
+	fail "oracle-compare: exit 1 when util p50 exceeds the bound, 0 at it, 2 on a malformed model" \
+		"exit statuses: over $rc1 (want 1), at $rc0 (want 0), malformed $rc2 (want 2)"
+fi
+
+# --- pelt-oracle alone ----------------------------------------------------------------------------------------
+if "$ORACLE" -o "$TMP/k.txt" --stats -- "$HOG" --cpu 1 --seconds 0.4 >"$TMP/hog.out" 2>"$TMP/oracle.err"; then
+	bad=$(grep -Evc '^t=[0-9]+ cpu=[0-9]+ (util=[0-9]+ util_est=[0-9]+ runnable=[0-9]+|rt=[0-9]+)$' "$TMP/k.txt")
+	hog_end=$(awk '/^end/ { print $2 }' "$TMP/hog.out")
+	# The last root cfs record of CPU 1 before the hog ended: 0.4 s of 100 % takes util well above 600.
+	last=$(awk -v e="$hog_end" '{ t = substr($1, 3) + 0 } $2 == "cpu=1" && $3 ~ /^util=/ && t <= e { u = substr($3, 6) } END { print u + 0 }' "$TMP/k.txt")
+	if [ "$bad" = 0 ] && [ -s "$TMP/k.txt" ] && [ "$last" -gt 600 ]; then
+		ok "pelt-oracle: well-formed records, CPU 1's util reaches $last under a 0.4 s hog"
+	else
+		fail "pelt-oracle: well-formed records, CPU 1's util rises under a 0.4 s hog" \
+			"$bad malformed lines; last util of CPU 1 $last" "$(head -n 5 "$TMP/k.txt")" "$(cat "$TMP/oracle.err")"
+	fi
+else
+	fail "pelt-oracle: records around a hog on CPU 1" "$(cat "$TMP/oracle.err")"
+fi
+
+# --- the harness, short ---------------------------------------------------------------------------------------
+"$REPO/tests/oracle/run-oracle.sh" --short --build "$BUILD" --schedfreqd "$SFD" --out "$TMP/run" >"$TMP/run.out" 2>"$TMP/run.err"
+rc=$?
+if [ $rc -le 1 ] && [ -s "$TMP/run/summary.tsv" ]; then
+	ok "run-oracle.sh --short: every workload recorded (oracle + perf), replayed and compared"
+	sed 's/^/# /' "$TMP/run.out"
+else
+	fail "run-oracle.sh --short: every workload recorded (oracle + perf), replayed and compared" \
+		"exit $rc; artefacts in $TMP/run" "$(tail -n 30 "$TMP/run.err")" "$(cat "$TMP/run.out")"
+	finish
+fi
+
+# --- the bounds -----------------------------------------------------------------------------------------------
+while IFS=$'\t' read -r workload signal n p50 p90 _; do
+	[ "$signal" = util ] || continue
+	name="oracle $workload: util |model - kernel| p50 $p50 <= $ORACLE_MAX_UTIL_P50, p90 $p90 <= $ORACLE_MAX_UTIL_P90 ($n records)"
+	if [ "$n" -gt 0 ] && [ "$p50" -le "$ORACLE_MAX_UTIL_P50" ] && [ "$p90" -le "$ORACLE_MAX_UTIL_P90" ]; then
+		ok "$name"
+	else
+		fail "$name" "artefacts in $TMP/run/$workload (kernel.txt, model.txt, joined.txt, trace.txt)"
+	fi
+done < <(tail -n +2 "$TMP/run/summary.tsv")
+
+finish

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * pelt-oracle: the running kernel's own PELT signals, for comparison with schedfreqd's model (issue 9 item 7).
+ *
+ * Three bare scheduler tracepoints (no tracefs entry; BTF-typed raw tracepoints):
+ *   pelt_cfs_tp(struct cfs_rq *)            after a cfs_rq's PELT sums changed (update, attach, detach)
+ *   sched_util_est_cfs_tp(struct cfs_rq *)  after a cfs_rq's util_est changed (task enqueue/dequeue)
+ *   pelt_rt_tp(struct rq *)                 after the rq's RT PELT signal (avg_rt) changed
+ * Only the root cfs_rq of each CPU (rq->cfs) is recorded: the per-task-group cfs_rqs fire the same tracepoint.
+ * Records go to one BPF ring buffer without waking the reader (it drains on a timer), so that the oracle itself
+ * adds as few wake-ups as possible to the run it measures; it is woken only when the ring fills past half.
+ *
+ * vmlinux.h is generated at build time from /sys/kernel/btf/vmlinux (never committed); CO-RE relocations make
+ * the object independent of the exact field offsets.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "pelt-oracle.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Bit 31 of util_est is UTIL_AVG_UNCHANGED (6.8+: util_est is a single unsigned int). */
+#define ORACLE_UTIL_AVG_UNCHANGED 0x80000000u
+
+/* Set by the loader before load (read-only data). */
+const volatile __u64 ring_wakeup_bytes = 1 << 20;
+
+struct {
+        __uint(type, BPF_MAP_TYPE_RINGBUF);
+        __uint(max_entries, 8 << 20);
+} records SEC(".maps");
+
+/* Per-CPU counters: [0] pelt_cfs root, [1] util_est root, [2] pelt_rt, [3] dropped (ring full),
+ * [4] pelt_cfs calls on non-root cfs_rqs. */
+struct {
+        __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+        __uint(max_entries, ORACLE_NCOUNTERS);
+        __type(key, __u32);
+        __type(value, __u64);
+} counters SEC(".maps");
+
+static __always_inline void count(__u32 which) {
+        __u64 *c = bpf_map_lookup_elem(&counters, &which);
+
+        if (c)
+                *c += 1;
+}
+
+/* The rq a cfs_rq belongs to, and whether the cfs_rq is that rq's root. NULL if not the root. */
+static __always_inline struct rq *root_rq_of(struct cfs_rq *cfs_rq) {
+        struct rq *rq;
+
+        if (bpf_core_field_exists(cfs_rq->rq)) {
+                rq = BPF_CORE_READ(cfs_rq, rq);
+                if (!rq)
+                        return NULL;
+                /* &rq->cfs, computed from the CO-RE offset of cfs in struct rq */
+                if ((void *) cfs_rq != (void *) rq + bpf_core_field_offset(struct rq, cfs))
+                        return NULL;
+                return rq;
+        }
+        /* Without group scheduling the only cfs_rq of a CPU is embedded in its rq. */
+        return (struct rq *) ((void *) cfs_rq - bpf_core_field_offset(struct rq, cfs));
+}
+
+static __always_inline void emit(__u32 kind, __u32 cpu, __u64 util, __u64 util_est, __u64 runnable) {
+        struct oracle_record r = {
+                .time_ns = bpf_ktime_get_ns(),
+                .kind = kind,
+                .cpu = cpu,
+                .util = util,
+                .util_est = util_est,
+                .runnable = runnable,
+        };
+        __u64 flags = BPF_RB_NO_WAKEUP;
+
+        if (bpf_ringbuf_query(&records, BPF_RB_AVAIL_DATA) >= ring_wakeup_bytes)
+                flags = BPF_RB_FORCE_WAKEUP;
+        if (bpf_ringbuf_output(&records, &r, sizeof(r), flags) < 0)
+                count(ORACLE_COUNT_DROPPED);
+}
+
+static __always_inline int on_cfs(struct cfs_rq *cfs_rq, __u32 kind) {
+        struct rq *rq = root_rq_of(cfs_rq);
+
+        if (!rq) {
+                count(ORACLE_COUNT_NONROOT);
+                return 0;
+        }
+        count(kind == ORACLE_KIND_UTIL_EST ? ORACLE_COUNT_UTIL_EST : ORACLE_COUNT_CFS);
+        emit(kind, BPF_CORE_READ(rq, cpu), BPF_CORE_READ(cfs_rq, avg.util_avg),
+             BPF_CORE_READ(cfs_rq, avg.util_est) & ~ORACLE_UTIL_AVG_UNCHANGED, BPF_CORE_READ(cfs_rq, avg.runnable_avg));
+        return 0;
+}
+
+SEC("tp_btf/pelt_cfs_tp")
+int BPF_PROG(oracle_pelt_cfs, struct cfs_rq *cfs_rq) {
+        return on_cfs(cfs_rq, ORACLE_KIND_CFS);
+}
+
+SEC("tp_btf/sched_util_est_cfs_tp")
+int BPF_PROG(oracle_util_est_cfs, struct cfs_rq *cfs_rq) {
+        return on_cfs(cfs_rq, ORACLE_KIND_UTIL_EST);
+}
+
+SEC("tp_btf/pelt_rt_tp")
+int BPF_PROG(oracle_pelt_rt, struct rq *rq) {
+        count(ORACLE_COUNT_RT);
+        emit(ORACLE_KIND_RT, BPF_CORE_READ(rq, cpu), BPF_CORE_READ(rq, avg_rt.util_avg), 0, 0);
+        return 0;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The record pelt-oracle's BPF side hands to its loader (shared by pelt-oracle.bpf.c and pelt-oracle.c). */
+#pragma once
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+enum {
+        ORACLE_KIND_CFS = 1,      /* pelt_cfs_tp on a root cfs_rq */
+        ORACLE_KIND_UTIL_EST = 2, /* sched_util_est_cfs_tp on a root cfs_rq */
+        ORACLE_KIND_RT = 3,       /* pelt_rt_tp */
+};
+
+enum {
+        ORACLE_COUNT_CFS,
+        ORACLE_COUNT_UTIL_EST,
+        ORACLE_COUNT_RT,
+        ORACLE_COUNT_DROPPED,
+        ORACLE_COUNT_NONROOT,
+        ORACLE_NCOUNTERS,
+};
+
+/* Named so as not to collide with anything in vmlinux.h (which has a struct sample). */
+struct oracle_record {
+        __u64 time_ns;  /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
+        __u32 kind;     /* ORACLE_KIND_* */
+        __u32 cpu;      /* rq->cpu */
+        __u64 util;     /* cfs: avg.util_avg; rt: avg_rt.util_avg */
+        __u64 util_est; /* cfs: avg.util_est without UTIL_AVG_UNCHANGED */
+        __u64 runnable; /* cfs: avg.runnable_avg */
+};

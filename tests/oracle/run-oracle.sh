@@ -1,0 +1,267 @@
+#!/bin/bash
+# shellcheck disable=SC2016 # single-quoted code is run by sh -c, on purpose
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The kernel oracle harness (issue 9 item 7): for each workload, records the kernel's own PELT signals
+# (pelt-oracle, BPF) and a `perf record` of the sched tracepoints of the same run, replays the trace through
+# `schedfreqd replay --print-util` at a fixed maximum frequency, and compares the two (oracle-compare).
+#
+#   tests/oracle/run-oracle.sh [--short] [--build DIR] [--out DIR] [--schedfreqd PATH] [--workloads A,B,...]
+#                              [--seconds S] [--warmup-ms MS] [--slack-us S] [--max-util-p50 A] [--max-util-p90 B]
+#
+#   --build DIR       where pelt-oracle, oracle-compare and the helpers are (default: build)
+#   --schedfreqd P    the schedfreqd whose model is compared (default: DIR/schedfreqd)
+#   --out DIR         keep every artefact there (default: a new /tmp/schedfreqd-oracle.XXXXXX); per workload
+#                     DIR/NAME/: kernel.txt (oracle), perf.data, trace.txt (perf script --ns), model.txt (replay),
+#                     joined.txt (every compared pair), compare.txt, logs; DIR/topology.ini; DIR/summary.tsv
+#   --short           ~1.2 s per workload and fewer workloads (p30 p100 storm migrate rt50)
+#   --workloads LIST  only these (names: p10 p30 p60 p90 p100 storm migrate rt50)
+#   --warmup-ms, --slack-us: passed to oracle-compare (skip the start of the window; compare each kernel record
+#                     with the model's latest line up to S µs after it: the kernel updates PELT a few µs before
+#                     the perf event that tells the model, which matters for util_est; default 0)
+#   --max-util-p50/--max-util-p90: exit 1 if a workload's util p50/p90 exceeds them
+#
+# Exit: 0 all compared (and within bounds if given), 1 a bound missed, 2 the harness itself failed (a recording,
+# the replay or the comparison did not work).
+#
+# Workloads: pN = a task at N % duty of a 16 ms period pinned to CPU 1 (tests/helpers/hog); storm = a fork/exit
+# storm (200 children/s, ~1 ms each; tests/helpers/storm); migrate = a busy task moved between CPU 0 and 1
+# every 100 ms (tests/helpers/migrator); rt50 = a SCHED_FIFO task at 50 % of 16 ms on CPU 1 (tests/helpers/duty).
+#
+# This VM has no APERF/MPERF: the kernel's PELT is not frequency-invariant here, so the model is run at a fixed
+# maximum frequency (one policy per CPU, every limit = 2 GHz): its clock_pelt then runs at wall speed too.
+set -u
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BUILD=build
+OUT=
+SFD=
+SHORT=0
+WORKLOADS=
+SECONDS_PER=
+WARMUP_MS=0
+SLACK_US=0
+MAX_P50=
+MAX_P90=
+EVENTS='sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_migrate_task,sched:sched_process_exit'
+FMAX_KHZ=2000000
+export PATH="$PATH:/usr/sbin:/sbin"
+
+die() {
+	echo "run-oracle: $*" >&2
+	exit 2
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--short) SHORT=1 ;;
+	--build) BUILD=${2:?}; shift ;;
+	--out) OUT=${2:?}; shift ;;
+	--schedfreqd) SFD=${2:?}; shift ;;
+	--workloads) WORKLOADS=${2:?}; shift ;;
+	--seconds) SECONDS_PER=${2:?}; shift ;;
+	--warmup-ms) WARMUP_MS=${2:?}; shift ;;
+	--slack-us) SLACK_US=${2:?}; shift ;;
+	--max-util-p50) MAX_P50=${2:?}; shift ;;
+	--max-util-p90) MAX_P90=${2:?}; shift ;;
+	-h | --help) sed -n '5,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; exit 0 ;;
+	*) die "unknown argument: $1 (see --help)" ;;
+	esac
+	shift
+done
+
+case $BUILD in /*) ;; *) BUILD="$REPO/$BUILD" ;; esac
+SFD=${SFD:-$BUILD/schedfreqd}
+ORACLE="$BUILD/tests/oracle/pelt-oracle"
+COMPARE="$BUILD/tests/oracle/oracle-compare"
+HELPERS="$BUILD/tests/helpers"
+for f in "$ORACLE" "$COMPARE" "$SFD" "$HELPERS/hog" "$HELPERS/duty" "$HELPERS/storm" "$HELPERS/migrator"; do
+	[ -x "$f" ] || die "$f is missing: build first (make BUILD=... all)"
+done
+command -v perf >/dev/null || die "perf is missing (linux-perf)"
+[ "$(id -u)" -eq 0 ] || die "needs root (BPF and system-wide perf)"
+
+if [ -z "$OUT" ]; then
+	OUT=$(mktemp -d /tmp/schedfreqd-oracle.XXXXXX) || die "mktemp failed"
+else
+	mkdir -p "$OUT" || die "cannot create $OUT"
+fi
+OUT=$(cd "$OUT" && pwd)
+
+if [ -z "$SECONDS_PER" ]; then
+	if [ $SHORT = 1 ]; then SECONDS_PER=1.2; else SECONDS_PER=4; fi
+fi
+if [ -z "$WORKLOADS" ]; then
+	if [ $SHORT = 1 ]; then WORKLOADS="p30,p100,storm,migrate,rt50"
+	else WORKLOADS="p10,p30,p60,p90,p100,storm,migrate,rt50"; fi
+fi
+
+# The command line of a workload.
+workload_cmd() { # NAME
+	local s=$SECONDS_PER
+	case $1 in
+	p[0-9]*) echo "$HELPERS/hog --cpu 1 --seconds $s --duty ${1#p} --period-ms 16" ;;
+	storm) echo "$HELPERS/storm --seconds $s --rate 200 --run-ms 1" ;;
+	migrate) echo "$HELPERS/migrator --seconds $s --interval-ms 100 --cpus 0,1" ;;
+	rt50) echo "$HELPERS/duty --cpu 1 --seconds $s --duty 50 --period-ms 16 --fifo 50" ;;
+	*) return 1 ;;
+	esac
+}
+
+# The topology: one policy per online CPU, every limit and the only table entry at FMAX_KHZ.
+write_topology() { # FILE
+	local online possible cpu
+	online=$(cat /sys/devices/system/cpu/online) || return 1
+	possible=$(cat /sys/devices/system/cpu/possible) || return 1
+	{
+		echo "# This machine at a fixed maximum frequency (no APERF/MPERF: the kernel's PELT is not frequency-scaled)."
+		echo "[system]"
+		echo "online = $online"
+		echo "possible = $possible"
+		for cpu in $(cpus_of "$online"); do
+			echo
+			echo "[policy$cpu]"
+			echo "cpus = $cpu"
+			echo "driver = oracle-fixed"
+			echo "cpuinfo_min_khz = $FMAX_KHZ"
+			echo "cpuinfo_max_khz = $FMAX_KHZ"
+			echo "scaling_min_khz = $FMAX_KHZ"
+			echo "scaling_max_khz = $FMAX_KHZ"
+			echo "frequencies_khz = $FMAX_KHZ"
+			echo "transition_latency_ns = 0"
+			echo "governor = schedutil"
+		done
+	} >"$1"
+}
+
+cpus_of() { # "0-3,5" -> "0 1 2 3 5"
+	local part
+	for part in ${1//,/ }; do
+		case $part in
+		*-*) seq "${part%-*}" "${part#*-}" ;;
+		*) echo "$part" ;;
+		esac
+	done | tr '\n' ' '
+}
+
+# Starts perf record (events disabled) in the background; sets PERF_PID. tracefs is needed for the sched
+# events' formats: where it is not mounted, perf runs in a private mount namespace that mounts it.
+start_perf() { # DIR
+	local dir=$1
+	if [ -d /sys/kernel/tracing/events/sched ]; then
+		perf record -q -k CLOCK_MONOTONIC -e "$EVENTS" -a -D -1 --control "fifo:$dir/ctl,$dir/ack" \
+			-o "$dir/perf.data" </dev/null >"$dir/perf-record.log" 2>&1 &
+	else
+		unshare --mount --propagation private -- sh -c \
+			'mount -t tracefs nodev /sys/kernel/tracing && exec perf record -q -k CLOCK_MONOTONIC -e "$0" -a "$@"' \
+			"$EVENTS" -D -1 --control "fifo:$dir/ctl,$dir/ack" -o "$dir/perf.data" \
+			</dev/null >"$dir/perf-record.log" 2>&1 &
+	fi
+	PERF_PID=$!
+}
+
+# Enables perf's events through its control FIFO and waits for the "ack" (bounded; gives up if perf dies).
+enable_perf() { # CTL_FD ACK_FD
+	local reply='' deadline=$((SECONDS + 30))
+	echo enable >&"$1"
+	while [ $SECONDS -lt $deadline ]; do
+		if read -r -t 0.1 -u "$2" reply; then
+			[ "$reply" = ack ] && return 0
+		fi
+		kill -0 "$PERF_PID" 2>/dev/null || return 1
+	done
+	return 1
+}
+
+stop_perf() {
+	[ -n "${PERF_PID:-}" ] || return 0
+	kill -INT "$PERF_PID" 2>/dev/null
+	wait "$PERF_PID" 2>/dev/null
+	PERF_PID=
+}
+trap 'stop_perf' EXIT
+trap 'stop_perf; exit 130' INT TERM
+
+TOPO="$OUT/topology.ini"
+write_topology "$TOPO" || die "cannot write $TOPO"
+SUMMARY="$OUT/summary.tsv"
+printf 'workload\tsignal\tn\tp50\tp90\tp99\tmax\tbias\n' >"$SUMMARY"
+
+harness_failed=0
+bound_failed=0
+
+run_workload() { # NAME
+	local name=$1 dir="$OUT/$1" cmd ctl ack rc
+	cmd=$(workload_cmd "$name") || { echo "run-oracle: unknown workload $name" >&2; return 2; }
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	echo "$cmd" >"$dir/command"
+
+	# 1. perf, started disabled and enabled through its control FIFO: recording once "ack" is read.
+	mkfifo "$dir/ctl" "$dir/ack" || return 2
+	exec {ctl}<>"$dir/ctl" {ack}<>"$dir/ack" # read-write: opening never blocks, perf finds a peer
+	start_perf "$dir"
+	if ! enable_perf "$ctl" "$ack"; then
+		echo "run-oracle: $name: perf record did not start: $(tail -n 5 "$dir/perf-record.log")" >&2
+		stop_perf
+		exec {ctl}>&- {ack}>&-
+		return 2
+	fi
+
+	# 2. the oracle runs the workload once its programs are attached, and stops when the workload exits.
+	# shellcheck disable=SC2086
+	"$ORACLE" -o "$dir/kernel.txt" --stats -- $cmd >"$dir/workload.log" 2>"$dir/oracle.log"
+	rc=$?
+
+	# 3. stop perf, then turn its data into text.
+	stop_perf
+	exec {ctl}>&- {ack}>&-
+	rm -f "$dir/ctl" "$dir/ack"
+	if [ $rc -ne 0 ]; then
+		echo "run-oracle: $name: pelt-oracle or the workload failed ($rc): $(tail -n 5 "$dir/oracle.log")" >&2
+		return 2
+	fi
+	[ -s "$dir/kernel.txt" ] || { echo "run-oracle: $name: the oracle recorded nothing" >&2; return 2; }
+	if ! perf script -i "$dir/perf.data" --ns >"$dir/trace.txt" 2>"$dir/perf-script.log" || [ ! -s "$dir/trace.txt" ]; then
+		echo "run-oracle: $name: perf script failed: $(tail -n 5 "$dir/perf-script.log")" >&2
+		return 2
+	fi
+
+	# 4. the model, replaying the same run.
+	if ! "$SFD" replay --print-util --topology "$TOPO" "$dir/trace.txt" >"$dir/model.txt" 2>"$dir/replay.log"; then
+		echo "run-oracle: $name: schedfreqd replay --print-util failed: $(tail -n 5 "$dir/replay.log")" >&2
+		return 2
+	fi
+
+	# 5. the comparison.
+	local bounds=()
+	[ -n "$MAX_P50" ] && bounds+=(--max-util-p50 "$MAX_P50")
+	[ -n "$MAX_P90" ] && bounds+=(--max-util-p90 "$MAX_P90")
+	"$COMPARE" --trace "$dir/trace.txt" --warmup-ms "$WARMUP_MS" --slack-us "$SLACK_US" --label "$name" --joined "$dir/joined.txt" \
+		"${bounds[@]}" "$dir/kernel.txt" "$dir/model.txt" >"$dir/compare.txt" 2>"$dir/compare.log"
+	rc=$?
+	[ $rc -ge 2 ] && { echo "run-oracle: $name: oracle-compare failed: $(tail -n 5 "$dir/compare.log")" >&2; return 2; }
+	awk 'NR > 1 { printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", $1, $2, $3, $4, $5, $6, $7, $8 }' "$dir/compare.txt" \
+		>>"$SUMMARY"
+	return $rc
+}
+
+for name in ${WORKLOADS//,/ }; do
+	printf 'run-oracle: %-8s %s\n' "$name" "$(workload_cmd "$name" 2>/dev/null || echo '?')" >&2
+	run_workload "$name"
+	case $? in
+	0) ;;
+	1) bound_failed=1; echo "run-oracle: $name: util outside the bounds ($(tail -n 1 "$OUT/$name/compare.log"))" >&2 ;;
+	*) harness_failed=1 ;;
+	esac
+	[ -f "$OUT/$name/oracle.log" ] && sed 's/^/    /' "$OUT/$name/oracle.log" >&2
+done
+
+echo
+printf '%-10s %-9s %6s %6s %6s %8s %8s\n' workload signal p50 p90 p99 n bias
+awk -F'\t' 'NR > 1 { printf "%-10s %-9s %6s %6s %6s %8s %8s\n", $1, $2, $4, $5, $6, $3, $8 }' "$SUMMARY"
+echo "artefacts: $OUT"
+
+[ $harness_failed = 1 ] && exit 2
+[ $bound_failed = 1 ] && exit 1
+exit 0
