@@ -334,10 +334,31 @@ static bool comm_is_stopper(const char *comm, int cpu) {
         return *end == '\0' && v == cpu;
 }
 
-/* The scheduling class a task was last seen in, from the prio (and comm) a tracepoint printed for it. */
-static void task_set_class(Task *k, int32_t prio, const char *comm, int cpu) {
-        k->rt = prio < MAX_RT_PRIO;
-        k->stop = k->rt && comm_is_stopper(comm, cpu);
+static void task_detach(Demand *d, Task *k, uint64_t now_ns, bool lazy);
+static void task_enqueue(Demand *d, Task *k, int cpu, uint64_t now_ns);
+static void task_dequeue(Demand *d, Task *k, uint64_t now_ns, bool sleep);
+
+/*
+ * The scheduling class a task was last seen in, from the prio (and comm) a tracepoint printed for it. A task
+ * leaving CFS (sched_setscheduler(), PI boosting) takes its util out of its CPU's cfs signal at once:
+ * switched_from_fair() → detach_task_cfs_rq() (kernel/sched/fair.c); back in CFS it is attached again at its
+ * next enqueue.
+ */
+static void task_set_class(Demand *d, Task *k, int32_t prio, const char *comm, int cpu, uint64_t now_ns) {
+        bool rt = prio < MAX_RT_PRIO, stop = rt && comm_is_stopper(comm, cpu);
+        int queued_on = k->on_rq && cpu_valid(d, k->cpu) ? k->cpu : -1;
+
+        if (rt == k->rt && stop == k->stop)
+                return;
+        /* __sched_setscheduler()/rt_mutex_setprio(): a queued task is dequeued from its old class, enqueued in the new. */
+        if (queued_on >= 0)
+                task_dequeue(d, k, now_ns, false);
+        if (rt && !k->rt && k->attached)
+                task_detach(d, k, now_ns, false);
+        k->rt = rt;
+        k->stop = stop;
+        if (queued_on >= 0)
+                task_enqueue(d, k, queued_on, now_ns);
 }
 
 /* enqueue_task_fair() / enqueue_task_rt() of @k on @cpu. */
@@ -463,7 +484,7 @@ static void switch_prev(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_n
         /* prev_state R or R+ (preempted): prev stays queued; anything else went to sleep (reference §6.3). */
         if (!ev->sw.prev_runnable && k->on_rq)
                 task_dequeue(d, k, now_ns, true);
-        task_set_class(k, ev->sw.prev_prio, ev->sw.prev_comm, cpu);
+        task_set_class(d, k, ev->sw.prev_prio, ev->sw.prev_comm, cpu, now_ns);
 }
 
 /* @k runs on @cpu from @now_ns (the CPU was advanced to @now_ns with its previous curr). */
@@ -510,7 +531,7 @@ static int switch_next(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_ns
         r = task_lookup_or_add(d, ev->sw.next_pid, now_ns, &k);
         if (r < 0)
                 return r;
-        task_set_class(k, ev->sw.next_prio, ev->sw.next_comm, cpu);
+        task_set_class(d, k, ev->sw.next_prio, ev->sw.next_comm, cpu, now_ns);
         cpu_set_curr(d, cpu, k, now_ns);
         return 0;
 }
@@ -556,7 +577,7 @@ static int demand_wakeup(Demand *d, const SchedEvent *ev, uint64_t now_ns, Deman
         r = task_lookup_or_add(d, ev->wakeup.pid, now_ns, &k);
         if (r < 0)
                 return r;
-        task_set_class(k, ev->wakeup.prio, ev->wakeup.comm, target);
+        task_set_class(d, k, ev->wakeup.prio, ev->wakeup.comm, target, now_ns);
         k->wakeups += k->wakeups < UINT32_MAX;
         if (is_new && !k->on_rq)
                 task_init_new(d, k, target, now_ns);
@@ -585,7 +606,7 @@ static int demand_migrate(Demand *d, const SchedEvent *ev, uint64_t now_ns, Dema
         r = task_lookup_or_add(d, ev->migrate.pid, now_ns, &k);
         if (r < 0)
                 return r;
-        task_set_class(k, ev->migrate.prio, ev->migrate.comm, dest);
+        task_set_class(d, k, ev->migrate.prio, ev->migrate.comm, dest, now_ns);
         /* Trust our own idea of where the task is; orig_cpu is task_cpu() before the move. */
         src = k->cpu >= 0 ? k->cpu : ev->migrate.orig_cpu;
         if (src == dest)

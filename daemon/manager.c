@@ -332,7 +332,7 @@ static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si,
  * Someone (a user, thermald, a thermal cap through freq QoS) may change scaling_min/max_freq under us; sysfs
  * cannot notify us, so re-read them. Like sugov_limits() in kernel/sched/cpufreq_schedutil.c, a change is
  * applied at once, bypassing the rate limit. Not on a timer of its own (that would wake a quiet machine): on
- * the wake-ups that happen anyway, at most once a second, through kept-open fds. A change made while nothing at all
+ * the wake-ups that happen anyway while some CPU is busy, at most once a second, through kept-open fds. A change made while nothing at all
  * happens is noticed at the next wake-up; meanwhile the kernel's userspace governor has already clamped the
  * frequency to the new limits itself (cpufreq_userspace_policy_limits()).
  */
@@ -418,7 +418,11 @@ static void manager_check_limits(Manager *m) {
 }
 
 static void manager_poll_limits(Manager *m, uint64_t now_usec) {
-        if (m->paused || now_usec - m->limits_checked_usec < LIMITS_MIN_INTERVAL_USEC)
+        /*
+         * Only while something runs: the limits matter when a frequency is chosen, and an idle machine chooses
+         * none (each read is a wake-up of its own where sysfs is emulated through FUSE).
+         */
+        if (m->paused || !engine_busy(m->engine) || now_usec - m->limits_checked_usec < LIMITS_MIN_INTERVAL_USEC)
                 return;
         m->limits_checked_usec = now_usec;
         manager_check_limits(m);

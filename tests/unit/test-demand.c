@@ -319,3 +319,48 @@ TEST(wakeup_on_idle_cpu_runs_without_switch_in) {
 }
 
 DEFINE_TEST_MAIN
+
+/*
+ * clock_pelt (5.1+): running at a quarter of the maximum frequency, the PELT clock runs at a quarter of wall
+ * time, so 400 ms of running builds what 100 ms does at full speed; an always-busy CPU still converges to
+ * 1024 at any frequency; and at idle entry the clock catches up, so the decay afterwards runs on wall time.
+ */
+TEST(clock_pelt_invariance) {
+        _cleanup_(demand_freep) Demand *slow = NULL, *fast = NULL;
+        unsigned u_slow, u_fast;
+
+        ASSERT_OK(demand_new(2, &slow));
+        ASSERT_OK(demand_new(2, &fast));
+        demand_set_freq_scale(slow, 1, 0, 256);
+        ASSERT_OK(feed(slow, sw(T0, 1, 0, true, 100, 120), NULL));
+        ASSERT_OK(feed(fast, sw(T0, 1, 0, true, 100, 120), NULL));
+        (void) demand_advance(slow, 1, T0 + 400 * MSEC_NS);
+        (void) demand_advance(fast, 1, T0 + 100 * MSEC_NS);
+        u_slow = demand_cpu_util_avg(slow, 1);
+        u_fast = demand_cpu_util_avg(fast, 1);
+        ASSERT_TRUE(u_slow + 3 >= u_fast && u_slow <= u_fast + 3);
+        ASSERT_TRUE(u_fast > 800 && u_fast < 950);
+        /* Always busy at a quarter of the speed: 1024 after long enough. */
+        (void) demand_advance(slow, 1, T0 + 3000 * MSEC_NS);
+        ASSERT_TRUE(demand_cpu_util_avg(slow, 1) >= 1020);
+}
+
+/* A task that leaves CFS for RT (sched_setscheduler, PI) takes its util out of the cfs signal at once. */
+TEST(class_change_detaches) {
+        _cleanup_(demand_freep) Demand *d = NULL;
+        DemandTaskInfo ti;
+        unsigned before;
+
+        ASSERT_OK(demand_new(2, &d));
+        ASSERT_OK(feed(d, sw(T0, 1, 0, true, 100, 120), NULL));
+        (void) demand_advance(d, 1, T0 + 200 * MSEC_NS);
+        before = demand_cpu_util_avg(d, 1);
+        ASSERT_TRUE(before > 900);
+        /* Preempted, then switched in again as SCHED_FIFO (prio 89). */
+        ASSERT_OK(feed(d, sw(T0 + 200 * MSEC_NS, 1, 100, true, 101, 120), NULL));
+        ASSERT_OK(feed(d, sw(T0 + 201 * MSEC_NS, 1, 101, true, 100, 89), NULL));
+        ASSERT_OK(demand_task_info(d, 100, &ti));
+        ASSERT_TRUE(ti.rt && !ti.attached);
+        ASSERT_TRUE(demand_cpu_util_avg(d, 1) + 800 < before);
+        ASSERT_EQ(demand_cpu_nr_rt(d, 1), 1);
+}
