@@ -660,7 +660,11 @@ static bool engine_quiet_util(const Engine *e, unsigned *ret_util_max) {
         unsigned util_max = CAPACITY_SCALE;
         bool any = false;
 
-        if (e->paused || engine_busy(e))
+        /*
+         * A busy CPU does not matter: its tick drains the rings every period anyway, so a quiet task's wake-up
+         * there is read within a tick; what must not wait is a change, and at the floor a quiet task makes none.
+         */
+        if (e->paused)
                 return false;
         for (size_t i = 0; i < e->n_policies; i++) {
                 const EnginePolicy *ep = &e->policies[i];
