@@ -430,6 +430,7 @@ static void manager_poll_limits(Manager *m, uint64_t now_usec) {
 
 /* Lazy wake-ups: see engine_quiet_tasks() and perf_events_set_quiet(). A stale quiet set is rechosen this often. */
 #define LAZY_REFRESH_USEC (5 * 1000 * 1000)
+#define LAZY_RESCAN_USEC (1000 * 1000)
 
 static void manager_update_lazy(Manager *m, uint64_t now_usec) {
         int32_t pids[PERF_EVENTS_QUIET_MAX];
@@ -440,9 +441,16 @@ static void manager_update_lazy(Manager *m, uint64_t now_usec) {
                 return;
         if (!m->lazy && m->lazy_failed_usec > 0 && now_usec - m->lazy_failed_usec < LAZY_REFRESH_USEC)
                 return;
-        n = engine_quiet_tasks(m->engine, pids, ELEMENTSOF(pids));
-        if (n == 0 && !m->lazy)
+        /* The scan walks the whole task table: when it found nothing to quieten, not again within a second. */
+        if (!m->lazy && m->lazy_scan_usec > 0 && now_usec - m->lazy_scan_usec < LAZY_RESCAN_USEC)
                 return;
+        n = engine_quiet_tasks(m->engine, pids, ELEMENTSOF(pids));
+        if (n == 0 && !m->lazy) {
+                if (engine_quiet_possible(m->engine))
+                        m->lazy_scan_usec = now_usec;
+                return;
+        }
+        m->lazy_scan_usec = 0;
         r = perf_events_set_quiet(m->perf, pids, n);
         if (r < 0) {
                 /* perf-events.c is back in plain immediate mode; try again only after LAZY_REFRESH_USEC. */

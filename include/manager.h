@@ -66,6 +66,7 @@ typedef struct Manager {
         bool lazy;                     /* quiet tasks' wake-ups do not wake us (perf_events_set_quiet()) */
         uint64_t lazy_since_usec;      /* when the quiet set was last chosen */
         uint64_t lazy_failed_usec;     /* when perf last refused a quiet set (back off) */
+        uint64_t lazy_scan_usec;       /* when a scan last found no quiet task although lazy was possible */
         sd_event_source *sigterm_source, *sigint_source, *sighup_source;
         LatencyStats latency;
         DecisionLog decisions;
