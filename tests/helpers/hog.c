@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * hog: a real CPU load for integration tests and demos.
- *   hog --cpu N --seconds S [--duty PCT] [--period-ms P]
+ *   hog --cpu N --seconds S [--duty PCT] [--period-ms P] [--fifo PRIO]
  * Pins itself to CPU N, then busy-loops (or runs PCT % of every P ms period, sleeping the rest) for S seconds.
+ * With --fifo it first switches itself to SCHED_FIFO at priority PRIO, so that its load shows up in the rq's
+ * avg_rt instead of the cfs_rq (the PELT oracle's RT workload, tests/oracle).
  * Prints "start <CLOCK_MONOTONIC ns>" when the load begins and "end <ns>" when it stops, so tests can relate
  * the load to the emulator's write log without sleeping.
  */
@@ -42,22 +44,24 @@ int main(int argc, char **argv) {
                 { "seconds", required_argument, NULL, 's' },
                 { "duty", required_argument, NULL, 'd' },
                 { "period-ms", required_argument, NULL, 'p' },
+                { "fifo", required_argument, NULL, 'f' },
                 {}
         };
         double seconds = 1, duty = 100, period_ms = 10;
-        int cpu = -1, c;
+        int cpu = -1, fifo = 0, c;
 
-        while ((c = getopt_long(argc, argv, "c:s:d:p:", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "c:s:d:p:f:", options, NULL)) >= 0) {
                 switch (c) {
                 case 'c': cpu = atoi(optarg); break;
                 case 's': seconds = atof(optarg); break;
                 case 'd': duty = atof(optarg); break;
                 case 'p': period_ms = atof(optarg); break;
+                case 'f': fifo = atoi(optarg); break;
                 default: return 2;
                 }
         }
-        if (duty <= 0 || duty > 100 || period_ms <= 0 || seconds <= 0) {
-                fprintf(stderr, "hog: bad --duty, --period-ms or --seconds\n");
+        if (duty <= 0 || duty > 100 || period_ms <= 0 || seconds <= 0 || fifo < 0 || fifo > 99) {
+                fprintf(stderr, "hog: bad --duty, --period-ms, --seconds or --fifo\n");
                 return 2;
         }
 
@@ -68,6 +72,14 @@ int main(int argc, char **argv) {
                 CPU_SET(cpu, &set);
                 if (sched_setaffinity(0, sizeof(set), &set) < 0) {
                         fprintf(stderr, "hog: cannot pin to CPU %d: %s\n", cpu, strerror(errno));
+                        return 1;
+                }
+        }
+        if (fifo > 0) {
+                struct sched_param sp = { .sched_priority = fifo };
+
+                if (sched_setscheduler(0, SCHED_FIFO, &sp) < 0) {
+                        fprintf(stderr, "hog: cannot switch to SCHED_FIFO %d: %s\n", fifo, strerror(errno));
                         return 1;
                 }
         }

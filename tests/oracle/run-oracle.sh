@@ -26,7 +26,7 @@
 #
 # Workloads: pN = a task at N % duty of a 16 ms period pinned to CPU 1 (tests/helpers/hog); storm = a fork/exit
 # storm (200 children/s, ~1 ms each; tests/helpers/storm); migrate = a busy task moved between CPU 0 and 1
-# every 100 ms (tests/helpers/migrator); rt50 = a SCHED_FIFO task at 50 % of 16 ms on CPU 1 (tests/helpers/duty).
+# every 100 ms (tests/helpers/migrator); rt50 = a SCHED_FIFO task at 50 % of 16 ms on CPU 1 (tests/helpers/hog --fifo).
 #
 # This VM has no APERF/MPERF: the kernel's PELT is not frequency-invariant here, so the model is run at a fixed
 # maximum frequency (one policy per CPU, every limit = 2 GHz): its clock_pelt then runs at wall speed too.
@@ -75,7 +75,7 @@ SFD=${SFD:-$BUILD/schedfreqd}
 ORACLE="$BUILD/tests/oracle/pelt-oracle"
 COMPARE="$BUILD/tests/oracle/oracle-compare"
 HELPERS="$BUILD/tests/helpers"
-for f in "$ORACLE" "$COMPARE" "$SFD" "$HELPERS/hog" "$HELPERS/duty" "$HELPERS/storm" "$HELPERS/migrator"; do
+for f in "$ORACLE" "$COMPARE" "$SFD" "$HELPERS/hog" "$HELPERS/storm" "$HELPERS/migrator"; do
 	[ -x "$f" ] || die "$f is missing: build first (make BUILD=... all)"
 done
 command -v perf >/dev/null || die "perf is missing (linux-perf)"
@@ -103,7 +103,7 @@ workload_cmd() { # NAME
 	p[0-9]*) echo "$HELPERS/hog --cpu 1 --seconds $s --duty ${1#p} --period-ms 16" ;;
 	storm) echo "$HELPERS/storm --seconds $s --rate 200 --run-ms 1" ;;
 	migrate) echo "$HELPERS/migrator --seconds $s --interval-ms 100 --cpus 0,1" ;;
-	rt50) echo "$HELPERS/duty --cpu 1 --seconds $s --duty 50 --period-ms 16 --fifo 50" ;;
+	rt50) echo "$HELPERS/hog --cpu 1 --seconds $s --duty 50 --period-ms 16 --fifo 50" ;;
 	*) return 1 ;;
 	esac
 }
