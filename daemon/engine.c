@@ -465,6 +465,21 @@ static void engine_unhook(Engine *e) {
  * @cpu's own, then the updates the remote rule permits. @iowait_cpu: the CPU whose hook carries
  * SCHED_CPUFREQ_IOWAIT (-1: none).
  */
+/*
+ * The cpufreq hook of a CPU of policy @p, run on @cpu: a local update when @cpu is one of P's CPUs, otherwise
+ * cpufreq_this_cpu_can_update() lets it through only if P allows remote changes, and the demand waits.
+ */
+static void engine_update_policy(Engine *e, int p, int cpu, uint64_t now_ns, SchedEventType event) {
+        if (p < 0)
+                return;
+        if (p == e->policy_of_cpu[cpu])
+                engine_evaluate(e, (size_t) p, now_ns, cpu, DECISION_LOCAL, event);
+        else if (e->policies[p].gov.remote)
+                engine_evaluate(e, (size_t) p, now_ns, cpu, DECISION_REMOTE, event);
+        else
+                engine_defer(e, (size_t) p, now_ns);
+}
+
 static void engine_react(Engine *e, int cpu, const DemandEffect *eff, uint64_t now_ns, SchedEventType event,
                          int iowait_cpu) {
         int local = e->policy_of_cpu[cpu];
@@ -475,16 +490,11 @@ static void engine_react(Engine *e, int cpu, const DemandEffect *eff, uint64_t n
         for (unsigned k = 0; k < eff->n_cpus; k++) {
                 int b = eff->cpus[k], p = e->policy_of_cpu[b];
 
-                if (p < 0 || p == local)
-                        continue;
-                /* cpufreq_this_cpu_can_update(): @cpu is not one of P's CPUs, so only if P allows remote. */
-                if (e->policies[p].gov.remote)
-                        engine_evaluate(e, (size_t) p, now_ns, cpu, DECISION_REMOTE, event);
-                else
-                        engine_defer(e, (size_t) p, now_ns);
+                /* The local policy is evaluated once, last. */
+                if (p != local)
+                        engine_update_policy(e, p, cpu, now_ns, event);
         }
-        if (local >= 0)
-                engine_evaluate(e, (size_t) local, now_ns, cpu, DECISION_LOCAL, event);
+        engine_update_policy(e, local, cpu, now_ns, event);
         engine_unhook(e);
 }
 
@@ -506,7 +516,6 @@ static int engine_find_ilb(const Engine *e, int not) {
  * still has blocked load. The hooks run on @ilb: for another policy's CPU that is a remote update.
  */
 static void engine_nohz_blocked_update(Engine *e, int ilb, bool newly_idle, uint64_t now_ns) {
-        int local = e->policy_of_cpu[ilb];
         bool still = false;
 
         e->nohz_has_blocked = false;
@@ -518,12 +527,7 @@ static void engine_nohz_blocked_update(Engine *e, int ilb, bool newly_idle, uint
                         continue;
                 if (demand_blocked_update(e->demand, cpu, now_ns)) {
                         engine_hook(e, cpu, now_ns, false);
-                        if (p >= 0 && p == local)
-                                engine_evaluate(e, (size_t) p, now_ns, ilb, DECISION_LOCAL, _SCHED_EVENT_TYPE_INVALID);
-                        else if (p >= 0 && e->policies[p].gov.remote)
-                                engine_evaluate(e, (size_t) p, now_ns, ilb, DECISION_REMOTE, _SCHED_EVENT_TYPE_INVALID);
-                        else if (p >= 0)
-                                engine_defer(e, (size_t) p, now_ns);
+                        engine_update_policy(e, p, ilb, now_ns, _SCHED_EVENT_TYPE_INVALID);
                         engine_unhook(e);
                 }
                 still = still || demand_cpu_has_blocked(e->demand, cpu);
@@ -655,7 +659,7 @@ static unsigned policy_util_for_khz(const EnginePolicy *ep, uint32_t khz) {
         return lo;
 }
 
-/* Every CPU idle and every managed policy at its floor; returns the smallest util a floor covers via *ret. */
+/* Every managed policy at its floor (and not paused); returns the smallest util a floor covers via *ret. */
 static bool engine_quiet_util(const Engine *e, unsigned *ret_util_max) {
         unsigned util_max = CAPACITY_SCALE;
         bool any = false;
@@ -676,7 +680,7 @@ static bool engine_quiet_util(const Engine *e, unsigned *ret_util_max) {
                 floor_khz = governor_target_khz(&ep->gov, &ep->desc, 0);
                 /*
                  * A deferred remote change (deferred_pending) does not matter here: it made a CPU of the policy
-                 * busy (then this is not called) or it waits for that CPU's next event, which is read anyway.
+                 * busy (ticked, so read within a period) or it waits for that CPU's next event, read anyway.
                  */
                 if (ep->gov.cur_khz != floor_khz)
                         return false;

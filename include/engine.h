@@ -106,8 +106,8 @@ void engine_set_self(Engine *e, int32_t pid);
 uint64_t engine_tick_period_ns(const Engine *e);
 
 /*
- * Lazy wake-ups on a quiet machine. When every CPU is idle and every managed policy is at its floor (the
- * frequency utilisation 0 asks for), a wake-up of a light task cannot change any frequency: it could neither
+ * Lazy wake-ups on a quiet machine. When every managed policy is at its floor (the frequency utilisation 0
+ * asks for), a wake-up of a light task cannot change any frequency: it could neither
  * raise one (its util is below what the floor covers, with a 2x margin) nor lower one (already at the
  * floor). Fills @pids with up to @max such tasks (CFS, asleep, all signals small), the most frequent wakers
  * first, and returns how many; returns 0 when the conditions do not hold (then every wake-up matters).
