@@ -53,6 +53,8 @@ typedef struct DemandCpu {
         unsigned nr_rt;           /* runnable RT/DL tasks */
         unsigned nr_cfs;          /* enqueued CFS tasks, the running one included */
         int32_t curr_pid;         /* rq->curr, 0 = idle */
+        uint64_t seen_ns;         /* the last evidence of curr_pid here: its switch-in, an event in its context */
+        bool curr_inferred;       /* curr_pid was woken onto the idle CPU, its switch-in not recorded yet */
         bool curr_cfs;            /* rq->curr is a CFS task (cfs_rq->curr != NULL) */
         bool curr_rt;             /* rq->curr is an RT/DL task (not the stopper) */
         uint32_t epoch;           /* idle entries: a task enqueued in an older epoch is no longer queued */
@@ -66,6 +68,8 @@ struct Demand {
         unsigned n_cpus;
         DemandCpu *cpus;
         TaskTable *tasks;
+        uint64_t silence_ns;      /* demand_cpu_silent(): 0 = the source does not report sched_stat_runtime */
+        uint64_t lost_switches;   /* switches the events' context showed were lost */
 };
 
 int demand_new_with_limit(unsigned n_cpus, size_t max_tasks, Demand **ret) {
@@ -405,6 +409,8 @@ static void task_run_if_idle(Demand *d, Task *k, uint64_t now_ns) {
         c->curr_pid = k->pid;
         c->curr_cfs = !k->rt;
         c->curr_rt = k->rt && !k->stop;
+        c->seen_ns = now_ns;
+        c->curr_inferred = true;
 }
 
 /* dequeue_task_fair() / dequeue_task_rt() of @k; @sleep: a dequeue-to-sleep (the util_est sample point). */
@@ -498,7 +504,7 @@ static void cpu_set_curr(Demand *d, int cpu, Task *k, uint64_t now_ns) {
                 (void) demand_advance(d, (unsigned) k->cpu, now_ns);
                 o->clock.idle_pending = true;
                 o->curr_pid = 0;
-                o->curr_cfs = o->curr_rt = false;
+                o->curr_cfs = o->curr_rt = o->curr_inferred = false;
         }
         task_advance(d, k, now_ns);      /* the wait in the queue ends here */
         c->idle_calls += c->curr_pid == 0;
@@ -510,6 +516,22 @@ static void cpu_set_curr(Demand *d, int cpu, Task *k, uint64_t now_ns) {
         c->curr_pid = k->pid;
         c->curr_cfs = !k->rt;
         c->curr_rt = k->rt && !k->stop;
+        c->seen_ns = now_ns;
+        c->curr_inferred = false;
+}
+
+/* The CPU runs its idle task from now on (it was advanced to now with its previous curr). */
+static void cpu_set_idle(DemandCpu *c, uint64_t now_ns) {
+        /* The idle task: idle entries are what the busy-hold rule counts. */
+        c->clock.idle_pending = c->curr_pid != 0;
+        c->curr_pid = 0;
+        c->curr_cfs = c->curr_rt = false;
+        c->seen_ns = now_ns;
+        c->curr_inferred = false;
+        /* Nothing is runnable here any more, whatever events were lost (task_sync_rq()). */
+        c->epoch++;
+        c->nr_cfs = c->nr_rt = 0;
+        c->util_est_sum = 0;
 }
 
 static int switch_next(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_ns) {
@@ -518,14 +540,7 @@ static int switch_next(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_ns
         int r;
 
         if (ev->sw.next_pid == 0) {
-                /* The idle task: idle entries are what the busy-hold rule counts. */
-                c->clock.idle_pending = c->curr_pid != 0;
-                c->curr_pid = 0;
-                c->curr_cfs = c->curr_rt = false;
-                /* Nothing is runnable here any more, whatever events were lost (task_sync_rq()). */
-                c->epoch++;
-                c->nr_cfs = c->nr_rt = 0;
-                c->util_est_sum = 0;
+                cpu_set_idle(c, now_ns);
                 return 0;
         }
         r = task_lookup_or_add(d, ev->sw.next_pid, now_ns, &k);
@@ -542,6 +557,97 @@ static int demand_switch(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_
         cpu_forget_curr(d, cpu, ev->sw.prev_pid);
         switch_prev(d, cpu, ev, now_ns);
         return switch_next(d, cpu, ev, now_ns);
+}
+
+/*
+ * Lost switches (shared/notes/platform.md, "A quiet machine"): on this VM some tasks' switch-outs never reach
+ * perf or ftrace, so the model would believe the last task switched in runs on until the CPU's next event,
+ * seconds later maybe: an idle CPU would be ticked and credited with time nobody ran. Two kinds of evidence
+ * end such a run:
+ *  - every event names the task current on its CPU when it was recorded (common_pid; sched_switch is traced
+ *    in __schedule() with prev current). Another task, or the idle task, there means a switch was lost. The
+ *    old curr stops at its last evidence (its switch-in, or the last event in its context) and the new one
+ *    starts at the event: no running time is credited that no event proves (if the new one is the idle task,
+ *    the CPU is idle from the last evidence);
+ *  - a CPU that runs a CFS task reports sched_stat_runtime at least once a tick (sched_tick() →
+ *    task_tick_fair() → entity_tick() → update_curr() → update_curr_task(), kernel/sched/fair.c; RT tasks
+ *    only since 6.8, so they are left out). No report for longer than demand_set_silence()'s window means
+ *    the task stopped at its last evidence (demand_cpu_silent()); the engine ends its run.
+ * Neither can take back what the model already accounted: a switch is placed no earlier than the CPU's clock.
+ */
+static int cpu_lost_switch(Demand *d, int cpu, int32_t pid, uint64_t now_ns) {
+        DemandCpu *c = &d->cpus[cpu];
+        uint64_t at_ns = MIN(MAX(c->seen_ns, c->clock.task_ns), now_ns);
+        Task *k;
+        int r;
+
+        d->lost_switches++;
+        if (c->curr_pid != 0) {
+                (void) demand_advance(d, (unsigned) cpu, at_ns);
+                cpu_forget_curr(d, cpu, pid);
+                if (pid == 0) {
+                        cpu_set_idle(c, at_ns);
+                        return 0;
+                }
+                /* Another task: the queue is not empty, but what ran until now is not known. */
+                c->curr_pid = 0;
+                c->curr_cfs = c->curr_rt = false;
+        }
+        if (pid == 0)
+                return 0;
+        /* The new curr's run is proven from now on only. */
+        (void) demand_advance(d, (unsigned) cpu, now_ns);
+        r = task_lookup_or_add(d, pid, now_ns, &k);
+        if (r < 0)
+                return r;
+        cpu_set_curr(d, cpu, k, now_ns);
+        return 0;
+}
+
+/* The task whose context recorded @ev is current on its CPU: evidence for the model's curr, or a lost switch. */
+static int cpu_resync_context(Demand *d, const SchedEvent *ev, uint64_t now_ns) {
+        DemandCpu *c = &d->cpus[ev->cpu];
+        int32_t pid;
+
+        if (ev->type == SCHED_EVENT_SWITCH)
+                pid = ev->sw.prev_pid;
+        else if (ev->has_context)
+                pid = ev->context_pid;
+        else
+                return 0;
+        if (pid < 0)
+                return 0;
+        /* Woken onto the idle CPU, the task runs there next (task_run_if_idle()): until then the idle task's
+         * context is no contradiction. */
+        if (pid == 0 && c->curr_inferred)
+                return 0;
+        if (pid != c->curr_pid)
+                return cpu_lost_switch(d, ev->cpu, pid, now_ns);
+        c->seen_ns = MAX(c->seen_ns, now_ns);
+        c->curr_inferred = false;
+        return 0;
+}
+
+void demand_set_silence(Demand *d, uint64_t silence_ns) {
+        d->silence_ns = silence_ns;
+}
+
+bool demand_cpu_silent(const Demand *d, unsigned cpu, uint64_t now_ns) {
+        const DemandCpu *c;
+
+        if (cpu >= d->n_cpus || d->silence_ns == 0)
+                return false;
+        c = &d->cpus[cpu];
+        return c->curr_pid != 0 && c->curr_cfs && now_ns > c->seen_ns + d->silence_ns;
+}
+
+void demand_cpu_lost_switch_out(Demand *d, unsigned cpu, uint64_t now_ns) {
+        if (cpu < d->n_cpus && d->cpus[cpu].curr_pid != 0)
+                (void) cpu_lost_switch(d, (int) cpu, 0, now_ns);
+}
+
+uint64_t demand_lost_switches(const Demand *d) {
+        return d->lost_switches;
 }
 
 static void task_init_new(Demand *d, Task *k, int cpu, uint64_t now_ns) {
@@ -666,6 +772,9 @@ int demand_event(Demand *d, const SchedEvent *ev, uint64_t now_ns, DemandEffect 
                 return -EINVAL;
         if (!cpu_valid(d, ev->cpu))
                 return -ERANGE;
+        r = cpu_resync_context(d, ev, now_ns);
+        if (r < 0)
+                return r;
 
         switch (ev->type) {
         case SCHED_EVENT_SWITCH:
@@ -812,8 +921,11 @@ static void quiet_visit(Task *k, void *userdata) {
         DemandQuietTask t;
         size_t i;
 
-        /* Only CFS tasks the model has seen wake, asleep now, whose every signal is small. */
-        if (k->rt || k->wakeups == 0 || k->on_rq ||
+        /*
+         * Only CFS tasks the model has seen wake, whose every signal is small. Whether one runs now does not
+         * matter (its next wake-up does), and the set stays the same while the tasks come and go.
+         */
+        if (k->rt || k->wakeups == 0 ||
             MAX(MAX(k->util.util_avg, k->runnable.util_avg), k->util_est) > q->util_max)
                 return;
         t = (DemandQuietTask) { .pid = k->pid, .wakeups = k->wakeups };

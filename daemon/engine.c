@@ -54,6 +54,7 @@ struct Engine {
         uint64_t *seen_updates;   /* per CPU: demand_cpu_updates() at its last hook call */
         bool *hooked;             /* per CPU: a real hook call in the reaction being processed */
         uint64_t tick_ns;         /* TICK_NSEC: the tick period, the iowait boost reset time */
+        bool runtime_reported;    /* the source reports sched_stat_runtime: silence ends a run (demand.c) */
         bool nohz_has_blocked;    /* nohz.has_blocked: a CPU entered idle since the last blocked-load update */
         uint64_t nohz_next_blocked_ns; /* nohz.next_blocked */
         EngineCommitFn commit;
@@ -226,11 +227,23 @@ int engine_new(const Topology *topo, const Config *cfg, EngineCommitFn commit, v
         return 0;
 }
 
+/*
+ * A running CFS task reports sched_stat_runtime every tick; one missed report is jitter, so a CPU is silent
+ * after this many ticks without evidence (demand_cpu_silent()).
+ */
+#define SILENCE_TICKS 3
+
+void engine_set_runtime_reported(Engine *e, bool reported) {
+        e->runtime_reported = reported;
+        demand_set_silence(e->demand, reported ? SILENCE_TICKS * e->tick_ns : 0);
+}
+
 int engine_reconfigure(Engine *e, const Config *cfg) {
         if (!e || !cfg)
                 return -EINVAL;
 
         e->tick_ns = engine_tick_ns(cfg);
+        engine_set_runtime_reported(e, e->runtime_reported);
         /* The managed set stays: taking a policy over or giving it back is the actuator's business. */
         for (size_t i = 0; i < e->n_policies; i++)
                 governor_configure(&e->policies[i].gov, &e->policies[i].desc, cfg);
@@ -553,6 +566,29 @@ static void engine_idle_entry(Engine *e, int cpu, uint64_t now_ns) {
         e->nohz_has_blocked = true;
 }
 
+/*
+ * A CPU whose task left no evidence for the silence window ran nothing since that evidence: its switch-out was
+ * lost (demand.c). End the run there, and react as to a recorded switch to idle.
+ */
+static void engine_expire_cpu(Engine *e, unsigned cpu, uint64_t now_ns) {
+        DemandEffect eff = { .cpus = { (int) cpu }, .n_cpus = 1 };
+
+        if (!demand_cpu_silent(e->demand, cpu, now_ns))
+                return;
+        demand_cpu_lost_switch_out(e->demand, cpu, now_ns);
+        e->stats.lost_switches = demand_lost_switches(e->demand);
+        (void) demand_advance(e->demand, cpu, now_ns);
+        engine_react(e, (int) cpu, &eff, now_ns, SCHED_EVENT_SWITCH, -1);
+        engine_idle_entry(e, (int) cpu, now_ns);
+}
+
+void engine_expire_silent(Engine *e) {
+        if (!e || !e->runtime_reported)
+                return;
+        for (unsigned cpu = 0; cpu < demand_n_cpus(e->demand); cpu++)
+                engine_expire_cpu(e, cpu, e->now_ns);
+}
+
 int engine_event(Engine *e, const SchedEvent *ev) {
         DemandEffect eff = {};
         uint64_t now_ns;
@@ -568,6 +604,7 @@ int engine_event(Engine *e, const SchedEvent *ev) {
 
         r = demand_event(e->demand, ev, now_ns, &eff);
         e->stats.task_evictions = demand_task_evictions(e->demand);
+        e->stats.lost_switches = demand_lost_switches(e->demand);
         if (r == -ENOMEM)
                 return r;
         if (r < 0) {
@@ -613,6 +650,7 @@ int engine_tick(Engine *e, uint64_t now_ns) {
 
         e->stats.ticks++;
         now_ns = engine_clock(e, now_ns, false);
+        engine_expire_silent(e);
 
         /* sched_tick() on each busy CPU: task_tick_fair() → update_load_avg() → a hook call if it decayed. */
         for (unsigned cpu = 0; cpu < demand_n_cpus(e->demand); cpu++) {
@@ -659,15 +697,19 @@ static unsigned policy_util_for_khz(const EnginePolicy *ep, uint32_t khz) {
         return lo;
 }
 
-/* Every managed policy at its floor (and not paused); returns the smallest util a floor covers via *ret. */
-static bool engine_quiet_util(const Engine *e, unsigned *ret_util_max) {
+/*
+ * Where a quiet task's wake-up can change no frequency (include/engine.h). Recorded on CPU X, of a task woken
+ * onto CPU Y, it can raise nothing (its util is below what every floor covers: *ret_util_max), and lower only
+ * a policy above its floor, through an evaluation that X may make: X's own policy (local), or Y's under the
+ * remote rule. So X is lazy when its policy (if governed) is at its floor and no policy that takes remote
+ * updates is above its own. Returns whether some CPU is.
+ */
+static bool engine_quiet_cpus(const Engine *e, cpu_set_t *ret_cpus, unsigned *ret_util_max) {
         unsigned util_max = CAPACITY_SCALE;
-        bool any = false;
+        bool remote_above = false, any = false;
 
-        /*
-         * A busy CPU does not matter: its tick drains the rings every period anyway, so a quiet task's wake-up
-         * there is read within a tick; what must not wait is a change, and at the floor a quiet task makes none.
-         */
+        if (ret_cpus)
+                CPU_ZERO(ret_cpus);
         if (e->paused)
                 return false;
         for (size_t i = 0; i < e->n_policies; i++) {
@@ -676,16 +718,21 @@ static bool engine_quiet_util(const Engine *e, unsigned *ret_util_max) {
 
                 if (!ep->managed)
                         continue;
-                /* At its floor nothing can go lower, so a skipped evaluation cannot miss a decrease. */
                 floor_khz = governor_target_khz(&ep->gov, &ep->desc, 0);
-                /*
-                 * A deferred remote change (deferred_pending) does not matter here: it made a CPU of the policy
-                 * busy (ticked, so read within a period) or it waits for that CPU's next event, read anyway.
-                 */
-                if (ep->gov.cur_khz != floor_khz)
-                        return false;
-                if (ret_util_max)
-                        util_max = MIN(util_max, policy_util_for_khz(ep, floor_khz));
+                util_max = MIN(util_max, policy_util_for_khz(ep, floor_khz));
+                remote_above = remote_above || (ep->gov.remote && ep->gov.cur_khz != floor_khz);
+        }
+        if (remote_above)
+                return false;
+        for (unsigned cpu = 0; cpu < demand_n_cpus(e->demand) && cpu < CPU_SETSIZE; cpu++) {
+                int p = e->policy_of_cpu[cpu];
+                const EnginePolicy *ep = p >= 0 ? &e->policies[p] : NULL;
+
+                /* A deferred remote change does not matter: it waits for a local event there anyway. */
+                if (ep && ep->managed && ep->gov.cur_khz != governor_target_khz(&ep->gov, &ep->desc, 0))
+                        continue;
+                if (ret_cpus)
+                        CPU_SET(cpu, ret_cpus);
                 any = true;
         }
         if (ret_util_max)
@@ -693,8 +740,10 @@ static bool engine_quiet_util(const Engine *e, unsigned *ret_util_max) {
         return any;
 }
 
-bool engine_quiet_possible(const Engine *e) {
-        return e && engine_quiet_util(e, NULL);
+bool engine_quiet_possible(const Engine *e, cpu_set_t *ret_cpus) {
+        if (ret_cpus)
+                CPU_ZERO(ret_cpus);
+        return e && engine_quiet_cpus(e, ret_cpus, NULL);
 }
 
 size_t engine_quiet_tasks(Engine *e, int32_t *pids, size_t max) {
@@ -702,7 +751,7 @@ size_t engine_quiet_tasks(Engine *e, int32_t *pids, size_t max) {
         unsigned util_max;
         size_t n;
 
-        if (!e || max == 0 || !engine_quiet_util(e, &util_max))
+        if (!e || max == 0 || !engine_quiet_cpus(e, NULL, &util_max))
                 return 0;
         /*
          * Half the margin: a quiet task's signals grow while it runs, and a few may be queued together; a task

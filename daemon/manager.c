@@ -428,16 +428,28 @@ static void manager_poll_limits(Manager *m, uint64_t now_usec) {
         manager_check_limits(m);
 }
 
-/* Lazy wake-ups: see engine_quiet_tasks() and perf_events_set_quiet(). A stale quiet set is rechosen this often. */
-#define LAZY_REFRESH_USEC (5 * 1000 * 1000)
+/*
+ * Lazy wake-ups: see engine_quiet_tasks() and perf_events_set_quiet(). The quiet set is rechosen this often
+ * (at a wake-up: no timer); an unchanged set costs a walk of the task table, a changed one new lazy fds.
+ */
+#define LAZY_REFRESH_USEC (1000 * 1000)
 #define LAZY_RESCAN_USEC (1000 * 1000)
 
 static void manager_update_lazy(Manager *m, uint64_t now_usec) {
         int32_t pids[PERF_EVENTS_QUIET_MAX];
+        cpu_set_t cpus;
+        bool possible;
         size_t n;
         int r;
 
-        if (m->lazy && now_usec - m->lazy_since_usec < LAZY_REFRESH_USEC && engine_quiet_possible(m->engine))
+        /* Which CPUs may be lazy changes with every frequency change: applied at every wake-up (ioctls only). */
+        possible = engine_quiet_possible(m->engine, &cpus);
+        r = perf_events_set_lazy_cpus(m->perf, &cpus);
+        if (r < 0)
+                log_debug_errno(r, "Failed to apply the lazy CPUs, ignoring: %m");
+        if (!possible)
+                return; /* the quiet set is kept (its fds too) for when some CPU can be lazy again */
+        if (m->lazy && now_usec - m->lazy_since_usec < LAZY_REFRESH_USEC)
                 return;
         if (!m->lazy && m->lazy_failed_usec > 0 && now_usec - m->lazy_failed_usec < LAZY_REFRESH_USEC)
                 return;
@@ -446,8 +458,7 @@ static void manager_update_lazy(Manager *m, uint64_t now_usec) {
                 return;
         n = engine_quiet_tasks(m->engine, pids, ELEMENTSOF(pids));
         if (n == 0 && !m->lazy) {
-                if (engine_quiet_possible(m->engine))
-                        m->lazy_scan_usec = now_usec;
+                m->lazy_scan_usec = now_usec;
                 return;
         }
         m->lazy_scan_usec = 0;
@@ -471,6 +482,8 @@ static int on_post(sd_event_source *s, void *userdata) {
         uint64_t now_usec = now_ns() / 1000;
         int r;
 
+        /* A CPU whose task's switch-out was lost is not a reason to tick (demand.c). */
+        engine_expire_silent(m->engine);
         r = tick_ensure(m);
         if (r < 0)
                 return log_error_errno(r, "Failed to arm the tick: %m");
@@ -616,6 +629,7 @@ static int manager_start(Manager *m) {
         if (r < 0)
                 return log_error_errno(r, "Failed to set up the governor: %m");
         engine_set_self(m->engine, m->self_pid);
+        engine_set_runtime_reported(m->engine, true); /* sched_stat_runtime is a required event */
 
         /* Accuracy of a sixteenth of a tick: sd-event's default (250 ms) would coalesce it away. */
         r = sd_event_add_time(m->event, &m->tick_source, CLOCK_MONOTONIC, UINT64_MAX,
@@ -655,9 +669,9 @@ static void manager_log_stats(Manager *m) {
         const EngineStats *es = engine_stats(m->engine);
         const PerfEventsStats *ps = perf_events_stats(m->perf);
 
-        log_info("Events: %" PRIu64 " (late %" PRIu64 ", lost %" PRIu64 "); decisions: %" PRIu64 " local, %" PRIu64
-                 " remote, %" PRIu64 " deferred; frequency writes: %" PRIu64,
-                 es->events, es->late_events, ps->lost, es->decisions[DECISION_LOCAL],
+        log_info("Events: %" PRIu64 " (late %" PRIu64 ", lost %" PRIu64 ", lost switches %" PRIu64 "); decisions: %" PRIu64
+                 " local, %" PRIu64 " remote, %" PRIu64 " deferred; frequency writes: %" PRIu64,
+                 es->events, es->late_events, ps->lost, es->lost_switches, es->decisions[DECISION_LOCAL],
                  es->decisions[DECISION_REMOTE], es->deferred, m->commits);
         log_info("Wake-ups: %" PRIu64 " ticks, %" PRIu64 " ring drains (%" PRIu64 " woken by a ring), %" PRIu64
                  " lazy switches (%s).",

@@ -120,6 +120,7 @@ typedef struct PerfCpu {
 
         uint64_t switch_from_ns, switch_until_ns; /* the last switch window (both sets of fds enabled) */
         uint64_t collected_ns;            /* when the last drain started reading this ring */
+        bool lazy_ok;                     /* in STATE_LAZY, this CPU uses the lazy twins (see lazy_cpus) */
         SchedEvent last_wakeup;           /* the last record read from this ring, if a wake-up */
         bool has_last_wakeup;
 } PerfCpu;
@@ -146,6 +147,7 @@ struct PerfEvents {
         int32_t quiet[PERF_EVENTS_QUIET_MAX]; /* the quiet set, sorted; applied while immediate */
         size_t n_quiet;
         bool lazy_open;                   /* every CPU's lazy twins for this set are open */
+        cpu_set_t lazy_cpus;              /* the CPUs whose quiet wake-ups may be lazy (perf_events_set_lazy_cpus()) */
         bool detector;                    /* the busy detector is open (not with PERF_EVENTS_STAT_RUNTIME) */
         bool break_filters;               /* test hook */
 
@@ -173,18 +175,24 @@ static bool role_immediate(PerfFdRole role) {
         return role == ROLE_IMMEDIATE || role == ROLE_DETECTOR || role == ROLE_LAZY_IMMEDIATE;
 }
 
-static bool role_enabled_in(PerfFdRole role, PerfState s) {
+/*
+ * In STATE_LAZY a CPU not in lazy_cpus keeps its immediate twins: a quiet task's wake-up recorded there may
+ * change a frequency (its policy is above the floor). The detector runs on every CPU in STATE_LAZY: a quiet
+ * task woken lazily elsewhere may run long here.
+ */
+static bool role_enabled_in(PerfFdRole role, PerfState s, bool lazy_ok) {
         switch (role) {
         case ROLE_ALWAYS:
                 return true;
         case ROLE_WATERMARK:
                 return s == STATE_WATERMARK;
         case ROLE_IMMEDIATE:
-                return s == STATE_IMMEDIATE;
+                return s == STATE_IMMEDIATE || (s == STATE_LAZY && !lazy_ok);
         case ROLE_DETECTOR:
+                return s == STATE_LAZY;
         case ROLE_LAZY_IMMEDIATE:
         case ROLE_LAZY_WATERMARK:
-                return s == STATE_LAZY;
+                return s == STATE_LAZY && lazy_ok;
         }
         return false;
 }
@@ -490,11 +498,12 @@ static int perf_cpu_switch(PerfCpu *c, PerfState to) {
         bool changed = false;
         int r = 0;
 
+        c->lazy_ok = CPU_ISSET(c->cpu, &c->owner->lazy_cpus);
         for (unsigned pass = 0; pass < 2 && r >= 0; pass++)
                 for (unsigned s = 0; s < ELEMENTSOF(sets) && r >= 0; s++)
                         for (size_t k = 0; k < counts[s] && r >= 0; k++) {
                                 PerfFd *f = &sets[s][k];
-                                bool enable = sets[s] != c->stale && role_enabled_in(f->role, to);
+                                bool enable = sets[s] != c->stale && role_enabled_in(f->role, to, c->lazy_ok);
 
                                 if (enable != (pass == 0) || f->enabled == enable)
                                         continue;
@@ -569,8 +578,16 @@ static int perf_events_update_timer(PerfEvents *p) {
  * mixed). A quiet set that cannot be applied (a refused filter, no fds left) makes it IMMEDIATE instead: that
  * error is returned in *ret_lazy_error, not as the result.
  */
+static bool any_lazy_cpu(const PerfEvents *p) {
+        for (size_t i = 0; i < p->n_cpus; i++)
+                if (CPU_ISSET(p->cpus[i].cpu, &p->lazy_cpus))
+                        return true;
+        return false;
+}
+
 static int perf_events_apply(PerfEvents *p, bool immediate, int *ret_lazy_error) {
-        PerfState to = !immediate ? STATE_WATERMARK : p->n_quiet > 0 ? STATE_LAZY : STATE_IMMEDIATE;
+        PerfState to = !immediate ? STATE_WATERMARK :
+                       p->n_quiet > 0 && any_lazy_cpu(p) ? STATE_LAZY : STATE_IMMEDIATE;
         bool was_lazy = p->stats.lazy, changed = false;
         int r;
 
@@ -586,7 +603,8 @@ static int perf_events_apply(PerfEvents *p, bool immediate, int *ret_lazy_error)
         for (size_t i = 0; i < p->n_cpus; i++) {
                 PerfCpu *c = &p->cpus[i];
 
-                if (to == p->state && c->n_stale == 0)
+                if (to == p->state && c->n_stale == 0 &&
+                    (to != STATE_LAZY || c->lazy_ok == CPU_ISSET(c->cpu, &p->lazy_cpus)))
                         continue;
                 changed = true;
                 r = perf_cpu_switch(c, to);
@@ -721,6 +739,8 @@ static int perf_cpu_collect(PerfEvents *p, PerfCpu *c) {
                         }
                         ev->time_ns = s.time_ns;
                         ev->cpu = (int) s.cpu;
+                        ev->has_context = true;
+                        ev->context_pid = (int32_t) s.tid;
                         if (wakeup_duplicate(c, ev)) {
                                 p->stats.duplicates++;
                                 continue;
@@ -866,6 +886,7 @@ int perf_events_new_flags(sd_event *event, const cpu_set_t *cpus, const Config *
                 return -ENOMEM;
         p->event = sd_event_ref(event);
         p->requested = *cpus;
+        p->lazy_cpus = *cpus;
         p->flags = flags;
         p->handler = handler;
         p->userdata = userdata;
@@ -957,6 +978,19 @@ int perf_events_set_quiet(PerfEvents *p, const int32_t *pids, size_t n_pids) {
         p->stats.quiet_pids = (unsigned) n;
         r = perf_events_apply(p, p->stats.immediate, &lazy_error);
         return r < 0 ? r : lazy_error;
+}
+
+int perf_events_set_lazy_cpus(PerfEvents *p, const cpu_set_t *cpus) {
+        int lazy_error;
+
+        if (!p || !cpus)
+                return -EINVAL;
+        if (CPU_EQUAL(cpus, &p->lazy_cpus))
+                return 0;
+        p->lazy_cpus = *cpus;
+        if (!p->stats.immediate || p->n_quiet == 0)
+                return 0; /* remembered: applied with the quiet set, or when adaptive goes back to immediate */
+        return perf_events_apply(p, true, &lazy_error);
 }
 
 /* Replaces every fd and ring with a new generation of @ring_pages; the old one is drained first. */

@@ -46,10 +46,35 @@ static const char *parse_time(const char *p, uint64_t *ret_ns) {
 }
 
 /*
- * Finds the "[CPU] TIME: EVENT:" part. The comm before it may contain spaces and brackets, so try every '['
- * until one is followed by the expected shape. Returns the position after "EVENT:" or NULL.
+ * The task that was current when the event was recorded: the number (the tid of "pid/tid") before " [CPU]".
+ * perf script prints it by default; a trace without it has no context (SchedEvent.has_context).
  */
-static const char *parse_header(const char *line, int *ret_cpu, uint64_t *ret_ns, char *event, size_t event_size) {
+static bool parse_context(const char *line, const char *bracket, int32_t *ret_pid) {
+        const char *end = bracket, *start;
+        int64_t v = 0;
+
+        while (end > line && (end[-1] == ' ' || end[-1] == '\t'))
+                end--;
+        if (end == bracket)
+                return false;
+        for (start = end; start > line && isdigit((unsigned char) start[-1]) && end - start < 10; start--)
+                ;
+        if (start == end || (start > line && start[-1] != ' ' && start[-1] != '\t' && start[-1] != '/'))
+                return false;
+        for (const char *p = start; p < end; p++)
+                v = v * 10 + (*p - '0');
+        if (v > INT32_MAX)
+                return false;
+        *ret_pid = (int32_t) v;
+        return true;
+}
+
+/*
+ * Finds the "[CPU] TIME: EVENT:" part. The comm before it may contain spaces and brackets, so try every '['
+ * until one is followed by the expected shape. Sets @ev's cpu, time and context; returns the position after
+ * "EVENT:" or NULL.
+ */
+static const char *parse_header(const char *line, SchedEvent *ev, char *event, size_t event_size) {
         for (const char *b = strchr(line, '['); b; b = strchr(b + 1, '[')) {
                 const char *p = b + 1, *e;
                 long cpu = 0;
@@ -62,7 +87,7 @@ static const char *parse_header(const char *line, int *ret_cpu, uint64_t *ret_ns
                 if (*p++ != ']')
                         continue;
                 p += strspn(p, " \t");
-                p = parse_time(p, ret_ns);
+                p = parse_time(p, &ev->time_ns);
                 if (!p || *p++ != ':')
                         continue;
                 p += strspn(p, " \t");
@@ -78,7 +103,8 @@ static const char *parse_header(const char *line, int *ret_cpu, uint64_t *ret_ns
                         continue;
                 memcpy(event, p, n);
                 event[n] = '\0';
-                *ret_cpu = (int) cpu;
+                ev->cpu = (int) cpu;
+                ev->has_context = parse_context(line, b, &ev->context_pid);
                 return e + 1;
         }
         return NULL;
@@ -261,7 +287,7 @@ int replay_parse_line(const char *line, SchedEvent *ret, const char **ret_reason
         if (*p == '\0' || *p == '\n' || *p == '#')
                 return REPLAY_LINE_EMPTY;
 
-        fields = parse_header(line, &ev.cpu, &ev.time_ns, event, sizeof(event));
+        fields = parse_header(line, &ev, event, sizeof(event));
         if (!fields) {
                 *ret_reason = bad_header;
                 return -EINVAL;
@@ -447,6 +473,9 @@ int replay_run(FILE *in, const char *name, const Topology *topo, const Config *c
                 if (r < 0)
                         return r;
 
+                /* As live, once the trace shows it reports sched_stat_runtime, silence ends a run (demand.c). */
+                if (ev.type == SCHED_EVENT_RUNTIME)
+                        engine_set_runtime_reported(e, true);
                 r = engine_event(e, &ev);
                 if (r < 0)
                         return r;

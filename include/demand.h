@@ -97,6 +97,16 @@ bool demand_cpu_busy(const Demand *d, unsigned cpu);
 /* rq->curr of @cpu as the model sees it (0 = idle). */
 int32_t demand_cpu_curr(const Demand *d, unsigned cpu);
 /*
+ * Lost switches (demand.c): every event with a context (SchedEvent.has_context) checks the model's curr; a
+ * source that reports sched_stat_runtime sets @silence_ns (0: off, the default), after which a CPU whose CFS
+ * task left no evidence is silent: it ran no task since its last evidence, and the caller ends that run with
+ * demand_cpu_lost_switch_out() (idle from the last evidence, or from the CPU's clock if that is later).
+ */
+void demand_set_silence(Demand *d, uint64_t silence_ns);
+bool demand_cpu_silent(const Demand *d, unsigned cpu, uint64_t now_ns);
+void demand_cpu_lost_switch_out(Demand *d, unsigned cpu, uint64_t now_ns);
+uint64_t demand_lost_switches(const Demand *d);
+/*
  * How many times @cpu went through idle: tick_nohz_get_idle_calls_cpu(), for schedutil's busy-hold rule. The
  * kernel counts in the idle loop, after the switch to idle has run its cpufreq hook, so the evaluation at that
  * switch still sees the old count and the next one a new count; counting when the CPU leaves idle gives both.
@@ -120,8 +130,9 @@ int demand_task_info(const Demand *d, int32_t pid, DemandTaskInfo *ret);
 size_t demand_n_tasks(const Demand *d);
 
 /*
- * The sleeping CFS tasks whose util_avg, runnable_avg and util_est are all at most @util_max, the @max that
- * woke most often first: tasks whose next wake-up cannot raise a CPU's demand above @util_max.
+ * The CFS tasks seen waking whose util_avg, runnable_avg and util_est are all at most @util_max, the @max that
+ * woke most often first: tasks whose next wake-up cannot raise a CPU's demand above @util_max (running or
+ * not: a running one's next wake-up comes after it sleeps).
  */
 typedef struct DemandQuietTask {
         int32_t pid;

@@ -10,6 +10,7 @@
  * applied at the last time (and counted as late).
  */
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -59,6 +60,7 @@ typedef struct EngineStats {
         uint64_t deferred;
         uint64_t commit_errors;           /* of those, rejected by the callback (old frequency kept) */
         uint64_t task_evictions;          /* tasks dropped from the bounded task table (least recently seen sleeper) */
+        uint64_t lost_switches;           /* switches the events showed were never recorded (demand.c) */
 } EngineStats;
 
 typedef struct Engine Engine;
@@ -102,19 +104,28 @@ int engine_tick(Engine *e, uint64_t now_ns);
 bool engine_busy(const Engine *e);
 /* The live daemon's own pid: its own running never keeps the tick alive (see engine_busy()). */
 void engine_set_self(Engine *e, int32_t pid);
+/*
+ * The event source reports sched_stat_runtime (live: always; replay: once the trace shows one). From then on a
+ * CPU whose task leaves no evidence for SILENCE_TICKS ticks is taken as idle since its last evidence: its
+ * switch-out was lost (demand.c). engine_tick() checks the busy CPUs; engine_expire_silent() checks all of
+ * them at the latest time applied (call it after a batch of events, before asking engine_busy()).
+ */
+void engine_set_runtime_reported(Engine *e, bool reported);
+void engine_expire_silent(Engine *e);
 /* TICK_NSEC from the config. */
 uint64_t engine_tick_period_ns(const Engine *e);
 
 /*
- * Lazy wake-ups on a quiet machine. When every managed policy is at its floor (the frequency utilisation 0
- * asks for), a wake-up of a light task cannot change any frequency: it could neither
- * raise one (its util is below what the floor covers, with a 2x margin) nor lower one (already at the
- * floor). Fills @pids with up to @max such tasks (CFS, asleep, all signals small), the most frequent wakers
- * first, and returns how many; returns 0 when the conditions do not hold (then every wake-up matters).
+ * Lazy wake-ups on a quiet machine. A wake-up of a light task recorded on a CPU whose policy is at its floor
+ * (the frequency utilisation 0 asks for) cannot change any frequency: it could neither raise one (its util is
+ * below what every floor covers, with a 2x margin) nor lower one (its CPU's policy is already at the floor,
+ * and no policy that takes remote updates is above its own). Fills @pids with up to @max such tasks (CFS, all
+ * signals small), the most frequent wakers first, and returns how many; returns 0 when no CPU is such a CPU
+ * (then every wake-up matters).
  */
 size_t engine_quiet_tasks(Engine *e, int32_t *pids, size_t max);
-/* Whether those conditions hold now (cheap: no task scan). */
-bool engine_quiet_possible(const Engine *e);
+/* Whether some CPU is such a CPU now, and which (@ret_cpus may be NULL; cheap: no task scan). */
+bool engine_quiet_possible(const Engine *e, cpu_set_t *ret_cpus);
 
 /* Current state, for status and tests. */
 unsigned engine_cpu_util(const Engine *e, unsigned cpu);

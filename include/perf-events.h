@@ -113,6 +113,13 @@ int perf_events_drain(PerfEvents *p);
  * immediate mode. Another negative errno: an enable/disable ioctl failed (the state may then be mixed).
  */
 int perf_events_set_quiet(PerfEvents *p, const int32_t *pids, size_t n_pids);
+/*
+ * The CPUs on which the quiet set's wake-ups may be lazy (default: all). On the others the quiet tasks'
+ * wake-ups are immediate like everyone's; with none, lazy mode is plain immediate mode (the quiet set and its
+ * fds are kept). A change costs enable/disable ioctls on the CPUs that change, no new fds. Returns 0, -EINVAL,
+ * or the negative errno of a failed ioctl.
+ */
+int perf_events_set_lazy_cpus(PerfEvents *p, const cpu_set_t *cpus);
 
 /*
  * Applies cfg->wakeup, drain_interval_usec, adaptive_high_per_sec and ring_pages. Changing ring_pages

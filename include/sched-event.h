@@ -28,6 +28,9 @@ typedef struct SchedEvent {
         SchedEventType type;
         uint64_t time_ns;         /* CLOCK_MONOTONIC (perf use_clockid) */
         int cpu;                  /* the CPU that recorded the event ("exec_cpu") */
+        bool has_context;         /* context_pid is known */
+        int32_t context_pid;      /* the task current on @cpu when it was recorded, 0 = idle (the tracepoint's
+                                   * common_pid: perf's PERF_SAMPLE_TID, the "comm tid" column of perf script) */
         union {
                 struct {
                         char prev_comm[TASK_COMM_LEN];

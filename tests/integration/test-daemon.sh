@@ -102,20 +102,26 @@ wait_for 'taskset -c 1 true; [ "$(emu_exec cat /sys/devices/system/cpu/cpufreq/p
 	|| fail "policy1 settles low while idle" "$(emu_exec cat /sys/devices/system/cpu/cpufreq/policy1/scaling_cur_freq)"
 
 # Idle cost: on a quiet machine nothing periodic runs (the tick only while a CPU runs a task, no drain timer
-# in immediate mode, no limits timer, lazy wake-ups): the daemon's own context switches over a 3 s window (a
-# measurement, not a synchronisation) stay far below the ~290/s of a daemon with an idle tick (measured
-# ~15/s by bench/bench-idle.sh, docs/benchmarks.md; 30-60/s here, measured right after the test's own commands;
-# bound 120/s, which an idle tick alone (250/s) exceeds).
-ctxt_of() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/ctxt_switches/ { s += $2 } END { print s + 0 }'; }
-sleep 2 # settle: the test's own commands just before are not the quiet machine
-c0=$(ctxt_of "$daemon_pid")
-sleep 3
-c1=$(ctxt_of "$daemon_pid")
-idle_rate=$(( (c1 - c0) / 3 ))
-if [ "$c1" -gt 0 ] && [ "$idle_rate" -le 120 ]; then
-	ok "idle: the daemon wakes $idle_rate times a second (<= 120)"
+# in immediate mode, no limits timer, lazy wake-ups that leave the light tasks' wake-ups in the rings, and
+# lost switch-outs ended by the events' context and by the silence of sched_stat_runtime). The daemon's own
+# wake-ups over a 5 s window (a measurement, not a synchronisation), after 5 s for the quiet set to settle,
+# by bench/bench-wakeups (one process that sleeps through the window: the test's own commands would be
+# events the daemon reacts to). bench/bench-idle.sh measures ~2/s on this VM (docs/benchmarks.md). Bound
+# 6/s: the build before the lost-switch repair makes ~14/s (the VM agent's threads, whose switch-outs are
+# never recorded, looked busy and were never quiet), a daemon with an idle tick ~290/s.
+sleep 5 # settle: the test's own commands just before are not the quiet machine
+w0=$("$BUILD/tests/helpers/monotonic")
+idle=$("$BUILD/bench/bench-wakeups" --seconds 5 --json "$daemon_pid")
+w1=$("$BUILD/tests/helpers/monotonic")
+idle_rate=$(sed -n 's/.*"wakeups_per_s": \([0-9.]*\).*/\1/p' <<<"$idle")
+machine_rate=$(sed -n 's/.*"machine_ctxt_per_s": \([0-9.]*\).*/\1/p' <<<"$idle")
+if [ -n "$idle_rate" ] && awk -v r="$idle_rate" 'BEGIN { exit !(r <= 6) }'; then
+	ok "idle: the daemon wakes $idle_rate times a second (<= 6; machine-wide $machine_rate context switches/s)"
 else
-	fail "idle: the daemon wakes at most 120 times a second" "$idle_rate/s" "$(show_daemon_log)"
+	fail "idle: the daemon wakes at most 6 times a second" "${idle:-bench-wakeups failed}" \
+		"frequency writes before and in the window:" \
+		"$(awk -v a="$w0" -v b="$w1" '$1 <= b && $2 ~ /scaling_setspeed/ { print ($1 < a ? "before" : "in"), $0 }' "$EMU_LOG" | tail -12)" \
+		"$(show_daemon_log)"
 fi
 
 

@@ -34,6 +34,19 @@ static int feed(Demand *d, SchedEvent ev, DemandEffect *eff) {
         return demand_event(d, &ev, ev.time_ns, eff);
 }
 
+/* @ev as recorded while @pid was current on its CPU (common_pid; 0 = the idle task). */
+static SchedEvent in_context(SchedEvent ev, int32_t pid) {
+        ev.has_context = true;
+        ev.context_pid = pid;
+        return ev;
+}
+
+/* sched_stat_runtime of @pid on @cpu, in its own context (update_curr() at a tick). */
+static SchedEvent runtime(uint64_t t, int cpu, int pid) {
+        return in_context((SchedEvent) { .type = SCHED_EVENT_RUNTIME, .time_ns = t, .cpu = cpu,
+                                         .runtime = { .pid = pid, .runtime_ns = 4 * MSEC_NS } }, pid);
+}
+
 TEST(util_est_update_steps) {
         bool stored;
 
@@ -364,3 +377,68 @@ TEST(class_change_detaches) {
         ASSERT_TRUE(demand_cpu_util_avg(d, 1) + 800 < before);
         ASSERT_EQ(demand_cpu_nr_rt(d, 1), 1);
 }
+
+/*
+ * A lost switch-out (platform.md: this VM drops some tasks' switch-outs). The next event recorded on the CPU
+ * in the idle task's context ends the run at its last evidence, not at that event: the CPU's util is that of a
+ * recorded switch-out at the last evidence (kept running until the event, it would be ~1000).
+ */
+TEST(lost_switch_out_ends_at_last_evidence) {
+        _cleanup_(demand_freep) Demand *d = NULL, *ref = NULL;
+
+        ASSERT_OK(demand_new(2, &d));
+        ASSERT_OK(demand_new(2, &ref));
+        ASSERT_OK(feed(d, sw(T0, 1, 0, true, 100, 120), NULL));
+        ASSERT_OK(feed(d, runtime(T0 + 8 * MSEC_NS, 1, 100), NULL));               /* still runs at 8 ms */
+        ASSERT_OK(feed(d, in_context(wake(SCHED_EVENT_WAKEUP, T0 + 200 * MSEC_NS, 1, 43, 120, 0), 0), NULL));
+        ASSERT_TRUE(!demand_cpu_busy(d, 1));
+        ASSERT_U64_EQ(demand_lost_switches(d), 1);
+        (void) demand_advance(d, 1, T0 + 200 * MSEC_NS);
+
+        ASSERT_OK(feed(ref, sw(T0, 1, 0, true, 100, 120), NULL));
+        ASSERT_OK(feed(ref, sw(T0 + 8 * MSEC_NS, 1, 100, true, 0, 120), NULL));
+        (void) demand_advance(ref, 1, T0 + 200 * MSEC_NS);
+        ASSERT_EQ(demand_cpu_util_avg(d, 1), demand_cpu_util_avg(ref, 1));
+        ASSERT_TRUE(demand_cpu_util_avg(d, 1) < 50);
+
+        /* A sched_switch whose prev is not the model's curr: the same (prev is current when it is traced). */
+        ASSERT_OK(feed(d, in_context(wake(SCHED_EVENT_WAKEUP, T0 + 300 * MSEC_NS, 1, 101, 120, 1), 0), NULL));
+        ASSERT_TRUE(demand_cpu_busy(d, 1));                                     /* woken onto idle: runs */
+        ASSERT_OK(feed(d, sw(T0 + 300 * MSEC_NS, 1, 0, true, 101, 120), NULL)); /* its switch-in confirms it */
+        ASSERT_U64_EQ(demand_lost_switches(d), 1);
+        ASSERT_OK(feed(d, sw(T0 + 500 * MSEC_NS, 1, 0, true, 102, 120), NULL)); /* 101's switch-out was lost */
+        ASSERT_U64_EQ(demand_lost_switches(d), 2);
+        ASSERT_EQ(demand_cpu_curr(d, 1), 102);
+        ASSERT_TRUE(demand_cpu_util_avg(d, 1) < 50);
+}
+
+/*
+ * Silence: a CPU running a CFS task reports sched_stat_runtime every tick. With a silence window set, a run
+ * without evidence for longer is over; demand_cpu_lost_switch_out() ends it at the last evidence, as a recorded
+ * switch-out there would have. Without the window (a source without sched_stat_runtime), nothing is silent.
+ */
+TEST(silence_ends_a_run) {
+        _cleanup_(demand_freep) Demand *d = NULL, *ref = NULL;
+        uint64_t t;
+
+        ASSERT_OK(demand_new(2, &d));
+        ASSERT_OK(demand_new(2, &ref));
+        ASSERT_OK(feed(d, sw(T0, 1, 0, true, 100, 120), NULL));
+        ASSERT_TRUE(!demand_cpu_silent(d, 1, T0 + 1000 * MSEC_NS));
+        demand_set_silence(d, 12 * MSEC_NS);
+        for (t = T0 + 4 * MSEC_NS; t <= T0 + 40 * MSEC_NS; t += 4 * MSEC_NS) {
+                ASSERT_OK(feed(d, runtime(t, 1, 100), NULL));
+                ASSERT_TRUE(!demand_cpu_silent(d, 1, t + 12 * MSEC_NS));
+        }
+        ASSERT_TRUE(demand_cpu_silent(d, 1, T0 + 53 * MSEC_NS));
+        demand_cpu_lost_switch_out(d, 1, T0 + 53 * MSEC_NS);
+        ASSERT_TRUE(!demand_cpu_busy(d, 1));
+        ASSERT_TRUE(!demand_cpu_silent(d, 1, T0 + 1000 * MSEC_NS));             /* idle is never silent */
+        (void) demand_advance(d, 1, T0 + 100 * MSEC_NS);
+
+        ASSERT_OK(feed(ref, sw(T0, 1, 0, true, 100, 120), NULL));
+        ASSERT_OK(feed(ref, sw(T0 + 40 * MSEC_NS, 1, 100, true, 0, 120), NULL));
+        (void) demand_advance(ref, 1, T0 + 100 * MSEC_NS);
+        ASSERT_EQ(demand_cpu_util_avg(d, 1), demand_cpu_util_avg(ref, 1));
+}
+

@@ -91,15 +91,26 @@ static int record(const Decision *d, void *userdata) {
         return 0;
 }
 
+/*
+ * What each CPU runs as the switches fed so far say (reset by fixture_start()): a switch names it as prev, as
+ * the kernel's do; a prev that is not the CPU's task is a lost switch to the model (demand.c).
+ */
+static int switch_curr[64];
+
 static SchedEvent ev_switch(uint64_t t, int cpu, int next_pid) {
-        return (SchedEvent) {
+        bool known = cpu >= 0 && (size_t) cpu < ELEMENTSOF(switch_curr); /* tests feed invalid CPUs too */
+        SchedEvent ev = {
                 .type = SCHED_EVENT_SWITCH,
                 .time_ns = t,
                 .cpu = cpu,
                 /* CFS tasks (prio 120): prio < 100 would be RT, which asks for max. */
-                .sw = { .prev_pid = next_pid ? 0 : 4242, .prev_prio = 120, .prev_runnable = true,
+                .sw = { .prev_pid = known ? switch_curr[cpu] : 0, .prev_prio = 120, .prev_runnable = true,
                         .next_pid = next_pid, .next_prio = 120 },
         };
+
+        if (known)
+                switch_curr[cpu] = next_pid;
+        return ev;
 }
 
 static int feed_switch(Engine *e, uint64_t t, int cpu, int next_pid) {
@@ -116,6 +127,7 @@ typedef struct Fixture {
 } Fixture;
 
 static int fixture_start(Fixture *f) {
+        memset(switch_curr, 0, sizeof(switch_curr));
         f->rec = calloc(1, sizeof(Recorder));
         if (!f->rec)
                 return -ENOMEM;
@@ -266,6 +278,47 @@ TEST(idle_cpu_waits_for_an_event) {
         /* 1 s later a short task wakes there: the decayed utilisation takes the frequency down at once. */
         ASSERT_OK(feed_switch(f.e, t + 1000 * MSEC_NS, 1, 101));
         ASSERT_EQ(engine_policy_khz(f.e, P1), 500000);
+}
+
+/*
+ * A source that reports sched_stat_runtime (the live daemon's): a CPU whose task leaves no evidence for
+ * SILENCE_TICKS ticks ran nothing since (its switch-out was lost, demand.c), so the tick stops and the policy
+ * is not raised; with a report at every tick, as the kernel's update_curr() gives, it stays busy and goes up.
+ */
+TEST(silent_cpu_is_not_ticked) {
+        for (int evidence = 0; evidence <= 1; evidence++) {
+                _cleanup_(fixture_done) Fixture f = {};
+                uint64_t t;
+                int busy = 1;
+
+                fixture_init(&f);
+                f.cfg.rate_limit_usec = 1;
+                ASSERT_OK(fixture_start(&f));
+                engine_set_runtime_reported(f.e, true);
+
+                ASSERT_OK(feed_switch(f.e, T0, 1, 100));
+                for (t = T0 + 4 * MSEC_NS; t <= T0 + 200 * MSEC_NS && busy; t += 4 * MSEC_NS) {
+                        SchedEvent ev = { .type = SCHED_EVENT_RUNTIME, .time_ns = t - 1000, .cpu = 1,
+                                          .has_context = true, .context_pid = 100,
+                                          .runtime = { .pid = 100, .runtime_ns = 4 * MSEC_NS } };
+
+                        if (evidence)
+                                ASSERT_OK(engine_event(f.e, &ev));
+                        busy = engine_tick(f.e, t);
+                        ASSERT_TRUE(busy >= 0);
+                }
+                if (evidence) {
+                        ASSERT_EQ(busy, 1);
+                        ASSERT_EQ(engine_policy_khz(f.e, P1), 2000000);
+                        ASSERT_U64_EQ(engine_stats(f.e)->lost_switches, 0);
+                } else {
+                        /* Silent after 12 ms: the tick that finds it so is the last (the 4th). */
+                        ASSERT_U64_EQ(t, T0 + 20 * MSEC_NS);
+                        ASSERT_TRUE(!engine_busy(f.e));
+                        ASSERT_EQ(engine_policy_khz(f.e, P1), 500000);
+                        ASSERT_U64_EQ(engine_stats(f.e)->lost_switches, 1);
+                }
+        }
 }
 
 TEST(tipping_point) {

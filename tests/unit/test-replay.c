@@ -34,6 +34,31 @@ TEST(switch_usec) {
         ASSERT_EQ(ev.sw.next_prio, 0);
 }
 
+/* The "comm tid" column: the task current when the event was recorded (the lost-switch evidence, demand.c). */
+TEST(context) {
+        SchedEvent ev;
+
+        ASSERT_EQ(parse("   tokio-rt-worker    81 [000]  9491.888523: sched:sched_wakeup: comm=rcu_preempt pid=15 "
+                        "prio=120 target_cpu=000", &ev), REPLAY_LINE_EVENT);
+        ASSERT_TRUE(ev.has_context);
+        ASSERT_EQ(ev.context_pid, 81);
+        ASSERT_EQ(parse("         swapper     0 [001]   551.307995123: sched:sched_wakeup: comm=a pid=5 prio=120 "
+                        "target_cpu=001", &ev), REPLAY_LINE_EVENT);
+        ASSERT_TRUE(ev.has_context);
+        ASSERT_EQ(ev.context_pid, 0);
+        /* perf script -F pid,tid prints "pid/tid": the thread is the one that runs. */
+        ASSERT_EQ(parse("  worker 4533/4540 [001] 1.000000: sched:sched_wakeup: comm=a pid=5 prio=120 target_cpu=001",
+                        &ev), REPLAY_LINE_EVENT);
+        ASSERT_EQ(ev.context_pid, 4540);
+        /* No tid column (perf script -F cpu,time,event,trace), or a comm ending in digits glued to it: none. */
+        ASSERT_EQ(parse("[001] 1.000000: sched:sched_wakeup: comm=a pid=5 prio=120 target_cpu=001", &ev),
+                  REPLAY_LINE_EVENT);
+        ASSERT_TRUE(!ev.has_context);
+        ASSERT_EQ(parse("kworker/1:0[001] 1.000000: sched:sched_wakeup: comm=a pid=5 prio=120 target_cpu=001", &ev),
+                  REPLAY_LINE_EVENT);
+        ASSERT_TRUE(!ev.has_context);
+}
+
 TEST(switch_ns_preempted_and_idle) {
         SchedEvent ev;
 
