@@ -11,8 +11,11 @@
 # Prints each run and the medians. Measured by bench/bench-wakeups.c (one sleep in the window: 2 switches).
 # Run it on a quiet machine: anything else running shows up in the machine-wide figure and wakes the daemon.
 #
-# Usage: bench/bench-idle.sh BUILD [SECONDS] [RUNS]      (root; BUILD holds schedfreqd and cpufreq-emu)
-#   The measurer is $BENCH_WAKEUPS if set, else BUILD/bench/bench-wakeups if built, else compiled from
+# Usage: bench/bench-idle.sh BUILD[,BUILD...] [SECONDS] [RUNS]   (root; each BUILD holds schedfreqd, the first
+#   also cpufreq-emu). Several builds are measured side by side: in each run the no-daemon window, then each
+#   build's daemon in turn. A BUILD may be written LABEL=DIR; the label names its rows (default: "schedfreqd"
+#   for a single build, else the directory's name).
+#   The measurer is $BENCH_WAKEUPS if set, else the first BUILD/bench/bench-wakeups if built, else compiled from
 #   bench/bench-wakeups.c into a temporary directory (so an older BUILD without it can be measured).
 #   SETTLE_S (default 3) is the wait between readiness and the window.
 #   Before each window the machine must be quiet: at most QUIET_MAX (default 150) context switches/s over a
@@ -22,19 +25,30 @@
 #   the emulator's wake-ups) was above QUIET_MAX. Medians are printed over all runs and over the quiet ones.
 # shellcheck disable=SC2016 # conditions for wait_for and at_exit are evaluated later, on purpose
 set -u
-BUILD=${1:?usage: bench/bench-idle.sh BUILD [SECONDS] [RUNS]}
+BUILDS_ARG=${1:?usage: bench/bench-idle.sh BUILD[,BUILD...] [SECONDS] [RUNS]}
 SECS=${2:-20}
 RUNS=${3:-3}
 SETTLE_S=${SETTLE_S:-3}
 QUIET_MAX=${QUIET_MAX:-150}
 QUIET_WAIT_S=${QUIET_WAIT_S:-120}
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-case $BUILD in /*) ;; *) BUILD="$(pwd)/$BUILD" ;; esac
+LABELS=() DIRS=()
+IFS=, read -r -a specs <<<"$BUILDS_ARG"
+for spec in "${specs[@]}"; do
+	label=${spec%%=*} dir=${spec#*=}
+	[ "$label" = "$spec" ] && label=
+	case $dir in /*) ;; *) dir="$(pwd)/$dir" ;; esac
+	[ -n "$label" ] || { [ "${#specs[@]}" -eq 1 ] && label=schedfreqd || label=$(basename "$dir"); }
+	LABELS+=("$label") DIRS+=("$dir")
+done
+BUILD=${DIRS[0]}
 . "$REPO/tests/integration/lib.sh"
 TOPO="$REPO/tests/fixtures/topology/two-policies.ini"
 
 [ "$(id -u)" -eq 0 ] || { echo "bench-idle: needs root (mount namespace, perf tracepoints)" >&2; exit 1; }
-[ -x "$BUILD/schedfreqd" ] || { echo "bench-idle: $BUILD/schedfreqd not found" >&2; exit 1; }
+for dir in "${DIRS[@]}"; do
+	[ -x "$dir/schedfreqd" ] || { echo "bench-idle: $dir/schedfreqd not found" >&2; exit 1; }
+done
 [ -x "$BUILD/cpufreq-emu" ] || { echo "bench-idle: $BUILD/cpufreq-emu not found" >&2; exit 1; }
 
 TMP=$(mktemp -d /tmp/schedfreqd-bench-idle.XXXXXX)
@@ -68,8 +82,10 @@ fi
 
 # Defaults: every key at its compile-time default (as in conf/schedfreqd.conf, where all are commented out).
 printf '# bench-idle: every setting at its compile-time default.\n' >"$TMP/defaults.conf"
-DAEMON_ARGS=(-c "$TMP/defaults.conf" --state-file "$TMP/state")
-"$BUILD/schedfreqd" --help 2>&1 | grep -q -- '--no-bus' && DAEMON_ARGS+=(--no-bus)
+daemon_args() { # DIR: the arguments for that build's daemon
+	DAEMON_ARGS=(-c "$TMP/defaults.conf" --state-file "$TMP/state")
+	"$1/schedfreqd" --help 2>&1 | grep -q -- '--no-bus' && DAEMON_ARGS+=(--no-bus)
+}
 
 median() { grep -v '^-$' | sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) { print "n/a"; exit } m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print m }'; }
 
@@ -141,13 +157,14 @@ run_none() { # RUN
 	record "$1" none "$out" - "$note"
 }
 
-run_daemon() { # RUN
-	local out rc note pid
+run_daemon() { # RUN LABEL DIR
+	local out rc note pid label=$2 dir=$3
+	daemon_args "$dir"
 	# The machine is gated before the daemon starts (the daemon itself adds twice its wake-ups to the rate).
 	note=$(quiet_gate)
 	rm -f "$TMP/state"
 	# nsenter itself, not emu_exec (a function: `&` would fork a subshell and $! would be that shell's PID).
-	nsenter -m -t "$EMU_NS_PID" -- "$BUILD/schedfreqd" "${DAEMON_ARGS[@]}" >/dev/null 2>"$TMP/err.$1" &
+	nsenter -m -t "$EMU_NS_PID" -- "$dir/schedfreqd" "${DAEMON_ARGS[@]}" >/dev/null 2>"$TMP/err.$1" &
 	DAEMON_PID=$! # nsenter execs the daemon: this is its PID
 	if ! wait_for '[ -e "$TMP/state" ]' 10; then
 		echo "bench-idle: the daemon did not become ready (no state file after 10 s):" >&2
@@ -167,10 +184,10 @@ run_daemon() { # RUN
 		cat "$TMP/err.$1" >&2
 		return 1
 	fi
-	echo "$out" >"$TMP/daemon.$1.json"
+	echo "$out" >"$TMP/daemon.$1.$label.json"
 	pid=$DAEMON_PID
 	stop_daemon || { echo "bench-idle: schedfreqd exited with status $? on SIGTERM:" >&2; cat "$TMP/err.$1" >&2; return 1; }
-	record "$1" schedfreqd "$out" "$pid" "$note"
+	record "$1" "$label" "$out" "$pid" "$note"
 }
 
 # Medians of column COL for KIND over the rows that pass FILTER (all | quiet).
@@ -181,7 +198,10 @@ col_median() { # KIND COL FILTER
 emu_start "$TOPO" || exit 1
 EMU_NS=$(readlink "/proc/$EMU_PID/ns/mnt")
 echo "machine: $(nproc) CPUs, $(uname -r), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "daemon: $BUILD/schedfreqd ${DAEMON_ARGS[*]} (in the emulator's namespace, topology $(basename "$TOPO"))"
+for i in "${!DIRS[@]}"; do
+	daemon_args "${DIRS[$i]}"
+	echo "daemon ${LABELS[$i]}: ${DIRS[$i]}/schedfreqd ${DAEMON_ARGS[*]} (in the emulator's namespace, topology $(basename "$TOPO"))"
+done
 echo "measurer: $BW; window $SECS s, settle $SETTLE_S s after the state file appears, $RUNS runs interleaved"
 echo "quiet: <= $QUIET_MAX ctxt/s for 2 s before each window (waited up to $QUIET_WAIT_S s) and in the window"
 echo
@@ -189,20 +209,31 @@ HEAD=$(printf '%-4s %-10s %10s %9s %14s %15s %14s' run daemon wakeups/s cpu_ms/s
 echo "$HEAD"
 for run in $(seq 1 "$RUNS"); do
 	run_none "$run" || exit 1
-	run_daemon "$run" || exit 1
+	for i in "${!DIRS[@]}"; do
+		run_daemon "$run" "${LABELS[$i]}" "${DIRS[$i]}" || exit 1
+	done
 done
 for filter in all quiet; do
-	n=$(awk -v f="$filter" '$2 == "schedfreqd" && (f == "all" || $8 == 0)' "$TMP/rows" | wc -l)
+	n=$(awk -v f="$filter" '$2 != "none" && (f == "all" || $8 == 0)' "$TMP/rows" | wc -l)
 	echo
 	echo "medians, $filter runs ($n daemon windows):"
 	echo "$HEAD"
-	for kind in none schedfreqd; do
+	for kind in none "${LABELS[@]}"; do
 		w=-; cpu=-
 		[ "$kind" = none ] || { w=$(col_median "$kind" 3 "$filter"); cpu=$(col_median "$kind" 4 "$filter"); }
 		printf '%-4s %-10s %10s %9s %14s %15s %14s\n' - "$kind" "$w" "$cpu" "$(col_median "$kind" 5 "$filter")" \
 			"$(col_median "$kind" 6 "$filter")" "$(col_median "$kind" 7 "$filter")"
 	done
 done
+if [ "${#LABELS[@]}" -gt 1 ]; then
+	last=${LABELS[${#LABELS[@]}-1]}
+	echo
+	echo "wake-ups/s, median over all runs, against $last's:"
+	for kind in "${LABELS[@]}"; do
+		awk -v k="$kind" -v a="$(col_median "$kind" 3 all)" -v b="$(col_median "$last" 3 all)" \
+			'BEGIN { printf "  %-12s %8s  %s\n", k, a, (b > 0 ? sprintf("%.1fx", a / b) : "n/a") }'
+	done
+fi
 echo
 
 emu_stop
