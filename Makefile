@@ -3,6 +3,7 @@
 #   make                 build schedfreqd, schedfreqctl and the test tools into $(BUILD)/
 #   make run             install missing build dependencies (root, apt), build, run the main job
 #   make check           install missing dependencies, build, run the whole suite (plus an ASan+UBSan pass)
+#   make fuzz            build the libFuzzer targets (clang) into $(BUILD)/fuzz/ and run each for FUZZ_SECONDS
 #   make install DESTDIR= PREFIX=
 #
 # Knobs: BUILD=dir, SANITIZE=address,undefined, WERROR=1 (on by default when CI=true), CC=clang.
@@ -60,12 +61,19 @@ BENCH_BIN := $(BENCH_SRC:%.c=$(BUILD)/%)
 HELPER_SRC := $(sort $(wildcard tests/helpers/*.c))
 HELPER_BIN := $(HELPER_SRC:%.c=$(BUILD)/%)
 
+# Fuzz harnesses (tests/fuzz/fuzz-NAME.c, seed corpus tests/fuzz/corpus/NAME/): `all` builds each as a corpus
+# replay driver with the normal compiler and flags, which tests/run-tests runs (so `make check` replays the
+# corpora, also under ASan+UBSan); `make fuzz` builds them with libFuzzer.
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz-*.c))
+FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/fuzz-%.c=%)
+FUZZ_REPLAY_BIN := $(FUZZ_SRC:%.c=$(BUILD)/%)
+
 BINS := $(BUILD)/schedfreqd $(if $(wildcard daemon/schedfreqctl.c),$(BUILD)/schedfreqctl)
 
-.PHONY: all deps run check check-unit check-asan install uninstall clean
+.PHONY: all deps run check check-unit check-asan install uninstall clean fuzz fuzz-build
 .DEFAULT_GOAL := all
 
-all: $(BINS) $(BUILD)/cpufreq-emu $(UNIT_BIN) $(BENCH_BIN) $(HELPER_BIN)
+all: $(BINS) $(BUILD)/cpufreq-emu $(UNIT_BIN) $(BENCH_BIN) $(HELPER_BIN) $(FUZZ_REPLAY_BIN)
 
 $(BUILD)/daemon/%.o: daemon/%.c
 	@mkdir -p $(@D)
@@ -91,6 +99,12 @@ $(BUILD)/cpufreq-emu: $(EMU_OBJ)
 $(BUILD)/tests/unit/%: tests/unit/%.c tests/test.h $(LIB_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(DAEMON_CPPFLAGS) -Itests $(ALL_CFLAGS) -DFIXTURES=\"$(CURDIR)/tests/fixtures\" -o $@ $< $(LIB_OBJ) $(ALL_LDFLAGS) $(DAEMON_LIBS)
+
+$(BUILD)/tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/replay-main.c tests/fuzz/fuzz.h $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(DAEMON_CPPFLAGS) -Itests/fuzz $(ALL_CFLAGS) -DFIXTURES=\"$(CURDIR)/tests/fixtures\" \
+		-DFUZZ_CORPUS_DIR=\"$(CURDIR)/tests/fuzz/corpus/$*\" -o $@ $< tests/fuzz/replay-main.c $(LIB_OBJ) \
+		$(ALL_LDFLAGS) $(DAEMON_LIBS)
 
 $(BUILD)/tests/helpers/%: tests/helpers/%.c
 	@mkdir -p $(@D)
@@ -135,6 +149,45 @@ $(ORACLE_DIR)/oracle-compare: tests/oracle/oracle-compare.c
 	@mkdir -p $(@D)
 	$(CC) $(BASE_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) -lm
 # --- end of the kernel PELT oracle ----------------------------------------------------------------------------
+
+# --- libFuzzer targets (issue 10 item 7) ----------------------------------------------------------------------
+# $(BUILD)/fuzz/fuzz-NAME: clang, -fsanitize=fuzzer,address,undefined, the daemon's library objects rebuilt with
+# the same instrumentation in $(BUILD)/fuzz/obj/. `make fuzz` runs each target for FUZZ_SECONDS, one after the
+# other, on a working corpus in $(BUILD)/fuzz/corpus/NAME/ seeded from tests/fuzz/corpus/NAME/ (which it never
+# writes); crashing inputs go to $(BUILD)/fuzz/crash-NAME-*. FUZZ_ARGS adds libFuzzer options (-jobs=, -dict=).
+# Minimise what a run found back into the seed corpus (docs/reliability.md):
+#   $(BUILD)/fuzz/fuzz-NAME -merge=1 -use_counters=0 tests/fuzz/corpus/NAME $(BUILD)/fuzz/corpus/NAME
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_ARGS ?=
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_CFLAGS := -std=gnu11 $(WARNINGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -O1 -g
+FUZZ_DIR := $(BUILD)/fuzz
+FUZZ_LIB_OBJ := $(LIB_SRC:%.c=$(FUZZ_DIR)/obj/%.o)
+FUZZ_BIN := $(FUZZ_NAMES:%=$(FUZZ_DIR)/fuzz-%)
+
+$(FUZZ_DIR)/obj/daemon/%.o: daemon/%.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(DAEMON_CPPFLAGS) $(FUZZ_CFLAGS) -c -o $@ $<
+
+$(FUZZ_DIR)/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/fuzz.h $(FUZZ_LIB_OBJ)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(DAEMON_CPPFLAGS) -Itests/fuzz $(FUZZ_CFLAGS) -DFIXTURES=\"$(CURDIR)/tests/fixtures\" \
+		-fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJ) $(DAEMON_LIBS)
+
+fuzz-build: $(FUZZ_LIB_OBJ) $(FUZZ_BIN)
+
+# Every target runs even when one fails; the failed ones are named at the end (and make fails).
+fuzz: fuzz-build
+	@failed=; for n in $(FUZZ_NAMES); do \
+		mkdir -p $(FUZZ_DIR)/corpus/$$n; \
+		echo "== fuzz-$$n: $(FUZZ_SECONDS) s"; \
+		$(FUZZ_DIR)/fuzz-$$n -max_total_time=$(FUZZ_SECONDS) -timeout=10 -print_final_stats=1 \
+			-artifact_prefix=$(FUZZ_DIR)/crash-$$n- $(FUZZ_ARGS) $(FUZZ_DIR)/corpus/$$n tests/fuzz/corpus/$$n \
+			|| failed="$$failed $$n"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz: findings in:$$failed (inputs in $(FUZZ_DIR)/crash-*)"; exit 1; fi
+# --- end of the libFuzzer targets ---------------------------------------------------------------------------
 
 deps:
 	@scripts/install-deps

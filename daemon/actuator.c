@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * actuator.c: take-over (save, state file, userspace governor), kept-open scaling_setspeed fds, restore.
+ * actuator.c: take-over (locks, save, state file, userspace governor), kept-open scaling_setspeed fds, restore.
  *
  * Kernel behaviour this relies on (drivers/cpufreq/):
  *  - cpufreq_userspace.c: starting the governor sets its setspeed to policy->cur, so the frequency does not
@@ -20,6 +20,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/sysmacros.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -38,6 +40,7 @@ typedef struct HeldPolicy {
         unsigned cpu;             /* libcpupower's handle: the policy's first online CPU with cpufreq */
         bool switched;            /* we wrote "userspace": putting back must restore the governor */
         int setspeed_fd;
+        int lock_fd;              /* the policy directory, flock(LOCK_EX) while we manage it (paused too) */
 } HeldPolicy;
 
 struct Actuator {
@@ -361,8 +364,14 @@ int actuator_state_parse(FILE *f, const char *name, ActuatorSaved **ret, size_t 
         size_t cap = 0;
         int r;
 
-        while (getline(&line, &cap, f) >= 0) {
+        for (ssize_t len; (len = getline(&line, &cap, f)) >= 0;) {
                 p.line++;
+                /* We always write whole lines of text: anything else is damage, never something to act on. */
+                if (strlen(line) != (size_t) len)
+                        return error_return(state_error(&p, "NUL byte in the line"), &p.error, ret_error);
+                if (line[len - 1] != '\n')
+                        return error_return(state_error(&p, "last line not terminated (truncated file?)"),
+                                            &p.error, ret_error);
                 r = state_parse_line(&p, line);
                 if (r < 0)
                         return error_return(r, &p.error, ret_error);
@@ -372,6 +381,12 @@ int actuator_state_parse(FILE *f, const char *name, ActuatorSaved **ret, size_t 
         r = state_section_end(&p);
         if (r < 0)
                 return error_return(r, &p.error, ret_error);
+        /* A state file is written only when some policy is taken over: without one it is truncated or foreign. */
+        if (p.n == 0) {
+                p.line = MAX(p.line, 1u);
+                return error_return(state_error(&p, "no [policyN] section (empty or truncated state file)"),
+                                    &p.error, ret_error);
+        }
 
         *ret = TAKE_PTR(p.s);
         *ret_n = p.n;
@@ -461,6 +476,139 @@ static int state_file_save(const char *path, const ActuatorSaved *s, size_t n) {
 static int state_file_remove(const char *path) {
         if (unlink(path) < 0 && errno != ENOENT)
                 return -errno;
+        return 0;
+}
+
+/* ---- who owns what: the instance lock and the policy locks ---- */
+
+int actuator_lock_path(const char *state_path, char **ret) {
+        const char *slash = strrchr(state_path, '/');
+        int n;
+
+        if (!slash)
+                n = asprintf(ret, "lock");
+        else
+                n = asprintf(ret, "%.*s/lock", (int) (slash - state_path), state_path);
+        return n < 0 ? -ENOMEM : 0;
+}
+
+int actuator_flock_holder_parse(FILE *f, dev_t dev, ino_t ino, pid_t *ret_pid) {
+        _cleanup_free_ char *line = NULL;
+        size_t cap = 0;
+
+        /* fs/locks.c lock_get_status(): "1: FLOCK  ADVISORY  WRITE 1234 00:28:3 0 EOF", the device in hex;
+         * a waiter's line reads "1: -> FLOCK ...", so its type does not match. */
+        while (getline(&line, &cap, f) >= 0) {
+                char type[16], mode[16], access_mode[16];
+                unsigned major_dev, minor_dev;
+                unsigned long long inode;
+                long pid;
+
+                if (sscanf(line, "%*u: %15s %15s %15s %ld %x:%x:%llu", type, mode, access_mode, &pid, &major_dev,
+                           &minor_dev, &inode) != 7)
+                        continue;
+                if (!streq(type, "FLOCK") || pid <= 0 || pid > INT_MAX)
+                        continue;
+                if (makedev(major_dev, minor_dev) != dev || inode != (unsigned long long) ino)
+                        continue;
+                *ret_pid = (pid_t) pid;
+                return 0;
+        }
+        return -ENOENT;
+}
+
+/* The process holding a flock on @fd's inode, from /proc/locks; 0 when it cannot be told (another PID
+ * namespace shows 0 too). */
+static pid_t flock_holder(int fd) {
+        _cleanup_fclose_ FILE *f = NULL;
+        struct stat st;
+        pid_t pid = 0;
+
+        if (fstat(fd, &st) < 0)
+                return 0;
+        f = fopen("/proc/locks", "re");
+        if (!f)
+                return 0;
+        (void) actuator_flock_holder_parse(f, st.st_dev, st.st_ino, &pid);
+        return pid;
+}
+
+static pid_t lock_file_read_pid(int fd) {
+        char buf[16];
+        uint32_t pid;
+        ssize_t n;
+
+        n = pread(fd, buf, sizeof(buf) - 1, 0);
+        if (n <= 0)
+                return 0;
+        buf[n] = '\0';
+        buf[strcspn(buf, "\n")] = '\0';
+        if (cpufreq_sysfs_parse_u32(buf, &pid) < 0 || pid == 0 || pid > INT_MAX)
+                return 0;
+        return (pid_t) pid;
+}
+
+int actuator_lock_take(const char *lock_path, int *ret_fd, pid_t *ret_pid, char **ret_error) {
+        _cleanup_free_ char *error = NULL;
+        _cleanup_close_ int fd = -EBADF;
+        char buf[16];
+        pid_t pid;
+        int r, len;
+
+        r = mkdir_parents(lock_path, 0755);
+        if (r < 0)
+                return error_return(error_set(&error, r, "cannot create the directory of %s", lock_path), &error,
+                                    ret_error);
+        fd = open(lock_path, O_RDWR | O_CREAT | O_NOCTTY | O_CLOEXEC, 0644);
+        if (fd < 0)
+                return error_return(error_set(&error, -errno, "cannot open %s", lock_path), &error, ret_error);
+        if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+                if (errno != EWOULDBLOCK)
+                        return error_return(error_set(&error, -errno, "cannot lock %s", lock_path), &error,
+                                            ret_error);
+                /* The holder writes its PID just after locking: /proc/locks covers that window. */
+                pid = lock_file_read_pid(fd);
+                *ret_pid = pid > 0 ? pid : flock_holder(fd);
+                return error_return(error_set(&error, -EBUSY, "%s is held by PID %d", lock_path, (int) *ret_pid),
+                                    &error, ret_error);
+        }
+
+        /* Ours now. The PID still in the file is a previous holder's, who is gone (the kernel dropped its lock). */
+        pid = lock_file_read_pid(fd);
+        len = snprintf(buf, sizeof(buf), "%d\n", (int) getpid());
+        if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, (size_t) len, 0) != len)
+                return error_return(error_set(&error, negative_errno(), "cannot write %s", lock_path), &error,
+                                    ret_error);
+        *ret_pid = pid;
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}
+
+/*
+ * One governor per policy: an exclusive flock(2) on the policy's sysfs directory, held while we manage the
+ * policy (paused too: resuming must find it free). It does not depend on the lock or state file paths, so two
+ * daemons given different --lock-file/--state-file still cannot both govern a policy, and `schedfreqd restore`
+ * can tell whether a policy it would write has a live governor. The kernel drops it however the holder dies.
+ * kernfs and FUSE without a flock handler keep flocks in the VFS. Returns 0 and the fd (-EBADF where the
+ * filesystem refuses flocks: the instance lock is the only guard then), or -EBUSY and the holder's PID (0:
+ * unknown).
+ */
+static int policy_lock(const char *dir, int *ret_fd, pid_t *ret_holder) {
+        _cleanup_close_ int fd = -EBADF;
+
+        fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+                if (errno == EWOULDBLOCK) {
+                        *ret_holder = flock_holder(fd);
+                        return -EBUSY;
+                }
+                log_debug_errno(errno, "Cannot flock %s, ignoring: %m", dir);
+                closep(&fd);
+                fd = -EBADF;
+        }
+        *ret_fd = TAKE_FD(fd);
         return 0;
 }
 
@@ -621,8 +769,10 @@ static int policy_put_back(const ActuatorSaved *s, char **error) {
 Actuator *actuator_free(Actuator *a) {
         if (!a)
                 return NULL;
-        for (size_t k = 0; a->held && k < a->n; k++)
+        for (size_t k = 0; a->held && k < a->n; k++) {
                 closep(&a->held[k].setspeed_fd);
+                closep(&a->held[k].lock_fd);
+        }
         actuator_saved_free_many(a->saved, a->n);
         free(a->held);
         free(a->slot);
@@ -665,15 +815,16 @@ static int actuator_alloc(const Topology *topo, const bool *manage, const char *
         a->n = n;
         a->n_topology = topo->n_policies;
         for (size_t k = 0; k < n; k++)
-                a->held[k].setspeed_fd = -EBADF;
+                a->held[k].setspeed_fd = a->held[k].lock_fd = -EBADF;
         *ret = TAKE_PTR(a);
         return 0;
 }
 
-/* Checks every managed policy and finds where to write; reads only. */
+/* Checks every managed policy, finds where to write and locks it (policy_lock()); writes nothing. */
 static int actuator_new(const Topology *topo, const bool *manage, const char *state_path, Actuator **ret,
                         char **error) {
         _cleanup_(actuator_freep) Actuator *a = NULL;
+        pid_t holder = 0;
         size_t k = 0;
         int r;
 
@@ -697,6 +848,13 @@ static int actuator_new(const Topology *topo, const bool *manage, const char *st
                 r = cpufreq_sysfs_policy_dir(p, &a->saved[k].dir);
                 if (r < 0)
                         return error_set(error, r, "policy%u: cannot find its sysfs directory", p->id);
+                r = policy_lock(a->saved[k].dir, &a->held[k].lock_fd, &holder);
+                if (r == -EBUSY)
+                        return error_set(error, r, "policy%u is already governed by another schedfreqd (PID %d), "
+                                         "and a policy has one governor: stop that one first (systemctl stop "
+                                         "schedfreqd, or kill -TERM %d)", p->id, (int) holder, (int) holder);
+                if (r < 0)
+                        return error_set(error, r, "policy%u: cannot open %s", p->id, a->saved[k].dir);
                 a->saved[k].id = p->id;
                 a->held[k].index = (unsigned) i;
                 a->slot[i] = (int) k++;
@@ -740,13 +898,18 @@ static void actuator_roll_back(Actuator *a) {
         (void) state_file_remove(a->state_path);
 }
 
-/* A state file we did not write means policies someone still has to put back: never overwrite it. */
+/*
+ * A state file we did not write means policies someone still has to put back: never overwrite it. Checked with
+ * the policies locked (actuator_new()), so no live daemon governs them: the file is a crashed run's, and the
+ * saved values in it are the ones to put back, not the "userspace" we would save now.
+ */
 static int state_file_check_absent(const char *path, char **error) {
         if (access(path, F_OK) >= 0)
                 return error_set(error, -EEXIST,
-                                 "%s exists: a previous run did not put its cpufreq policies back "
-                                 "(run `schedfreqd restore`)",
-                                 path);
+                                 "%s exists: a previous schedfreqd did not exit cleanly and left its cpufreq "
+                                 "policies taken over (no running schedfreqd governs them now): run "
+                                 "`schedfreqd restore --state-file %s` to put them back, then start again",
+                                 path, path);
         if (errno != ENOENT)
                 return error_set(error, -errno, "cannot access %s", path);
         return 0;
@@ -787,10 +950,11 @@ int actuator_take_over(const Topology *topo, const bool *manage, const char *sta
         _cleanup_free_ char *error = NULL;
         int r;
 
-        r = state_file_check_absent(state_path, &error);
+        /* Locks first: a state file next to a live owner is its, not a crash's. */
+        r = actuator_new(topo, manage, state_path, &a, &error);
         if (r < 0)
                 return error_return(r, &error, ret_error);
-        r = actuator_new(topo, manage, state_path, &a, &error);
+        r = state_file_check_absent(state_path, &error);
         if (r < 0)
                 return error_return(r, &error, ret_error);
         r = actuator_acquire(a, &error);
@@ -866,10 +1030,34 @@ int actuator_restore(Actuator *a) {
         return state_file_remove(a->state_path);
 }
 
-int actuator_restore_from_state_file(const char *state_path, char **ret_error) {
+/* Locks every policy of the state file; a live governor of one is refused unless @force. Into @locks[n]. */
+static int state_policies_lock(const ActuatorSaved *s, size_t n, bool force, int *locks, char **error) {
+        pid_t holder = 0;
+        int r;
+
+        for (size_t i = 0; i < n; i++) {
+                r = policy_lock(s[i].dir, &locks[i], &holder);
+                if (r == -EBUSY && !force)
+                        return error_set(error, r, "policy%u is governed by a running schedfreqd (PID %d), which "
+                                         "puts it back itself when it stops: not restoring under it (stop it "
+                                         "instead: systemctl stop schedfreqd, or kill -TERM %d; --force "
+                                         "restores anyway)", s[i].id, (int) holder, (int) holder);
+                /* Forced, or a policy gone since (its directory too): put_back() reports what fails. */
+        }
+        return 0;
+}
+
+static void locks_close(int *locks, size_t n) {
+        for (size_t i = 0; locks && i < n; i++)
+                closep(&locks[i]);
+        free(locks);
+}
+
+int actuator_restore_from_state_file(const char *state_path, bool force, char **ret_error) {
         _cleanup_fclose_ FILE *f = NULL;
         _cleanup_free_ char *error = NULL;
         ActuatorSaved *s = NULL;
+        int *locks = NULL;
         size_t n = 0;
         int r = 0, k;
 
@@ -882,11 +1070,22 @@ int actuator_restore_from_state_file(const char *state_path, char **ret_error) {
         k = actuator_state_parse(f, state_path, &s, &n, &error);
         if (k < 0)
                 return error_return(k, &error, ret_error);
-        for (size_t i = 0; i < n; i++) {
-                k = policy_put_back(&s[i], &error);
-                if (r >= 0)
-                        r = k;
+        locks = malloc(n * sizeof(int));
+        if (!locks) {
+                actuator_saved_free_many(s, n);
+                return -ENOMEM;
         }
+        for (size_t i = 0; i < n; i++)
+                locks[i] = -EBADF;
+        /* Held while we write, so that no daemon takes a policy over halfway through. */
+        r = state_policies_lock(s, n, force, locks, &error);
+        if (r >= 0)
+                for (size_t i = 0; i < n; i++) {
+                        k = policy_put_back(&s[i], &error);
+                        if (r >= 0)
+                                r = k;
+                }
+        locks_close(locks, n);
         actuator_saved_free_many(s, n);
         if (r < 0)
                 return error_return(r, &error, ret_error);

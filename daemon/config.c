@@ -7,7 +7,11 @@
  * inih (libinih 55, as packaged) is built without INI_HANDLER_LINENO, so lines are counted here: files are
  * read into memory and served to ini_parse_stream() one line at a time, and the handler reports the line
  * that was served last. inih reports only the first syntax error of a stream; to report them all, a syntax
- * pre-pass re-parses with known bad lines blanked until none is left (files are small).
+ * pre-pass re-parses with known bad lines blanked until none is left (files are small). Files are read
+ * with our own line reader (inih's fgets() would cut a line at a NUL byte without a word), 1 MiB at most.
+ *
+ * The file and line of policies= and of each [policyN] section are kept in the Config, so that
+ * config_check_topology() can name them when it finds policies the machine does not have.
  */
 
 #include <dirent.h>
@@ -26,6 +30,7 @@
 #include "cpulist.h"
 #include "log.h"
 #include "macro.h"
+#include "topology.h"
 
 #define DROPIN_SUFFIX ".conf"
 #define UTF8_BOM "\xef\xbb\xbf"
@@ -440,7 +445,7 @@ typedef struct ParseState {
         const char *file;
         char **lines;             /* as read, newline included */
         size_t n_lines;
-        bool *blank;              /* served as empty lines: syntax errors found so far, over-long lines */
+        bool *blank;              /* served as empty lines: syntax errors found so far, over-long lines, NULs */
         size_t next;              /* index of the next line to serve; so the line served last is 'next' (1-based) */
         unsigned section_line;    /* line of the last "[section]" header served */
         unsigned reported_section_line; /* a bad section is reported once, at its header */
@@ -455,35 +460,92 @@ static void parse_state_done(ParseState *st) {
         free(st->blank);
 }
 
+/*
+ * The largest file read. The shipped schedfreqd.conf is about 5 KiB and inih takes lines of 198 characters at
+ * most; the cap keeps /dev/zero, a binary or a runaway generator from growing memory without bound.
+ */
+#define CONFIG_FILE_MAX (1024 * 1024)
+
+/*
+ * One line, its '\n' included, as a malloc'd string in *@ret and its length in bytes (NUL bytes included) in
+ * *@ret_len. Returns 1, 0 at the end of the input, -EFBIG once more than *@budget bytes were read in all,
+ * or the read error (EISDIR, EIO, ...).
+ */
+static int read_line(FILE *f, size_t *budget, char **ret, size_t *ret_len) {
+        _cleanup_free_ char *buf = NULL;
+        size_t n = 0, allocated = 0;
+        int c;
+
+        while ((c = getc(f)) != EOF) {
+                if (*budget == 0)
+                        return -EFBIG;
+                (*budget)--;
+                if (n + 2 > allocated) {
+                        char *b;
+
+                        allocated = MAX(allocated * 2, (size_t) 128);
+                        b = realloc(buf, allocated);
+                        if (!b)
+                                return -ENOMEM;
+                        buf = b;
+                }
+                buf[n++] = (char) c;
+                if (c == '\n')
+                        break;
+        }
+        if (ferror(f))
+                return errno > 0 ? -errno : -EIO;
+        if (n == 0)
+                return 0;
+
+        buf[n] = '\0';
+        *ret = TAKE_PTR(buf);
+        *ret_len = n;
+        return 1;
+}
+
+/* An empty file has no line, but the reader still indexes blank[]. */
+static int parse_state_blank_alloc(ParseState *st) {
+        if (!st->blank)
+                st->blank = calloc(1, sizeof(bool));
+        return st->blank ? 0 : -ENOMEM;
+}
+
 static int parse_state_read(ParseState *st, FILE *f) {
-        _cleanup_free_ char *line = NULL;
-        size_t allocated = 0, size = 0;
+        size_t allocated = 0, budget = CONFIG_FILE_MAX;
 
         for (;;) {
-                ssize_t n;
+                char *line;
+                size_t n;
+                int r;
 
-                errno = 0;
-                n = getline(&line, &size, f);
-                if (n < 0)
-                        break;
+                r = read_line(f, &budget, &line, &n);
+                if (r <= 0)
+                        return r < 0 ? r : parse_state_blank_alloc(st);
 
                 if (st->n_lines == allocated) {
                         char **lines;
+                        bool *blank;
 
                         allocated = MAX(allocated * 2, (size_t) 64);
                         lines = reallocarray(st->lines, allocated, sizeof(char *));
-                        if (!lines)
+                        blank = lines ? reallocarray(st->blank, allocated, sizeof(bool)) : NULL;
+                        if (lines)
+                                st->lines = lines;
+                        if (blank)
+                                st->blank = blank;
+                        if (!lines || !blank) {
+                                free(line);
                                 return -ENOMEM;
-                        st->lines = lines;
+                        }
                 }
-                st->lines[st->n_lines++] = TAKE_PTR(line);
-                size = 0;
+                /* inih reads C strings: a NUL byte would cut the line there without a word. */
+                st->blank[st->n_lines] = n != strlen(line);
+                if (st->blank[st->n_lines])
+                        error_add(st->errors, (unsigned) st->n_lines + 1, "%s:%zu: NUL byte in line", st->file,
+                                  st->n_lines + 1);
+                st->lines[st->n_lines++] = line;
         }
-        if (errno != 0)
-                return -errno;
-
-        st->blank = calloc(MAX(st->n_lines, (size_t) 1), sizeof(bool));
-        return st->blank ? 0 : -ENOMEM;
 }
 
 static unsigned parse_state_lineno(const ParseState *st) {
@@ -573,6 +635,39 @@ static const ConfigItem *handler_lookup(ParseState *st, const char *section, con
         return item;
 }
 
+/* Keeps @file's name in @c (once) and returns its offset; UINT32_MAX when there is no room left. */
+static uint32_t config_origin_intern(Config *c, const char *file) {
+        size_t n = strlen(file) + 1;
+
+        for (size_t at = 0; at < c->origin_files_used; at += strlen(c->origin_files + at) + 1)
+                if (streq(c->origin_files + at, file))
+                        return (uint32_t) at;
+        if (n > sizeof(c->origin_files) - c->origin_files_used)
+                return UINT32_MAX;
+
+        memcpy(c->origin_files + c->origin_files_used, file, n);
+        c->origin_files_used += n;
+        return (uint32_t) (c->origin_files_used - n);
+}
+
+/* Remembers where the settings that config_check_topology() looks at were read: a [policyN] section by its
+ * header, policies= by its own line. */
+static void config_note_origin(ParseState *st, const ConfigItem *item, void *base) {
+        ConfigOrigin *o;
+        unsigned line;
+
+        if (streq(item->section, POLICY_SECTION)) {
+                o = &((PolicyConfig *) base)->origin;
+                line = st->section_line;
+        } else if (item->parse == parse_policies) {
+                o = &st->config->manage_origin;
+                line = parse_state_lineno(st);
+        } else
+                return;
+
+        *o = (ConfigOrigin) { .file = config_origin_intern(st->config, st->file), .line = line };
+}
+
 static int config_handler(void *user, const char *section, const char *key, const char *value) {
         ParseState *st = user;
         const ConfigItem *item;
@@ -592,6 +687,7 @@ static int config_handler(void *user, const char *section, const char *key, cons
         }
         if (streq(item->section, POLICY_SECTION))
                 ((PolicyConfig *) base)->present = true;
+        config_note_origin(st, item, base);
         return 1;
 }
 
@@ -600,8 +696,15 @@ static int syntax_handler(void *user, const char *section, const char *key, cons
 }
 
 /* Finds every line inih rejects, reports it and blanks it for the next passes. */
+/*
+ * inih reports only the first bad line of a pass, so each one costs a pass over the file: past this many, the
+ * rest are summed up in one message (without the cap a 1 MiB file of bad lines takes hours: quadratic,
+ * tests/fuzz/corpus/config/slow-quadratic-8000-bad-lines).
+ */
+#define SYNTAX_ERRORS_MAX 20
+
 static int config_find_syntax_errors(ParseState *st) {
-        for (;;) {
+        for (unsigned found = 0;; found++) {
                 unsigned line;
                 int r;
 
@@ -615,6 +718,12 @@ static int config_find_syntax_errors(ParseState *st) {
                         return -EIO; /* can't happen: a blank line is never an error */
 
                 line = (unsigned) r;
+                if (found == SYNTAX_ERRORS_MAX) {
+                        error_add(st->errors, line, "%s:%u: more lines that are not 'key = value', '[section]' or a "
+                                  "comment from here on (only the first %u are listed)", st->file, line,
+                                  SYNTAX_ERRORS_MAX);
+                        return 0;
+                }
                 if (is_section_header(st->lines[line - 1]))
                         error_add(st->errors, line, "%s:%u: section header without ']'", st->file, line);
                 else
@@ -801,4 +910,110 @@ int config_load(const char *path, bool missing_ok, Config *ret, char **ret_error
 
         *ret = c;
         return 0;
+}
+
+/* ---- the config against the machine's policies ---- */
+
+const char *config_origin_file(const Config *c, ConfigOrigin o) {
+        if (o.file >= c->origin_files_used)
+                return "(a configuration file)";
+        return c->origin_files + o.file;
+}
+
+typedef struct MissingPolicy {
+        ConfigOrigin origin;
+        unsigned id;
+        bool section;             /* a [policyN] section; else an entry of policies= */
+} MissingPolicy;
+
+static int cmp_u64(uint64_t a, uint64_t b) {
+        return a < b ? -1 : a > b;
+}
+
+/* In load order: the main file's names come first in origin_files, then the drop-ins' in name order. */
+static int missing_policy_cmp(const void *a, const void *b) {
+        const MissingPolicy *x = a, *y = b;
+
+        return cmp_u64(x->origin.file, y->origin.file) ?: cmp_u64(x->origin.line, y->origin.line) ?:
+                cmp_u64(x->section, y->section) ?: cmp_u64(x->id, y->id);
+}
+
+static bool topology_has_policy(const Topology *t, unsigned id) {
+        for (size_t i = 0; i < t->n_policies; i++)
+                if (t->policies[i].id == id)
+                        return true;
+        return false;
+}
+
+/* Why @id names no policy of @t, for the end of a warning: the usual slip is a CPU number for a policy one. */
+static void missing_policy_hint(const Topology *t, unsigned id, char *buf, size_t size) {
+        const PolicyDesc *p = topology_policy_of_cpu(t, id);
+        char list[4096]; /* 1024 ids alternating: "0,2,...,1022" < 4096 bytes */
+        cpu_set_t ids;
+
+        if (p) {
+                snprintf(buf, size, "CPU %u is in policy%u; policies are named after their first CPU", id, p->id);
+                return;
+        }
+        if (t->n_policies == 0) {
+                snprintf(buf, size, "there is no cpufreq policy");
+                return;
+        }
+        CPU_ZERO(&ids);
+        for (size_t i = 0; i < t->n_policies; i++)
+                if (t->policies[i].id < CPU_SETSIZE)
+                        CPU_SET(t->policies[i].id, &ids);
+        if (cpulist_format(&ids, list, sizeof(list)) < 0)
+                list[0] = '\0';
+        snprintf(buf, size, "existing policies: %s", list);
+}
+
+static void missing_policy_warn(const Config *c, const Topology *t, const MissingPolicy *m, ErrorList *warnings) {
+        char hint[4200];
+
+        missing_policy_hint(t, m->id, hint, sizeof(hint));
+        if (m->section)
+                error_add(warnings, 0, "%s:%" PRIu32 ": [policy%u] is for a policy that does not exist (%s)",
+                          config_origin_file(c, m->origin), m->origin.line, m->id, hint);
+        else
+                error_add(warnings, 0, "%s:%" PRIu32 ": policies= names policy%u, which does not exist (%s)",
+                          config_origin_file(c, m->origin), m->origin.line, m->id, hint);
+}
+
+int config_check_topology(const Config *c, const Topology *t, char **ret_warnings) {
+        _cleanup_(error_list_done) ErrorList warnings = {};
+        _cleanup_free_ MissingPolicy *missing = NULL;
+        size_t n = 0;
+
+        if (!c || !t)
+                return -EINVAL;
+
+        /* At most one entry and one section per policy number. */
+        missing = calloc(2 * (size_t) CONFIG_POLICIES_MAX, sizeof(MissingPolicy));
+        if (!missing)
+                return -ENOMEM;
+
+        for (unsigned id = 0; id < CONFIG_POLICIES_MAX; id++) {
+                if (topology_has_policy(t, id))
+                        continue;
+                if (!c->manage_all && CPU_ISSET(id, &c->manage))
+                        missing[n++] = (MissingPolicy) { .origin = c->manage_origin, .id = id };
+                if (c->policy[id].present)
+                        missing[n++] = (MissingPolicy) { .origin = c->policy[id].origin, .id = id, .section = true };
+        }
+        if (n == 0)
+                return 0;
+
+        qsort(missing, n, sizeof(MissingPolicy), missing_policy_cmp);
+        for (size_t i = 0; i < n; i++)
+                missing_policy_warn(c, t, &missing[i], &warnings);
+        if (warnings.oom)
+                return -ENOMEM;
+
+        if (ret_warnings) {
+                *ret_warnings = error_list_join(&warnings);
+                if (!*ret_warnings)
+                        return -ENOMEM;
+        }
+        return (int) n;
 }

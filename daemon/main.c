@@ -3,15 +3,18 @@
  * main.c: command line and verbs. Everything else lives in its module:
  *   schedfreqd [OPTIONS]            the daemon (manager.c)
  *   schedfreqd topology             print the machine's cpufreq policies (cpufreq-sysfs.c, topology.c)
- *   schedfreqd restore              put back what a crashed daemon's state file says (actuator.c)
+ *   schedfreqd restore              put back what a crashed daemon's state file says (actuator.c), never
+ *                                   under a live daemon unless --force
  *   schedfreqd replay               run a `perf script` trace through the engine (replay.c)
  */
 
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "actuator.h"
 #include "config.h"
@@ -36,6 +39,8 @@ static void help(void) {
                "Options:\n"
                "  -c, --config FILE    configuration file (default " CONFIG_DEFAULT_PATH ")\n"
                "      --state-file F   take-over state file (default " STATE_DEFAULT_PATH ")\n"
+               "      --lock-file F    instance lock (default: \"lock\" beside the state file)\n"
+               "      --force          restore: even while a running schedfreqd owns the policies\n"
                "  -t, --topology FILE  topology INI for replay (what `schedfreqd topology` prints)\n"
                "      --print-decisions  print one line per frequency change on stdout\n"
                "      --print-util     replay: also print each CPU's signals when they change:\n"
@@ -63,15 +68,67 @@ static int verb_topology(void) {
         return 0;
 }
 
-static int verb_restore(const char *state_path) {
-        _cleanup_free_ char *error = NULL;
+/*
+ * The instance lock tells the two cases apart. Held by a live daemon: the state file is its own, and it puts
+ * the policies back itself when it stops; restoring under it would fight it (refused without --force). Free:
+ * the file was left by a daemon that did not exit cleanly, and restoring is what to do. Kept while restoring,
+ * so that no daemon starts halfway through. Returns 1 when taken (a crash's leftovers), 0 when forced past.
+ */
+static int restore_lock(const char *state_path, const char *lock_path, bool force, int *ret_fd) {
+        _cleanup_free_ char *default_path = NULL, *error = NULL;
+        pid_t pid = 0;
         int r;
 
-        r = actuator_restore_from_state_file(state_path, &error);
+        if (!lock_path) {
+                r = actuator_lock_path(state_path, &default_path);
+                if (r < 0)
+                        return log_oom();
+                lock_path = default_path;
+        }
+        r = actuator_lock_take(lock_path, ret_fd, &pid, &error);
+        if (r == -EBUSY && !force)
+                return log_error_errno(r, "%s belongs to the running schedfreqd (PID %d, holding %s), which puts the "
+                                       "policies back itself when it stops: not restoring under it. Stop it instead "
+                                       "(systemctl stop schedfreqd, or kill -TERM %d); --force restores anyway.",
+                                       state_path, (int) pid, lock_path, (int) pid);
+        if (r == -EBUSY) {
+                log_warning("%s belongs to the running schedfreqd (PID %d); restoring under it (--force).", state_path,
+                            (int) pid);
+                return 0;
+        }
+        if (r < 0 && !force)
+                return log_error_errno(r, "Cannot tell whether a schedfreqd still owns %s: %s: %m (--force restores "
+                                       "anyway).", state_path, error ? error : lock_path);
+        /* Not the PID the lock file named before: any later start that failed took the lock too. */
+        return r >= 0;
+}
+
+static int verb_restore(const char *state_path, const char *lock_path, bool force) {
+        _cleanup_free_ char *error = NULL;
+        _cleanup_close_ int lock_fd = -EBADF;
+        bool crashed;
+        int r;
+
+        if (access(state_path, F_OK) < 0 && errno == ENOENT) {
+                log_info("Nothing to restore (%s does not exist).", state_path);
+                return 0;
+        }
+        r = restore_lock(state_path, lock_path, force, &lock_fd);
+        if (r < 0)
+                return r;
+        crashed = r > 0;
+
+        r = actuator_restore_from_state_file(state_path, force, &error);
+        if (r == -EINVAL)
+                return log_error_errno(r, "%s\n%s is kept and nothing was written: put the policies back by hand and "
+                                       "remove it.", error ? error : strerror(-r), state_path);
         if (r < 0)
                 return log_error_errno(r, "Failed to restore from %s: %s", state_path, error ? error : strerror(-r));
         if (r == 0)
                 log_info("Nothing to restore (%s does not exist).", state_path);
+        else if (crashed)
+                log_info("Restored cpufreq policies from %s, left by a schedfreqd that did not exit cleanly.",
+                         state_path);
         else
                 log_info("Restored cpufreq policies from %s.", state_path);
         return 0;
@@ -94,6 +151,9 @@ static int verb_replay(const char *topology_path, const char *config_path, bool 
         r = topology_load(topology_path, &topo, &error);
         if (r < 0)
                 return log_error_errno(r, "%s", error ? error : strerror(-r));
+        if (topo->n_policies == 0)
+                return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "%s: no [policyN] section: no policy to replay.",
+                                       topology_path);
 
         /* Replay uses the built-in defaults unless a config file is named explicitly. */
         if (config_given) {
@@ -114,18 +174,46 @@ static int verb_replay(const char *topology_path, const char *config_path, bool 
         r = replay_run(in, trace, topo, &cfg, print_util ? REPLAY_PRINT_UTIL : 0, stdout, &stats, &error);
         if (r < 0)
                 return log_error_errno(r, "%s", error ? error : strerror(-r));
+        if (stats.late_events > 0)
+                log_warning("%s: %" PRIu64 " events out of order (up to %" PRIu64 " µs), applied at the latest time.",
+                            trace, stats.late_events, stats.late_max_ns / 1000);
 
         log_debug("%s: %" PRIu64 " lines, %" PRIu64 " events, %" PRIu64 " skipped, %" PRIu64 " changes", trace,
                   stats.lines, stats.events, stats.skipped, stats.changes);
         return 0;
 }
 
+/*
+ * Started with stdin, stdout or stderr closed (`2>&-`), the next open(2) would get that number, and log lines or
+ * decisions would land in whatever file it is: a scaling_setspeed, the state file. /dev/null takes it instead.
+ */
+static int std_fds_ensure(void) {
+        for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++) {
+                int null_fd;
+
+                if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+                        continue;
+                /* The lower numbers are open, so this one is the lowest free: open(2) returns it. */
+                null_fd = open("/dev/null", (fd == STDIN_FILENO ? O_RDONLY : O_WRONLY) | O_NOCTTY);
+                if (null_fd < 0)
+                        return -errno;
+                if (null_fd != fd) {
+                        (void) close(null_fd);
+                        return -EBADF;
+                }
+        }
+        return 0;
+}
+
 int main(int argc, char **argv) {
-        enum { ARG_VERSION = 0x100, ARG_STATE_FILE, ARG_PRINT_DECISIONS, ARG_PRINT_UTIL, ARG_BUS_ADDRESS, ARG_NO_BUS };
+        enum { ARG_VERSION = 0x100, ARG_STATE_FILE, ARG_LOCK_FILE, ARG_FORCE, ARG_PRINT_DECISIONS, ARG_PRINT_UTIL,
+               ARG_BUS_ADDRESS, ARG_NO_BUS };
         static const struct option options[] = {
                 { "config", required_argument, NULL, 'c' },
                 { "topology", required_argument, NULL, 't' },
                 { "state-file", required_argument, NULL, ARG_STATE_FILE },
+                { "lock-file", required_argument, NULL, ARG_LOCK_FILE },
+                { "force", no_argument, NULL, ARG_FORCE },
                 { "print-decisions", no_argument, NULL, ARG_PRINT_DECISIONS },
                 { "print-util", no_argument, NULL, ARG_PRINT_UTIL },
                 { "bus-address", required_argument, NULL, ARG_BUS_ADDRESS },
@@ -140,20 +228,26 @@ int main(int argc, char **argv) {
                 .state_path = STATE_DEFAULT_PATH,
         };
         const char *topology_path = NULL;
-        bool config_given = false, print_util = false;
+        bool config_given = false, print_util = false, force = false;
         int c, verbose = 0, r;
 
         while ((c = getopt_long(argc, argv, "c:t:vh", options, NULL)) >= 0) {
                 switch (c) {
                 case 'c':
                         opts.config_path = optarg;
-                        config_given = true;
+                        opts.config_must_exist = config_given = true;
                         break;
                 case 't':
                         topology_path = optarg;
                         break;
                 case ARG_STATE_FILE:
                         opts.state_path = optarg;
+                        break;
+                case ARG_LOCK_FILE:
+                        opts.lock_path = optarg;
+                        break;
+                case ARG_FORCE:
+                        force = true;
                         break;
                 case ARG_PRINT_UTIL:
                         print_util = true;
@@ -184,6 +278,10 @@ int main(int argc, char **argv) {
         if (verbose > 0)
                 log_set_max_level(LOG_DEBUG);
 
+        r = std_fds_ensure();
+        if (r < 0)
+                return log_error_errno(r, "Failed to open /dev/null: %m"), EXIT_FAILURE;
+
         if (optind >= argc) {
                 r = manager_run(&opts);
         } else if (streq(argv[optind], "topology")) {
@@ -193,7 +291,7 @@ int main(int argc, char **argv) {
                         return log_error("replay takes one trace file (or -)."), EXIT_FAILURE;
                 r = verb_replay(topology_path, opts.config_path, config_given, argv[optind + 1], print_util);
         } else if (streq(argv[optind], "restore")) {
-                r = verb_restore(opts.state_path);
+                r = verb_restore(opts.state_path, opts.lock_path, force);
         } else {
                 log_error("Unknown verb '%s' (try --help).", argv[optind]);
                 return EXIT_FAILURE;

@@ -88,6 +88,7 @@ static Manager *manager_free(Manager *m) {
         sd_event_source_disable_unref(m->sigint_source);
         sd_event_source_disable_unref(m->sighup_source);
         sd_event_unref(m->event);
+        closep(&m->lock_fd);
         topology_free(m->topology);
         decision_log_done(&m->decisions);
         free(m->managed);
@@ -95,6 +96,24 @@ static Manager *manager_free(Manager *m) {
         return NULL;
 }
 DEFINE_TRIVIAL_CLEANUP_FUNC(Manager *, manager_free);
+
+/*
+ * --print-decisions is a view on the daemon, not its job. When stdout fails (its reader went away, as with
+ * `schedfreqd --print-decisions | head -1`: EPIPE, SIGPIPE being ignored; or a full disk), printing stops
+ * with one warning and governing goes on. Stopping instead would hand every CPU back to its governor because
+ * a pager was closed, and a half-written line is no reason to change the machine's frequencies; the daemon
+ * still ends on SIGTERM/SIGINT (^C in the terminal of that pipeline), restoring everything.
+ */
+static void manager_print_decision(Manager *m, const Decision *d) {
+        int r;
+
+        decision_print_details(stdout, d, m->topology);
+        r = fflush(stdout) != 0 ? -errno : ferror(stdout) ? -EIO : 0;
+        if (r >= 0)
+                return;
+        log_warning_errno(r, "Cannot print decisions on stdout (%m): no longer printing them, still governing.");
+        m->opts.print_decisions = false;
+}
 
 /* Engine → actuator. Runs on the hot path: no logging above debug. */
 static int on_decision(const Decision *d, void *userdata) {
@@ -111,10 +130,8 @@ static int on_decision(const Decision *d, void *userdata) {
         decision_log_append(&m->decisions, d, written_ns);
         if (d->event != _SCHED_EVENT_TYPE_INVALID)
                 latency_record(&m->latency, written_ns - d->time_ns);
-        if (m->opts.print_decisions) {
-                decision_print_details(stdout, d, m->topology);
-                fflush(stdout);
-        }
+        if (m->opts.print_decisions)
+                manager_print_decision(m, d);
         return 0;
 }
 
@@ -240,6 +257,25 @@ static void manager_notify_status(Manager *m, const char *extra) {
 
 /* END service integration */
 
+/* Policies the configuration names and this machine lacks: a warning each, naming FILE:LINE; they are ignored. */
+static void manager_warn_missing_policies(Manager *m, const Config *c) {
+        _cleanup_free_ char *warnings = NULL;
+        int n;
+
+        n = config_check_topology(c, m->topology, &warnings);
+        if (n < 0) {
+                log_warning_errno(n, "Cannot check the configuration against the cpufreq policies, ignoring: %m");
+                return;
+        }
+        /* One log line per warning, so that journald gives each its priority. */
+        for (char *line = n > 0 ? warnings : NULL, *next; line; line = next) {
+                next = strchr(line, '\n');
+                if (next)
+                        *next++ = '\0';
+                log_warning("%s, ignoring.", line);
+        }
+}
+
 int manager_reload(Manager *m, char **ret_error) {
         _cleanup_free_ char *error = NULL;
         Config c;
@@ -247,11 +283,12 @@ int manager_reload(Manager *m, char **ret_error) {
 
         (void) sd_notify(0, "RELOADING=1\nSTATUS=Reloading configuration…");
 
-        r = config_load(m->opts.config_path, true, &c, &error);
+        r = config_load(m->opts.config_path, !m->opts.config_must_exist, &c, &error);
         if (r < 0) {
                 log_error("Configuration rejected, keeping the running one:\n%s", error ? error : strerror(-r));
                 goto finish;
         }
+        manager_warn_missing_policies(m, &c);
 
         r = engine_reconfigure(m->engine, &c);
         if (r < 0) {
@@ -518,7 +555,8 @@ static int manager_load(Manager *m) {
         size_t n_managed = 0;
         int r;
 
-        r = config_load(m->opts.config_path, true, &m->config, &error);
+        /* Only the default path may be absent: a file named with -c that is not there is a typo, not "defaults". */
+        r = config_load(m->opts.config_path, !m->opts.config_must_exist, &m->config, &error);
         if (r < 0) {
                 log_error("Invalid configuration:\n%s", error ? error : strerror(-r));
                 return r;
@@ -531,6 +569,7 @@ static int manager_load(Manager *m) {
                                           "cpufreq driver (a VM or container?), nothing to govern.");
         if (r < 0)
                 return log_error_errno(r, "Failed to read the cpufreq topology: %m");
+        manager_warn_missing_policies(m, &m->config);
 
         m->managed = calloc(MAX(m->topology->n_policies, (size_t) 1), sizeof(bool));
         if (!m->managed)
@@ -691,6 +730,35 @@ static void manager_log_stats(Manager *m) {
                          m->latency.max_ns / 1000);
 }
 
+/*
+ * One daemon at a time, decided before anything is read or opened: the instance lock, held until exit. A second
+ * instance with other state and lock files is stopped by the policy locks at take-over (actuator.c).
+ */
+static int manager_lock(Manager *m) {
+        _cleanup_free_ char *default_path = NULL, *error = NULL;
+        const char *path = m->opts.lock_path;
+        pid_t pid = 0;
+        int r;
+
+        if (!path) {
+                r = actuator_lock_path(m->opts.state_path, &default_path);
+                if (r < 0)
+                        return log_oom();
+                path = default_path;
+        }
+        r = actuator_lock_take(path, &m->lock_fd, &pid, &error);
+        if (r == -EBUSY)
+                return log_error_errno(r, "Another schedfreqd is running (PID %d, holding %s): it governs the cpufreq "
+                                       "policies, and a policy has one governor. Stop it first (systemctl stop "
+                                       "schedfreqd, or kill -TERM %d); do not run `schedfreqd restore` under it.",
+                                       (int) pid, path, (int) pid);
+        if (r < 0)
+                return log_error_errno(r, "Cannot take the instance lock (%s): %m", error ? error : path);
+        if (pid > 0)
+                log_debug("%s named PID %d, which no longer holds it.", path, (int) pid);
+        return 0;
+}
+
 int manager_run(const ManagerOptions *opts) {
         _cleanup_(manager_freep) Manager *m = NULL;
         int r, restore_r;
@@ -699,10 +767,24 @@ int manager_run(const ManagerOptions *opts) {
         if (!m)
                 return log_oom();
         m->opts = *opts;
+        m->lock_fd = -EBADF;
         m->self_pid = getpid();
         r = decision_log_init(&m->decisions, DECISION_LOG_SIZE);
         if (r < 0)
                 return log_oom();
+
+        /*
+         * A closed reader of stdout or stderr (`--print-decisions | head -1`, a log pipe gone) must not kill the
+         * daemon: SIGPIPE's default action would leave every policy on userspace and the state file behind.
+         * Ignored, a write gives EPIPE instead (manager_print_decision(); log lines are then lost, nothing else).
+         * First of all: any log line may be the one that meets the closed pipe.
+         */
+        if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
+                return log_error_errno(errno, "Failed to ignore SIGPIPE: %m");
+
+        r = manager_lock(m);
+        if (r < 0)
+                return r;
 
         r = manager_load(m);
         if (r < 0)

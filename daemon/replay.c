@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "engine.h"
+#include "governor.h"
 #include "macro.h"
 #include "cpulist.h"
 #include "replay.h"
@@ -361,6 +362,10 @@ typedef struct ReplayContext {
         CpuState *printed;        /* --print-util: per CPU, what was printed last */
         bool *printed_valid;
         unsigned n_cpus;
+        cpu_set_t cpus;           /* the CPUs of the topology: possible, or in a policy */
+        uint64_t settle_ns;       /* replay_settle_ns() */
+        uint64_t last_change_ns;  /* time of the last decision */
+        uint64_t latest_ns;       /* the latest event time applied */
 } ReplayContext;
 
 static int on_replay_decision(const Decision *d, void *userdata) {
@@ -368,6 +373,7 @@ static int on_replay_decision(const Decision *d, void *userdata) {
 
         decision_print(ctx->out, d, ctx->topo);
         ctx->stats->changes++;
+        ctx->last_change_ns = d->time_ns;
         return 0;
 }
 
@@ -395,30 +401,71 @@ static void replay_print_util(ReplayContext *ctx, uint64_t time_ns) {
 }
 
 /*
- * A gap in a trace while a CPU is busy would take one tick per period. After this long every signal of a busy
- * CPU is saturated (~345 periods) and every idle CPU's blocked load has decayed to 0 (< 2 s): further ticks
- * change nothing, so the rest of the gap is skipped, and a gap of any length costs at most this many ticks.
+ * A gap in a trace while some CPU is busy: the kernel ticks that CPU throughout (and only it: NOHZ), once per
+ * tick period. The PELT signals need no tick to be right (every update decays and accumulates in closed form
+ * from the last one, demand.c), so what the ticks of a gap decide is only which frequency changes happen, and
+ * when. Those stop once the model has settled: a busy CPU's frequency steps up about every 40 ms (from any
+ * frequency, util has to grow by the same fraction of the PELT clock, which runs at cur/max: 0.8 x 32 ms /
+ * ln 2 per step), an idle CPU's blocked load halves every 32 ms (its nohz update), the iowait boost halves
+ * each tick; each change waits at most the rate limit. So once REPLAY_SETTLE_NS plus the longest rate limit
+ * has passed without a change, further ticks would change no frequency: the rest of the gap is skipped but
+ * its last REPLAY_SETTLE_NS, whose first tick brings every signal to its closed-form value. A model that keeps
+ * changing (a utilisation wobbling by 1 around a step of a continuous policy) is cut at REPLAY_GAP_TICKS_MAX
+ * ticks, so a gap of any length costs at most that many engine_tick() calls plus REPLAY_SETTLE_NS of them.
  */
-#define REPLAY_MAX_GAP_TICKS_NS (UINT64_C(3) * 1000 * 1000 * 1000)
+#define REPLAY_SETTLE_NS (UINT64_C(1000) * 1000 * 1000)
+#define REPLAY_GAP_TICKS_MAX UINT64_C(15000) /* 60 s at HZ=250; about 10 ms of CPU */
+
+/* REPLAY_SETTLE_NS plus the longest rate limit of a governed policy. */
+static uint64_t replay_settle_ns(const Topology *topo, const Config *cfg) {
+        uint64_t rate_limit_usec = 0;
+
+        for (size_t i = 0; i < topo->n_policies; i++)
+                if (config_manages_policy(cfg, topo->policies[i].id))
+                        rate_limit_usec = MAX(rate_limit_usec, governor_rate_limit(&topo->policies[i], cfg).usec);
+        return REPLAY_SETTLE_NS + MIN(rate_limit_usec, UINT64_MAX / 2000) * 1000;
+}
 
 /* The first tick grid point after @t_ns: the kernel's ticks come on jiffies, the live daemon's on this grid. */
 static uint64_t next_grid(uint64_t t_ns, uint64_t tick_ns) {
         return (t_ns / tick_ns + 1) * tick_ns;
 }
 
+/* Whether the rest of a gap that began at @start_ns can be skipped at the tick due at @tick_ns. */
+static bool replay_gap_settled(const ReplayContext *ctx, uint64_t start_ns, uint64_t tick_ns, uint64_t n_ticks) {
+        uint64_t quiet_since_ns = MAX(start_ns, ctx->last_change_ns);
+
+        return n_ticks >= REPLAY_GAP_TICKS_MAX || tick_ns - MIN(quiet_since_ns, tick_ns) > ctx->settle_ns;
+}
+
+/*
+ * Where the ticks resume after a skip: REPLAY_SETTLE_NS before the gap's last grid point. One closed-form update
+ * over the skipped time and the stepwise updates of the kernel's ticks round differently (a saturated util is
+ * 1024 after the one, 1023 after the others); the ticks of the last second (30 half-lives) make the signals
+ * forget that difference as they forget any past, so they end the gap as the kernel's (test-replay.c checks
+ * it against every tick).
+ */
+static uint64_t replay_gap_resume_ns(uint64_t until_ns, uint64_t tick_ns) {
+        uint64_t last_ns = until_ns - until_ns % tick_ns, back_ns = REPLAY_SETTLE_NS - REPLAY_SETTLE_NS % tick_ns;
+
+        return last_ns - MIN(back_ns, last_ns);
+}
+
 /* Runs the synthetic ticks due up to @until_ns (the live daemon's tick timer, on the trace's clock). */
 static int replay_ticks(ReplayContext *ctx, uint64_t tick_ns, uint64_t until_ns, uint64_t *next_tick_ns,
                         bool *ticking) {
-        uint64_t start_ns = *next_tick_ns;
+        uint64_t start_ns = *next_tick_ns, n_ticks = 0;
 
         while (*ticking && *next_tick_ns <= until_ns) {
                 int r;
 
-                if (*next_tick_ns - start_ns > REPLAY_MAX_GAP_TICKS_NS)
-                        *next_tick_ns = until_ns - until_ns % tick_ns;
+                if (replay_gap_settled(ctx, start_ns, *next_tick_ns, n_ticks))
+                        *next_tick_ns = MAX(*next_tick_ns, replay_gap_resume_ns(until_ns, tick_ns));
                 r = engine_tick(ctx->engine, *next_tick_ns);
                 if (r < 0)
                         return r;
+                n_ticks++;
+                ctx->stats->ticks++;
                 replay_print_util(ctx, *next_tick_ns);
                 *ticking = r > 0;
                 *next_tick_ns += tick_ns;
@@ -430,6 +477,111 @@ static int make_error(char **ret_error, const char *name, uint64_t line, const c
         if (ret_error && asprintf(ret_error, "%s:%" PRIu64 ": %s", name, line, reason) < 0)
                 *ret_error = NULL;
         return -EINVAL;
+}
+
+/*
+ * How far back an event's time may lie behind the latest one before the trace counts as going backwards.
+ * perf script sorts the per-CPU buffers' events by time within each flush round (ordered_events), so what it
+ * leaves out of order is an event committed while its buffer was being read, which comes a round late: µs to
+ * a few ms. Traces pasted together per CPU go further (article.txt lists cpu0's events up to 1.400000, then
+ * cpu1's from 1.100000: 300 ms). A second is above both, and far below what gluing two recordings gives
+ * (each starts at its own boot-relative clock: seconds to days apart). It is also where applying a late event
+ * at the latest time stops making sense: a second is 30 PELT half-lives, after which the event's effect on
+ * every signal would be gone had it been applied in time.
+ */
+#define REPLAY_REORDER_MAX_NS (UINT64_C(1000) * 1000 * 1000)
+
+/* "12.345678" for messages: the trace's own µs style. */
+static void format_time(uint64_t t_ns, char buf[static 32]) {
+        (void) snprintf(buf, 32, "%" PRIu64 ".%06" PRIu64, t_ns / NSEC_PER_SEC, t_ns % NSEC_PER_SEC / 1000);
+}
+
+/* Events must come in time order, up to a reordering of perf's per-CPU buffers (counted, applied late). */
+static int replay_check_time(ReplayContext *ctx, const SchedEvent *ev, char **ret_reason) {
+        char late[32], latest[32], behind[32];
+        uint64_t behind_ns;
+
+        if (ev->time_ns >= ctx->latest_ns) {
+                ctx->latest_ns = ev->time_ns;
+                return 0;
+        }
+        behind_ns = ctx->latest_ns - ev->time_ns;
+        if (behind_ns <= REPLAY_REORDER_MAX_NS) {
+                ctx->stats->late_events++;
+                ctx->stats->late_max_ns = MAX(ctx->stats->late_max_ns, behind_ns);
+                return 0;
+        }
+        format_time(ev->time_ns, late);
+        format_time(ctx->latest_ns, latest);
+        format_time(behind_ns, behind);
+        if (asprintf(ret_reason, "time goes backwards: %s is %s s before the latest event (%s), more than the "
+                     "%" PRIu64 " s a reordering of perf's per-CPU buffers explains (traces glued together?)", late,
+                     behind, latest, REPLAY_REORDER_MAX_NS / NSEC_PER_SEC) < 0)
+                return -ENOMEM;
+        return -EINVAL;
+}
+
+/* @what=@cpu must be a CPU of the topology. */
+static int replay_check_cpu(const ReplayContext *ctx, const char *what, int cpu, char **ret_reason) {
+        char cpus[256];
+
+        if (cpu >= 0 && cpu < CPU_SETSIZE && CPU_ISSET(cpu, &ctx->cpus))
+                return 0;
+        if (cpulist_format(&ctx->cpus, cpus, sizeof(cpus)) < 0)
+                strcpy(cpus, "...");
+        if (asprintf(ret_reason, "%s%d is not in the topology (CPUs %s): trace and topology are from different "
+                     "machines?", what, cpu, cpus) < 0)
+                return -ENOMEM;
+        return -EINVAL;
+}
+
+/* Every CPU an event names: the one it was recorded on, and where it wakes or moves a task. */
+static int replay_check_cpus(const ReplayContext *ctx, const SchedEvent *ev, char **ret_reason) {
+        int r;
+
+        r = replay_check_cpu(ctx, "event recorded on CPU ", ev->cpu, ret_reason);
+        if (r < 0)
+                return r;
+        switch (ev->type) {
+        case SCHED_EVENT_WAKEUP:
+        case SCHED_EVENT_WAKEUP_NEW:
+                return replay_check_cpu(ctx, "target_cpu=", ev->wakeup.target_cpu, ret_reason);
+        case SCHED_EVENT_MIGRATE:
+                r = replay_check_cpu(ctx, "orig_cpu=", ev->migrate.orig_cpu, ret_reason);
+                if (r < 0)
+                        return r;
+                return replay_check_cpu(ctx, "dest_cpu=", ev->migrate.dest_cpu, ret_reason);
+        case SCHED_EVENT_SWITCH:
+        case SCHED_EVENT_EXIT:
+        case SCHED_EVENT_RUNTIME:
+        case SCHED_EVENT_STAT_IOWAIT:
+        case _SCHED_EVENT_TYPE_MAX:
+        case _SCHED_EVENT_TYPE_INVALID:
+                break;
+        }
+        return 0;
+}
+
+/* Checks @ev against the topology and the trace's clock; on bad input "NAME:LINE: reason" in @ret_error. */
+static int replay_check_event(ReplayContext *ctx, const SchedEvent *ev, const char *name, char **ret_error) {
+        _cleanup_free_ char *reason = NULL;
+        int r;
+
+        r = replay_check_cpus(ctx, ev, &reason);
+        if (r >= 0)
+                r = replay_check_time(ctx, ev, &reason);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return make_error(ret_error, name, ctx->stats->lines, reason);
+        return 0;
+}
+
+/* The CPUs events may name: possible ones, and those of every policy. */
+static void topology_cpus(const Topology *topo, cpu_set_t *ret) {
+        *ret = topo->possible;
+        for (size_t i = 0; i < topo->n_policies; i++)
+                CPU_OR(ret, ret, &topo->policies[i].cpus);
 }
 
 int replay_run(FILE *in, const char *name, const Topology *topo, const Config *cfg, ReplayFlags flags, FILE *out,
@@ -445,11 +597,18 @@ int replay_run(FILE *in, const char *name, const Topology *topo, const Config *c
         size_t size = 0;
         int r;
 
+        if (topo->n_policies == 0) {
+                if (ret_error)
+                        *ret_error = strdup("the topology has no policy (no [policyN] section): nothing to replay");
+                return -EINVAL;
+        }
         r = engine_new(topo, cfg, on_replay_decision, &ctx, &e);
         if (r < 0)
                 return r;
         ctx.engine = e;
         ctx.n_cpus = CPU_SETSIZE;
+        topology_cpus(topo, &ctx.cpus);
+        ctx.settle_ns = replay_settle_ns(topo, cfg);
         printed = calloc(ctx.n_cpus, sizeof(CpuState));
         printed_valid = calloc(ctx.n_cpus, sizeof(bool));
         if (!printed || !printed_valid)
@@ -468,6 +627,9 @@ int replay_run(FILE *in, const char *name, const Topology *topo, const Config *c
                 stats.skipped += r == REPLAY_LINE_OTHER;
                 if (r != REPLAY_LINE_EVENT)
                         continue;
+                r = replay_check_event(&ctx, &ev, name, ret_error);
+                if (r < 0)
+                        return r;
 
                 r = replay_ticks(&ctx, tick_ns, ev.time_ns, &next_tick_ns, &ticking);
                 if (r < 0)

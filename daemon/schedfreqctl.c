@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * schedfreqctl: a thin D-Bus client of schedfreqd (include/schedfreqd-dbus.h, docs/dbus.md). It speaks only
- * D-Bus, except `check-config`, which validates a file with the daemon's own parser and needs no daemon.
+ * D-Bus, except `check-config`, which validates a file with the daemon's own parser and needs no daemon (it
+ * reads the machine's cpufreq topology, read-only, to check the policies the file names; or --topology T.ini).
  *
  * One GetManagedObjects call reads every property of every object; `status`, `--json`, `watch` and
  * `explain` format that snapshot (plus GetDecisions for `explain`). Errors are messages and exit codes,
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "cpufreq-sysfs.h"
 #include "macro.h"
 #include "schedfreqd-dbus.h"
 
@@ -39,6 +41,8 @@ static bool arg_json = false;
 static unsigned arg_count = 0;              /* watch: 0 = until interrupted */
 static double arg_interval_s = 1.0;
 static unsigned arg_decisions = 5;          /* explain: how many recent decisions to list */
+static bool arg_strict = false;             /* check-config: policies that do not exist are errors */
+static const char *arg_topology = NULL;     /* check-config: the machine's description instead of sysfs */
 static volatile sig_atomic_t interrupted = 0;
 
 /* --- a snapshot of every object's properties ------------------------------------------------------------- */
@@ -786,17 +790,70 @@ static int verb_call(sd_bus *bus, const char *method, const char *what, const ch
         return EXIT_OK;
 }
 
-static int verb_check_config(const char *path) {
+/*
+ * check-config's topology: --topology FILE, else this machine's. Returns 0 with *@ret set, or NULL when the
+ * machine has no readable cpufreq topology and --strict was not given (the check is then skipped); a negative
+ * errno after printing why.
+ */
+static int check_config_topology(Topology **ret) {
         _cleanup_free_ char *error = NULL;
-        Config c;
         int r;
+
+        *ret = NULL;
+        if (arg_topology) {
+                r = topology_load(arg_topology, ret, &error);
+                if (r < 0)
+                        fprintf(stderr, "%s\n", error ?: strerror(-r));
+                return r;
+        }
+
+        r = cpufreq_discover(ret);
+        if (r >= 0 || !arg_strict)
+                return 0;
+        if (r == -ENODEV)
+                fprintf(stderr, "check-config --strict: no cpufreq policies under %s to check against (no cpufreq "
+                        "driver?); describe the target machine with --topology FILE (from `schedfreqd topology`).\n",
+                        SYSFS_CPU_DIR);
+        else
+                fprintf(stderr, "check-config --strict: cannot read the cpufreq topology under %s: %s; describe the "
+                        "target machine with --topology FILE.\n", SYSFS_CPU_DIR, strerror(-r));
+        return r;
+}
+
+static int verb_check_config(const char *path) {
+        _cleanup_(topology_freep) Topology *t = NULL;
+        _cleanup_free_ char *error = NULL, *warnings = NULL;
+        Config c;
+        int r, n = 0;
 
         r = config_load(path, false, &c, &error);
         if (r < 0) {
                 fprintf(stderr, "%s\n", error ? error : strerror(-r));
                 return EXIT_FAILED;
         }
-        printf("%s: OK\n", path);
+
+        r = check_config_topology(&t);
+        if (r < 0)
+                return EXIT_FAILED;
+        if (t) {
+                n = config_check_topology(&c, t, &warnings);
+                if (n < 0) {
+                        fprintf(stderr, "%s: %s\n", path, strerror(-n));
+                        return EXIT_FAILED;
+                }
+        }
+
+        if (n == 0) {
+                printf("%s: OK\n", path);
+                return EXIT_OK;
+        }
+        fprintf(stderr, "%s\n", warnings);
+        if (arg_strict) {
+                fprintf(stderr, "%s: rejected by --strict: %d policy reference%s that do%s not exist.\n", path, n,
+                        n == 1 ? "" : "s", n == 1 ? "es" : "");
+                return EXIT_FAILED;
+        }
+        printf("%s: OK, with %d warning%s (errors with --strict)\n", path, n, n == 1 ? "" : "s");
         return EXIT_OK;
 }
 
@@ -812,7 +869,8 @@ static void help(void) {
                "  reload               re-read the configuration (root)\n"
                "  pause                hand every policy back to its original governor (root)\n"
                "  resume               take the policies over again (root)\n"
-               "  check-config FILE    validate a configuration file; needs no daemon\n"
+               "  check-config FILE    validate a configuration file; needs no daemon. Policies it names that\n"
+               "                       this machine (or --topology) lacks are warnings, errors with --strict\n"
                "  version              print the client's version\n"
                "\n"
                "Options:\n"
@@ -821,6 +879,9 @@ static void help(void) {
                "      --interval SEC   watch: seconds between refreshes (default 1)\n"
                "  -n, --decisions N    explain: list up to N recent decisions per policy (default 5)\n"
                "      --address ADDR   the bus to use (default: $DBUS_SYSTEM_BUS_ADDRESS, else the system bus)\n"
+               "      --strict         check-config: a policy that does not exist is an error\n"
+               "      --topology T.ini check-config: check against this description (`schedfreqd topology`)\n"
+               "                       instead of this machine's cpufreq policies\n"
                "  -h, --help           this help\n"
                "\n"
                "Exit status: 0 success, 1 failure, 2 usage error, 3 schedfreqd not running (or no bus),\n"
@@ -840,7 +901,7 @@ static int parse_unsigned(const char *s, unsigned *ret) {
 }
 
 int main(int argc, char **argv) {
-        enum { ARG_JSON = 0x100, ARG_COUNT, ARG_INTERVAL, ARG_ADDRESS, ARG_VERSION };
+        enum { ARG_JSON = 0x100, ARG_COUNT, ARG_INTERVAL, ARG_ADDRESS, ARG_VERSION, ARG_STRICT, ARG_TOPOLOGY };
         static const struct option options[] = {
                 { "json", no_argument, NULL, ARG_JSON },
                 { "count", required_argument, NULL, ARG_COUNT },
@@ -849,6 +910,8 @@ int main(int argc, char **argv) {
                 { "address", required_argument, NULL, ARG_ADDRESS },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
+                { "strict", no_argument, NULL, ARG_STRICT },
+                { "topology", required_argument, NULL, ARG_TOPOLOGY },
                 {}
         };
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
@@ -889,6 +952,12 @@ int main(int argc, char **argv) {
                 case ARG_VERSION:
                         printf("schedfreqctl %s\n", VERSION);
                         return EXIT_OK;
+                case ARG_STRICT:
+                        arg_strict = true;
+                        break;
+                case ARG_TOPOLOGY:
+                        arg_topology = optarg;
+                        break;
                 default:
                         fprintf(stderr, "Try 'schedfreqctl --help'.\n");
                         return EXIT_USAGE;
@@ -908,6 +977,10 @@ int main(int argc, char **argv) {
                         return EXIT_USAGE;
                 }
                 return verb_check_config(argv[optind + 1]);
+        }
+        if (arg_strict || arg_topology) {
+                fprintf(stderr, "--strict and --topology apply to check-config only.\n");
+                return EXIT_USAGE;
         }
 
         static const char *const bus_verbs[] = { "status", "watch", "explain", "reload", "pause", "resume" };

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cpulist.h"
 #include "macro.h"
@@ -251,6 +252,17 @@ static int parser_error(Parser *p, unsigned line, const char *format, ...) {
                 return -ENOMEM;
 
         if (asprintf(&p->error, "%s:%u: %s", p->name, line, reason) < 0) {
+                p->error = NULL;
+                return -ENOMEM;
+        }
+        return -EINVAL;
+}
+
+/* An error about the whole file, without a line: "NAME: reason". */
+static int parser_error_file(Parser *p, const char *reason) {
+        if (p->error)
+                return -EINVAL;
+        if (asprintf(&p->error, "%s: %s", p->name, reason) < 0) {
                 p->error = NULL;
                 return -ENOMEM;
         }
@@ -807,18 +819,69 @@ static int system_finish(Parser *p) {
         return 0;
 }
 
+/*
+ * The longest line accepted. A written topology's longest line is a 1024-CPU list ("0,2,4,...,1022", under
+ * 4096 bytes) or a frequency table (a few hundred entries of at most 11 characters); the cap keeps a runaway
+ * input (a binary, /dev/zero, a line without end) from growing one line without bound.
+ */
+#define TOPOLOGY_LINE_MAX 65536
+
+/*
+ * Reads one line, its '\n' included, into @buf (TOPOLOGY_LINE_MAX + 1 bytes) and NUL-terminates it. Returns
+ * 1, 0 at the end of the input, -EBADMSG for a NUL byte (C strings would silently cut the line there), -E2BIG
+ * for a line longer than TOPOLOGY_LINE_MAX, or the read error (EISDIR, EIO, ...).
+ */
+static int read_line(FILE *f, char *buf) {
+        size_t n = 0;
+        int c;
+
+        while ((c = getc(f)) != EOF) {
+                if (c == '\0')
+                        return -EBADMSG;
+                if (n == TOPOLOGY_LINE_MAX)
+                        return -E2BIG;
+                buf[n++] = (char) c;
+                if (c == '\n')
+                        break;
+        }
+        if (ferror(f))
+                return errno > 0 ? -errno : -EIO;
+
+        buf[n] = '\0';
+        return n > 0;
+}
+
+/* A failure to read the current line: the message names it, a read error's errno is passed on. */
+static int parser_read_error(Parser *p, int r) {
+        switch (r) {
+        case -EBADMSG:
+                return parser_error(p, p->line, "NUL byte in line");
+        case -E2BIG:
+                return parser_error(p, p->line, "line too long (more than %d bytes)", TOPOLOGY_LINE_MAX);
+        default:
+                if (parser_error(p, p->line, "read error: %s", strerror(-r)) == -ENOMEM)
+                        return -ENOMEM;
+                return r;
+        }
+}
+
 static int parse_lines(Parser *p, FILE *f) {
         _cleanup_free_ char *line = NULL;
-        size_t allocated = 0;
-        ssize_t n;
         int r;
 
-        while ((n = getline(&line, &allocated, f)) >= 0) {
+        line = malloc(TOPOLOGY_LINE_MAX + 1);
+        if (!line)
+                return -ENOMEM;
+
+        for (;;) {
                 char *s = line;
 
                 p->line++;
-                if ((size_t) n != strlen(line))
-                        return parser_error(p, p->line, "NUL byte in line");
+                r = read_line(f, line);
+                if (r < 0)
+                        return parser_read_error(p, r);
+                if (r == 0)
+                        break;
                 if (p->line == 1 && strncmp(s, "\xef\xbb\xbf", 3) == 0)
                         s += 3; /* UTF-8 byte order mark */
 
@@ -826,12 +889,14 @@ static int parse_lines(Parser *p, FILE *f) {
                 if (r < 0)
                         return r;
         }
-        if (ferror(f))
-                return -EIO;
 
         r = section_end(p);
         if (r < 0)
                 return r;
+        /* An empty file is more likely a failed `schedfreqd topology > FILE` than a description: a machine
+         * without cpufreq is described by its [system] section alone, as topology_write() prints it. */
+        if (!p->system_line && p->topology->n_policies == 0)
+                return parser_error_file(p, "no [system] or [policyN] section (an empty file?)");
         return system_finish(p);
 }
 
@@ -856,33 +921,41 @@ int topology_parse_file(FILE *f, const char *name, Topology **ret, char **ret_er
         r = parse_lines(&p, f);
         policy_desc_done(&p.policy.desc); /* a section abandoned by an error */
         if (r < 0) {
-                if (!p.error)
-                        return r; /* -ENOMEM, -EIO: no line to blame */
+                /* Every failure names the file, even one without a line to blame (-ENOMEM). */
+                if (!p.error && asprintf(&p.error, "%s: %s", p.name, strerror(-r)) < 0)
+                        p.error = NULL;
                 if (ret_error)
                         *ret_error = TAKE_PTR(p.error);
                 free(p.error);
-                return -EINVAL;
+                return r;
         }
 
         *ret = TAKE_PTR(t);
         return 0;
 }
 
+/* Sets *@ret_error to "PATH: strerror" (best effort), passes @r through. */
+static int topology_file_error(const char *path, int r, char **ret_error) {
+        if (ret_error && asprintf(ret_error, "%s: %s", path, strerror(-r)) < 0)
+                *ret_error = NULL;
+        return r;
+}
+
 int topology_load(const char *path, Topology **ret, char **ret_error) {
         _cleanup_fclose_ FILE *f = NULL;
+        struct stat st;
 
         if (!path)
                 return -EINVAL;
 
         f = fopen(path, "re");
-        if (!f) {
-                int r = negative_errno();
-
-                /* Also a message for open errors, so callers print one line whatever failed. */
-                if (ret_error && asprintf(ret_error, "%s: %s", path, strerror(-r)) < 0)
-                        *ret_error = NULL;
-                return r;
-        }
+        if (!f)
+                return topology_file_error(path, negative_errno(), ret_error);
+        /* fopen() opens a directory for reading; the first read would fail with a bare EISDIR. */
+        if (fstat(fileno(f), &st) < 0)
+                return topology_file_error(path, negative_errno(), ret_error);
+        if (S_ISDIR(st.st_mode))
+                return topology_file_error(path, -EISDIR, ret_error);
 
         return topology_parse_file(f, path, ret, ret_error);
 }

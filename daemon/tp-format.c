@@ -7,6 +7,7 @@
  * changed. Errors are returned with a "PATH: reason" message, never logged here.
  */
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -293,6 +294,120 @@ static int check_complete(const char *text, size_t size, char *reason) {
         return 0;
 }
 
+/*
+ * The shape the kernel writes (kernel/trace/trace_events.c, f_show()): "name: NAME", "ID: N", "format:", one
+ * "\tfield:DECL;\toffset:N;\tsize:N;\tsigned:N;" per field with a blank line after the common fields, and
+ * "print fmt: FMT" last, all printable ASCII. Anything else is refused before libtraceevent sees it: Debian 12's
+ * libtraceevent 1.7 crashes on some malformed text (a division by zero folding a print fmt like `"",R%C`, an
+ * index like `m[6];`, a NUL in a field line; tests/fuzz/crashes/tp-format, docs/reliability.md).
+ */
+static bool decl_plausible(const char *p, const char *end) {
+        bool in_brackets = false, space = false;
+
+        for (; p < end; p++) {
+                if (*p == '[') {
+                        if (in_brackets)
+                                return false;
+                        in_brackets = true;
+                } else if (*p == ']') {
+                        if (!in_brackets)
+                                return false;
+                        in_brackets = false;
+                } else if (in_brackets ? !isdigit((unsigned char) *p) :
+                           !(isalnum((unsigned char) *p) || *p == '_' || *p == ' ' || *p == '*'))
+                        return false;
+                space = space || *p == ' ';
+        }
+        return !in_brackets && space;
+}
+
+static bool field_line_plausible(const char *line, const char *end) {
+        static const char *const keys[] = { ";\toffset:", ";\tsize:", ";\tsigned:" };
+        const char *p = line + strlen("\tfield:"), *semi;
+
+        if ((size_t) (end - line) < strlen("\tfield:") || strncmp(line, "\tfield:", strlen("\tfield:")) != 0)
+                return false;
+        semi = memchr(p, ';', (size_t) (end - p));
+        if (!semi || !decl_plausible(p, semi))
+                return false;
+        p = semi;
+        for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
+                size_t n = strlen(keys[i]);
+
+                if ((size_t) (end - p) < n || strncmp(p, keys[i], n) != 0)
+                        return false;
+                p += n;
+                if (*p == '-')
+                        p++;
+                if (p == end || !isdigit((unsigned char) *p))
+                        return false;
+                while (p < end && isdigit((unsigned char) *p))
+                        p++;
+        }
+        return end - p == 1 && *p == ';';
+}
+
+/* A quoted format string, then arguments: outside quotes only what C expressions of REC fields need. */
+static bool print_fmt_plausible(const char *p, const char *end) {
+        bool quoted = false, first = true;
+
+        p += strlen("print fmt: ");
+        if (p == end || *p != '"')
+                return false;
+        for (; p < end; p++) {
+                if (quoted) {
+                        if (*p == '\\' && p + 1 < end)
+                                p++;
+                        else if (*p == '"')
+                                quoted = false;
+                        continue;
+                }
+                if (*p == '"') {
+                        quoted = true;
+                        first = false;
+                        continue;
+                }
+                if (!isalnum((unsigned char) *p) && !strchr(" \t,()&|<>?:!=+-*{}~^._'", *p))
+                        return false;
+        }
+        return !quoted && !first;
+}
+
+static int check_shape(const char *text, size_t size, char *reason) {
+        const char *line = text, *end = text + size, *nl;
+        unsigned n = 0;
+
+        for (size_t i = 0; i < size; i++)
+                if (!((text[i] >= 0x20 && text[i] < 0x7f) || text[i] == '\t' || text[i] == '\n')) {
+                        snprintf(reason, REASON_MAX, "not text: byte 0x%02x at offset %zu", (unsigned char) text[i], i);
+                        return -EBADMSG;
+                }
+        for (; line < end; line = nl + 1) {
+                bool ok;
+
+                nl = memchr(line, '\n', (size_t) (end - line));
+                if (!nl)
+                        nl = end; /* check_complete() has refused an unterminated last line already */
+                n++;
+                if (n == 1)
+                        ok = nl - line > 6 && strncmp(line, "name: ", 6) == 0;
+                else if (n == 2)
+                        ok = nl - line > 4 && strncmp(line, "ID: ", 4) == 0;
+                else if (n == 3)
+                        ok = nl - line == 7 && strncmp(line, "format:", 7) == 0;
+                else if (nl - line >= 11 && strncmp(line, "print fmt: ", 11) == 0)
+                        ok = nl + 1 >= end && print_fmt_plausible(line, nl);
+                else
+                        ok = nl == line || field_line_plausible(line, nl);
+                if (!ok) {
+                        snprintf(reason, REASON_MAX, "line %u is not what the kernel writes there: \"%.40s%s\"", n,
+                                 line, nl - line > 40 ? "…" : "");
+                        return -EBADMSG;
+                }
+        }
+        return 0;
+}
+
 static int parse_with_tep(struct tep_handle *tep, SchedEventType type, uint32_t id, const char *text, size_t size,
                           struct tep_event **ret, char *reason) {
         const char *name = sched_event_type_to_string(type);
@@ -303,6 +418,9 @@ static int parse_with_tep(struct tep_handle *tep, SchedEventType type, uint32_t 
         int r;
 
         r = check_complete(text, size, reason);
+        if (r < 0)
+                return r;
+        r = check_shape(text, size, reason);
         if (r < 0)
                 return r;
         e = tep_parse_format(tep, &event, text, size, "sched");

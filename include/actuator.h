@@ -21,21 +21,41 @@
  *
  * The state file exists exactly while policies are held: written (tmp + fsync + rename) before the first
  * change, removed once everything is back.
+ *
+ * Ownership: a policy has one governor. The daemon holds an instance lock file (actuator_lock_take()) for its
+ * life, and each managed policy's sysfs directory under an exclusive flock(2) (taken at take-over, kept while
+ * paused); `schedfreqd restore` takes the same policy locks, so it never writes under a live daemon.
  */
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "topology.h"
 
 typedef struct Actuator Actuator;
 
 /*
+ * The default lock file for @state_path: "lock" in the same directory (/run/schedfreqd/lock for the default
+ * state file), so that tests and second setups with their own state directory have their own. Malloc'd.
+ */
+int actuator_lock_path(const char *state_path, char **ret);
+
+/*
+ * The instance lock: flock(LOCK_EX | LOCK_NB) on @lock_path (created 0644, its directory 0755), then our PID
+ * written into it. 0 and the fd (to be kept open for as long as the lock is to be held) and in @ret_pid the PID
+ * the file named before (a previous holder, gone; 0 = none); -EBUSY when another process holds it, its PID in
+ * @ret_pid (0 = unknown); another negative errno if the file cannot be created or locked. @ret_error as below.
+ */
+int actuator_lock_take(const char *lock_path, int *ret_fd, pid_t *ret_pid, char **ret_error);
+
+/*
  * Takes over every policy i of @topo with @manage[i] (@manage NULL: all). Nothing is touched when:
  *  - a policy offers no userspace governor: -EOPNOTSUPP, and @ret_error names the fix (intel_pstate=passive,
  *    amd_pstate=passive, or loading cpufreq_userspace);
- *  - @state_path exists (a previous run did not put its policies back; run actuator_restore_from_state_file()
+ *  - another process (another schedfreqd) holds a policy's lock: -EBUSY, @ret_error names its PID;
+ *  - @state_path exists (a crashed run did not put its policies back; run actuator_restore_from_state_file()
  *    first): -EEXIST.
  * Otherwise saves every managed policy, writes @state_path (its directory created 0755), switches the policies
  * to userspace with libcpupower and opens their scaling_setspeed. On a failure midway, puts back what it had
@@ -90,12 +110,13 @@ static inline void actuator_freep(Actuator **a) {
 }
 
 /*
- * `schedfreqd restore`: puts back every policy of the state file and removes it. Returns 1 when something was
- * restored, 0 when there is no state file (nothing to do), or a negative errno: -EINVAL for a malformed file
- * (@ret_error: "FILE:LINE: reason"), or the first write error (@ret_error: which policy and file; the state
- * file is kept).
+ * `schedfreqd restore`: puts back every policy of the state file and removes it, holding the policies' locks
+ * meanwhile. Returns 1 when something was restored, 0 when there is no state file (nothing to do), or a
+ * negative errno, the state file kept in every case: -EINVAL for a malformed, empty or truncated file
+ * (@ret_error: "FILE:LINE: reason"); -EBUSY when a live process (the daemon that wrote it) holds a policy's
+ * lock, unless @force (@ret_error names its PID); or the first write error (@ret_error: which policy and file).
  */
-int actuator_restore_from_state_file(const char *state_path, char **ret_error);
+int actuator_restore_from_state_file(const char *state_path, bool force, char **ret_error);
 
 /* Helpers, exported for the unit tests. */
 
@@ -113,8 +134,12 @@ void actuator_saved_free_many(ActuatorSaved *s, size_t n);
 
 /* Writes the state file text for @s[0..n). */
 int actuator_state_write(FILE *f, const ActuatorSaved *s, size_t n);
-/* Parses state file text; @name for "NAME:LINE: reason" messages (-EINVAL). */
+/* Parses state file text; @name for "NAME:LINE: reason" messages (-EINVAL). A file without a [policyN]
+ * section, with a NUL byte or with an unterminated last line is malformed (truncated or not ours). */
 int actuator_state_parse(FILE *f, const char *name, ActuatorSaved **ret, size_t *ret_n, char **ret_error);
+
+/* From /proc/locks text: the PID holding a flock(2) on inode @ino of device @dev. 0, or -ENOENT. */
+int actuator_flock_holder_parse(FILE *f, dev_t dev, ino_t ino, pid_t *ret_pid);
 
 /* What to do about a driver without a userspace governor (a sentence, no trailing period). */
 const char *actuator_userspace_hint(const char *driver);

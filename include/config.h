@@ -33,9 +33,24 @@ typedef enum RemoteMode {
 
 #define CONFIG_POLICIES_MAX CPU_SETSIZE
 
+/*
+ * Where a setting was read, for messages that come after the load (config_check_topology()): a file name
+ * kept in Config.origin_files and a line. Config stays a plain value (copied, never freed), so the names
+ * live inside it; line 0 = not read from a file.
+ */
+typedef struct ConfigOrigin {
+        uint32_t file;            /* offset of the NUL-terminated name in Config.origin_files */
+        uint32_t line;
+} ConfigOrigin;
+
+/* Room for the names of the files that set policies= or a [policyN] section: at least two PATH_MAX paths
+ * (a name that does not fit is shown as "(a configuration file)"). */
+#define CONFIG_ORIGIN_FILES_SIZE 8192
+
 typedef struct PolicyConfig {
-        bool present;             /* a [policyN] section exists */
+        bool present;             /* a [policyN] section with at least one key exists */
         RemoteMode remote;        /* _REMOTE_MODE_INVALID: not set, [governor] remote applies */
+        ConfigOrigin origin;      /* its "[policyN]" header (in the last file that has one) */
 } PolicyConfig;
 
 typedef struct Config {
@@ -54,7 +69,11 @@ typedef struct Config {
         bool manage_all;                  /* policies = all */
         cpu_set_t manage;                 /* policies = 0,4  (policy numbers) when !manage_all */
         RemoteMode remote;                /* remote = auto (default for policies without a section) */
+        ConfigOrigin manage_origin;       /* the policies= line in force */
         PolicyConfig policy[CONFIG_POLICIES_MAX]; /* [policyN] sections */
+
+        char origin_files[CONFIG_ORIGIN_FILES_SIZE]; /* names the ConfigOrigins point into, NUL-separated */
+        size_t origin_files_used;
 } Config;
 
 void config_set_defaults(Config *c);
@@ -64,9 +83,25 @@ void config_set_defaults(Config *c);
  * or a negative errno; on parse errors -EINVAL and, if @ret_error is non-NULL, a malloc'd message with one
  * "FILE:LINE: reason" per line. A missing main file is not an error when @missing_ok.
  * @ret is only written on success. On other errors except -ENOMEM (a missing main file without @missing_ok:
- * -ENOENT; an unreadable file: its errno) *@ret_error is set too, to "FILE: reason".
+ * -ENOENT; an unreadable file: its errno; a file over 1 MiB: -EFBIG) *@ret_error is set too, to
+ * "FILE: reason". A line holding a NUL byte is a parse error like any other.
  */
 int config_load(const char *path, bool missing_ok, Config *ret, char **ret_error);
+
+struct Topology;
+
+/*
+ * Checks @c against the machine's policies @t (include/topology.h): every policy that [governor] policies=
+ * names and every [policyN] section must exist there. These are warnings, not load errors: the same file
+ * serves machines of different shapes, and the daemon ignores what does not exist (schedfreqctl
+ * check-config --strict makes them errors). Returns the number of warnings (0: none) and, when there are
+ * any and @ret_warnings is non-NULL, a malloc'd text with one "FILE:LINE: reason" per line (no final
+ * newline), in file and line order; or -ENOMEM. *@ret_warnings is only written when the result is > 0.
+ */
+int config_check_topology(const Config *c, const struct Topology *t, char **ret_warnings);
+
+/* The name of the file @o points into; "(a configuration file)" when it was not kept. */
+const char *config_origin_file(const Config *c, ConfigOrigin o);
 
 /* The remote mode in force for policy @id. */
 RemoteMode config_policy_remote(const Config *c, unsigned id);

@@ -4,7 +4,7 @@
 /*
  * The daemon proper: owns the sd-event loop and every object (config, topology, engine, perf rings,
  * actuator, bus), wires events → engine → actuator, handles signals (SIGTERM/SIGINT: restore and exit;
- * SIGHUP: reload), the tick timer, and the service manager protocol (sd_notify).
+ * SIGHUP: reload; SIGPIPE: ignored), the tick timer, and the service manager protocol (sd_notify).
  *
  * The struct is visible to the modules that serve it (bus.c reads its state and calls the verbs below);
  * nothing else should touch it.
@@ -24,7 +24,9 @@
 
 typedef struct ManagerOptions {
         const char *config_path;      /* default CONFIG_DEFAULT_PATH */
+        bool config_must_exist;       /* named with -c: a missing file is an error (the default path may be absent) */
         const char *state_path;       /* default STATE_DEFAULT_PATH */
+        const char *lock_path;        /* NULL: "lock" beside the state file (actuator_lock_path()) */
         bool print_decisions;         /* one line per frequency change on stdout (replay format) */
         const char *bus_address;      /* NULL: the system bus */
         bool no_bus;                  /* run without D-Bus */
@@ -73,6 +75,7 @@ typedef struct Manager {
         uint64_t commits;
         uint64_t start_usec;           /* CLOCK_MONOTONIC, for Uptime */
         bool paused;
+        int lock_fd;                   /* the instance lock (actuator_lock_take()), held for the daemon's life */
         pid_t self_pid;                /* our own task: never counted as RT (see on_sched_event) */
 } Manager;
 

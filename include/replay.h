@@ -26,6 +26,9 @@ typedef struct ReplayStats {
         uint64_t events;
         uint64_t skipped;          /* lines of events we do not model */
         uint64_t changes;
+        uint64_t ticks;            /* synthetic ticks run (a bounded number per gap between events: replay.c) */
+        uint64_t late_events;      /* events older than the latest one (a reordering): applied at the latest time */
+        uint64_t late_max_ns;      /* how far the latest of them was behind */
 } ReplayStats;
 
 /*
@@ -54,8 +57,14 @@ void decision_print_details(FILE *f, const Decision *d, const Topology *t);
 /*
  * Replays @in (named @name in messages) through a fresh engine, writing changes to @out. Synthetic ticks are
  * generated from the trace's own clock on the cfg->tick_usec grid while some CPU is busy, as the live daemon's
- * timer does (and as the kernel ticks only busy CPUs). On malformed input returns -EINVAL with a malloc'd
- * "NAME:LINE: reason" in @ret_error.
+ * timer does (and as the kernel ticks only busy CPUs); once the model has settled in a long gap between two
+ * events, the rest of the gap's ticks are skipped (replay.c), so a gap of any length costs O(1).
+ *
+ * Returns -EINVAL with a malloc'd message in @ret_error for a topology without policies, and with
+ * "NAME:LINE: reason" for malformed input: a line not in the format above, an event whose CPU (or target_cpu=,
+ * orig_cpu=, dest_cpu=) is not a CPU of the topology, or time going backwards by more than a second. Events
+ * less far behind the latest one are a reordering of perf's per-CPU buffers: applied at the latest time (as
+ * engine_event() does) and counted in @ret_stats' late_events (the caller warns).
  */
 
 typedef enum ReplayFlags {

@@ -80,11 +80,17 @@ int topology_new(Topology **ret);
 int topology_add_policy(Topology *t, const PolicyDesc *p);
 
 /*
- * Parses the INI text of @f; @name is used in error messages. On a parse error returns -EINVAL and, when
- * @ret_error is non-NULL, a malloc'd "NAME:LINE: reason" message. Checks cross-field consistency
- * (min <= max, scaling within cpuinfo, table sorted and within cpuinfo, no CPU in two policies).
+ * Parses the INI text of @f; @name is used in error messages. Checks cross-field consistency (min <= max,
+ * scaling within cpuinfo, table sorted and within cpuinfo, no CPU in two policies). A file without any
+ * section (empty, or comments only) is an error; a machine without cpufreq is a [system] section alone.
+ * Returns 0, -EINVAL for bad input (a syntax or value error, a NUL byte, a line over 64 KiB), a read error's
+ * errno, or -ENOMEM. On every error, when @ret_error is non-NULL, *@ret_error is a malloc'd message naming
+ * the file: "NAME:LINE: reason", or "NAME: reason" when no line is to blame (it stays NULL only when even
+ * that message cannot be allocated).
  */
 int topology_parse_file(FILE *f, const char *name, Topology **ret, char **ret_error);
+/* Opens @path and parses it as above; a file that cannot be opened, or a directory, gives its errno and
+ * "PATH: strerror". */
 int topology_load(const char *path, Topology **ret, char **ret_error);
 
 /* Writes @t in the format above (what `schedfreqd topology` prints). */

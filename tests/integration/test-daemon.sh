@@ -14,6 +14,7 @@
 SFD="$BUILD/schedfreqd"
 HOG="$BUILD/tests/helpers/hog"
 TMP=$(mktemp -d /tmp/schedfreqd-test-daemon.XXXXXX)
+: >"$TMP/none.conf" # an explicit -c FILE must exist: "none.conf" is an empty one (every default)
 at_exit 'rm -rf "$TMP"'
 
 # Every policy file, "name: content", except the current-frequency readouts (they belong to whichever governor
@@ -110,6 +111,10 @@ wait_for 'taskset -c 1 true; [ "$(emu_exec cat /sys/devices/system/cpu/cpufreq/p
 # 6/s: the build before the lost-switch repair makes ~14/s (the VM agent's threads, whose switch-outs are
 # never recorded, looked busy and were never quiet), a daemon with an idle tick ~290/s.
 sleep 5 # settle: the test's own commands just before are not the quiet machine
+# The measurement needs a quiet machine (the daemon follows what the others do): wait, bounded, for 2 s of at
+# most 150 context switches/s machine-wide (~65 here), as bench/bench-idle.sh does.
+quiet_rate() { local a b; a=$(awk '/^ctxt/ { print $2 }' /proc/stat); sleep 2; b=$(awk '/^ctxt/ { print $2 }' /proc/stat); echo $(( (b - a) / 2 )); }
+for _ in $(seq 15); do [ "$(quiet_rate)" -le 150 ] && break; done
 w0=$("$BUILD/tests/helpers/monotonic")
 idle=$("$BUILD/bench/bench-wakeups" --seconds 5 --json "$daemon_pid")
 w1=$("$BUILD/tests/helpers/monotonic")

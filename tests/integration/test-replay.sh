@@ -21,12 +21,12 @@ expect() { # NAME ACTUAL EXPECTED
 }
 
 # The article case, remote allowed (cpufreq-dt): policy1 changes at the wake-up recorded on cpu0.
-expect article_remote "$(replay two-dt.ini article.txt | grep policy=1)" "\
+expect article_remote "$(replay two-dt.ini article.txt 2>/dev/null | grep policy=1)" "\
 t=1700200000 policy=1 freq=2000000 cpu=0 kind=remote util=1024
 t=1702600000 policy=1 freq=500000 cpu=1 kind=local util=108"
 
 # Forbidden (acpi-cpufreq): nothing at 1.700200; the decision waits for cpu1's switch at 1.700500 and is local.
-expect article_deferred "$(replay two-acpi.ini article.txt | grep policy=1)" "\
+expect article_deferred "$(replay two-acpi.ini article.txt 2>/dev/null | grep policy=1)" "\
 t=1700500000 policy=1 freq=2000000 cpu=1 kind=local util=1024
 t=1702600000 policy=1 freq=500000 cpu=1 kind=local util=99"
 
@@ -34,8 +34,8 @@ t=1702600000 policy=1 freq=500000 cpu=1 kind=local util=99"
 conf=$(mktemp)
 at_exit "rm -f '$conf'"
 printf '[policy1]\nremote = no\n' >"$conf"
-expect article_config_remote_no "$(replay two-dt.ini article.txt --config "$conf" | grep policy=1)" \
-	"$(replay two-acpi.ini article.txt | grep policy=1)"
+expect article_config_remote_no "$(replay two-dt.ini article.txt --config "$conf" 2>/dev/null | grep policy=1)" \
+	"$(replay two-acpi.ini article.txt 2>/dev/null | grep policy=1)"
 
 # RT: max at once (local on cpu1; then a DL task woken from cpu0, remote), min when they sleep (util= is now
 # the rq's avg_rt, RT running time decaying like any PELT signal); the stopper (migration/1) is not RT.
@@ -109,5 +109,50 @@ for c in "malformed.txt:3: sched_switch without a valid prev_pid= or next_pid=" 
 	rc=$?
 	if [ $rc -ne 0 ] && [[ "$out" == *"$c"* ]]; then ok "malformed_${f%.txt}"; else fail "malformed_${f%.txt}" "rc=$rc" "$out"; fi
 done
+
+# Input that does not fit the topology or the trace's clock: "FILE:LINE: reason", non-zero exit.
+for c in "bad-cpu.txt:4: event recorded on CPU 4 is not in the topology (CPUs 0-1)" \
+	"bad-target-cpu.txt:3: target_cpu=3 is not in the topology (CPUs 0-1)" \
+	"bad-dest-cpu.txt:3: dest_cpu=2 is not in the topology (CPUs 0-1)" \
+	"backwards.txt:6: time goes backwards: 100.000000 is 100.000000 s before the latest event (200.000000)"; do
+	f=${c%%:*}
+	out=$(replay two-dt.ini "$f" 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc -ne 0 ] && [[ "$out" == *"$c"* ]]; then ok "bad_input_${f%.txt}"; else fail "bad_input_${f%.txt}" "rc=$rc" "$out"; fi
+done
+
+# A topology without any policy: an error naming the file, not an empty replay.
+empty=$(mktemp)
+at_exit "rm -f '$empty'"
+printf '[system]\nonline = 0-1\npossible = 0-1\n' >"$empty"
+out=$(replay "$empty" ramp.txt 2>&1)
+rc=$?
+if [ $rc -ne 0 ] && [[ "$out" == *"$empty: no [policyN] section"* ]]; then ok empty_topology
+else fail empty_topology "rc=$rc" "$out"; fi
+
+# Small reorderings (the article fixture lists cpu0's events, then cpu1's) are applied at the latest time and
+# counted in one warning at the end.
+out=$(replay two-dt.ini article.txt 2>&1 >/dev/null)
+expect article_out_of_order "$out" "article.txt: 90 events out of order (up to 300000 µs), applied at the latest time."
+
+# A gap of 10^7 s while cpu1 is busy: replayed at once (it took over a minute on 4 ms ticks), and with the
+# kernel's outcome: the ramp, policy0 back at its minimum through the nohz update, policy1 held at its maximum
+# through the gap, nothing while cpu1 sleeps after it (NOHZ), and its util_est kept when it wakes.
+start=$(date +%s%N)
+out=$(cd "$T" && timeout 10 "$SFD" replay --topology two-dt.ini gap.txt)
+rc=$?
+echo "# 10^7 s gap replayed in $((($(date +%s%N) - start) / 1000000)) ms (rc=$rc)"
+expect gap_fast_and_right "$out" "\
+t=944000000 policy=0 freq=1000000 cpu=0 kind=local util=208
+t=972000000 policy=0 freq=1500000 cpu=0 kind=local util=413
+t=1000000000 policy=0 freq=2000000 cpu=0 kind=local util=628
+t=1004000000 policy=0 freq=500000 cpu=0 kind=local util=189
+t=1044000000 policy=1 freq=1000000 cpu=1 kind=local util=208
+t=1072000000 policy=1 freq=1500000 cpu=1 kind=local util=413
+t=1100000000 policy=1 freq=2000000 cpu=1 kind=local util=628"
+# After the gap: cpu1 saturated when its task sleeps, cpu0's blocked load fully decayed.
+expect gap_signals "$(cd "$T" && timeout 10 "$SFD" replay --topology two-dt.ini --print-util gap.txt | grep -E '^t=(10000001000000000 cpu=1|[0-9]+ cpu=0) ' | tail -n 2)" "\
+t=1292000000 cpu=0 util=0 util_est=0 runnable=0 rt=0 eff=0
+t=10000001000000000 cpu=1 util=1023 util_est=0 runnable=1023 rt=0 eff=1023"
 
 finish

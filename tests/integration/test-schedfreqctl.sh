@@ -48,8 +48,44 @@ expect "bus but no daemon, pause: exit 3" 3 "schedfreqd is not running" "$CTL" p
 expect "--address works too: exit 3" 3 "schedfreqd is not running (no $NAME on the bus at --address)" \
 	env -u DBUS_SYSTEM_BUS_ADDRESS "$CTL" --address "$DBUS_ADDRESS" status
 
+# check-config --strict: policies the configuration names and the machine lacks (FILE:LINE warnings).
+MISSING="$REPO/tests/fixtures/config/missing-policies/schedfreqd.conf"
+SHARED="$REPO/tests/fixtures/topology/shared-dt.ini"
+printf '[governor]\npolicies = 0,2\n[policy2]\nremote = no\n' >"$TMP/fits.conf"
+printf "[governor]\npolicies = 0-1\n[policy1]\nremote = yes\n" >"$TMP/fits-emu.conf"
+expect "check-config --strict --topology: a missing policy is an error, FILE:LINE" 1 \
+	"missing-policies/schedfreqd.conf:4: policies= names policy7, which does not exist" \
+	"$CTL" check-config --strict --topology "$SHARED" "$MISSING"
+expect "check-config --strict --topology: a drop-in's [policyN] is named by its file" 1 \
+	"schedfreqd.conf.d/50-more.conf:4: \[policy5\] is for a policy that does not exist" \
+	"$CTL" check-config --strict --topology "$SHARED" "$MISSING"
+expect "check-config --topology without --strict: warnings, exit 0" 0 "OK, with 4 warnings" \
+	"$CTL" check-config --topology "$SHARED" "$MISSING"
+expect "check-config --strict --topology: a file that fits passes" 0 "fits.conf: OK" \
+	"$CTL" check-config --strict --topology "$SHARED" "$TMP/fits.conf"
+expect "check-config --topology DIR: the error names it" 1 "fixtures/topology: Is a directory" \
+	"$CTL" check-config --topology "$REPO/tests/fixtures/topology" "$TMP/fits.conf"
+expect "--strict outside check-config: exit 2" 2 "apply to check-config only" "$CTL" --strict status
+# A machine without cpufreq (the bare tree of test-daemon.sh): --strict has nothing to check against.
+bare="$TMP/bare"
+mkdir -p "$bare/cpu0" "$bare/cpu1" "$bare/cpufreq"
+for f in online possible present; do echo 0-1 >"$bare/$f"; done
+expect "check-config --strict without cpufreq: a clear error" 1 "no cpufreq policies under /sys/devices/system/cpu" \
+	unshare --mount --propagation private sh -c \
+	"mount --bind '$bare' /sys/devices/system/cpu && exec '$CTL' check-config --strict '$TMP/fits.conf'"
+expect "check-config without --strict, without cpufreq: OK" 0 "schedfreqd.conf: OK$" \
+	unshare --mount --propagation private sh -c \
+	"mount --bind '$bare' /sys/devices/system/cpu && exec '$CTL' check-config '$MISSING'"
+
 # --- with the daemon -------------------------------------------------------------------------------------------
 emu_start "$REPO/tests/fixtures/topology/two-policies.ini" || { fail "emulator start"; finish; }
+# check-config --strict against this (emulated) machine's own policies.
+expect "check-config --strict on the (emulated) machine: policy7 missing" 1 \
+	"missing-policies/schedfreqd.conf:4: policies= names policy7, which does not exist (existing policies: 0-1)" \
+	emu_exec "$CTL" check-config --strict "$MISSING"
+expect "check-config --strict on the (emulated) machine: a file that fits" 0 "OK" \
+	emu_exec "$CTL" check-config --strict "$TMP/fits-emu.conf"
+
 daemon_pid=
 at_exit '[ -n "$daemon_pid" ] && kill -KILL "$daemon_pid" 2>/dev/null'
 show_daemon_log() { sed 's/^/# daemon: /' "$TMP/err" | tail -n 30; }

@@ -14,6 +14,9 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "actuator.h"
@@ -130,15 +133,65 @@ TEST(state_parse_errors) {
         }
 }
 
+/* A state file is written only with some policy in it: without one it is truncated or not ours. */
 TEST(state_parse_empty) {
-        _cleanup_free_ char *error = NULL;
-        _cleanup_fclose_ FILE *in = fmemopen((char *) "# nothing held\n", 15, "r");
-        ActuatorSaved *s = NULL;
-        size_t n = 7;
+        static const struct {
+                const char *text;
+                size_t len;
+                const char *error;
+        } cases[] = {
+                { "", 0, "st:1: no [policyN] section (empty or truncated state file)" },
+                { "# nothing held\n", 15, "st:1: no [policyN] section (empty or truncated state file)" },
+                { "# a\n\n# b\n", 9, "st:3: no [policyN] section (empty or truncated state file)" },
+        };
 
-        ASSERT_OK(actuator_state_parse(in, "st", &s, &n, &error));
-        ASSERT_EQ(n, 0);
-        actuator_saved_free_many(s, n);
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_free_ char *error = NULL;
+                _cleanup_fclose_ FILE *in = NULL;
+                ActuatorSaved *s = NULL;
+                size_t n = 7;
+
+                /* fmemopen() of a zero-length buffer fails on old glibc: an empty file through /dev/null. */
+                in = cases[i].len > 0 ? fmemopen((char *) cases[i].text, cases[i].len, "r") : fopen("/dev/null", "re");
+                ASSERT_TRUE(in);
+                ASSERT_ERROR(actuator_state_parse(in, "st", &s, &n, &error), EINVAL);
+                ASSERT_STREQ(error, cases[i].error);
+                ASSERT_TRUE(!s);
+        }
+}
+
+#define GOOD_POLICY0                                                                                    \
+        "[policy0]\ndir = /sys/devices/system/cpu/cpufreq/policy0\ngovernor = schedutil\n"             \
+        "scaling_min_khz = 400000\nscaling_max_khz = 2000000\n"
+
+/* What a crash mid-write or a stray byte leaves: never acted upon (a cut "setspeed_khz = 12" would parse). */
+TEST(state_parse_corrupt) {
+        static const char nul[] = GOOD_POLICY0 "setspeed_khz = 12\0garbage\n";
+        static const char cut[] = GOOD_POLICY0 "setspeed_khz = 12";
+        static const char binary[] = "\x7f" "ELF\x02\x01\x01\n";
+        static const struct {
+                const char *text;
+                size_t len;
+                const char *error;
+        } cases[] = {
+                { nul, sizeof(nul) - 1, "st:6: NUL byte in the line" },
+                { cut, sizeof(cut) - 1, "st:6: last line not terminated (truncated file?)" },
+                { GOOD_POLICY0, sizeof(GOOD_POLICY0) - 1, "st:1: [policy0] lacks setspeed_khz" },
+                { binary, sizeof(binary) - 1, "st:1: key outside a [policyN] section" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_free_ char *error = NULL;
+                _cleanup_fclose_ FILE *in = NULL;
+                ActuatorSaved *s = NULL;
+                size_t n = 0;
+
+                in = fmemopen((char *) cases[i].text, cases[i].len, "r");
+                ASSERT_TRUE(in);
+                ASSERT_ERROR(actuator_state_parse(in, "st", &s, &n, &error), EINVAL);
+                ASSERT_STREQ(error, cases[i].error);
+                ASSERT_TRUE(!s);
+        }
 }
 
 static char *tmp_dir(void) {
@@ -156,7 +209,7 @@ TEST(restore_without_state_file) {
 
         ASSERT_TRUE(dir);
         ASSERT_TRUE(asprintf(&path, "%s/absent", dir) > 0);
-        ASSERT_EQ(actuator_restore_from_state_file(path, &error), 0);
+        ASSERT_EQ(actuator_restore_from_state_file(path, false, &error), 0);
         ASSERT_TRUE(!error);
         (void) rmdir(dir);
 }
@@ -171,13 +224,133 @@ TEST(restore_malformed_state_file) {
         ASSERT_TRUE(f);
         fputs("[policy0]\ngovernor = userspace\nbogus\n", f);
         fclose(f);
-        ASSERT_ERROR(actuator_restore_from_state_file(path, &error), EINVAL);
+        ASSERT_ERROR(actuator_restore_from_state_file(path, false, &error), EINVAL);
         ASSERT_TRUE(asprintf(&want, "%s:3: expected key = value", path) > 0);
         ASSERT_STREQ(error, want);
         /* Kept: a human has to look at it. */
         ASSERT_EQ(access(path, F_OK), 0);
         (void) unlink(path);
         (void) rmdir(dir);
+}
+
+static void write_file(const char *path, const char *text, size_t len) {
+        int fd = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644);
+
+        ASSERT_TRUE(fd >= 0);
+        ASSERT_EQ(write(fd, text, len), (ssize_t) len);
+        close(fd);
+}
+
+/* An empty state file (a crash between creat and write, a `touch`) is not "nothing to restore": kept, -EINVAL. */
+TEST(restore_empty_state_file) {
+        _cleanup_free_ char *dir = tmp_dir(), *path = NULL, *error = NULL, *want = NULL;
+
+        ASSERT_TRUE(dir);
+        ASSERT_TRUE(asprintf(&path, "%s/state", dir) > 0);
+        write_file(path, "", 0);
+        ASSERT_ERROR(actuator_restore_from_state_file(path, false, &error), EINVAL);
+        ASSERT_TRUE(asprintf(&want, "%s:1: no [policyN] section (empty or truncated state file)", path) > 0);
+        ASSERT_STREQ(error, want);
+        ASSERT_EQ(access(path, F_OK), 0);
+        (void) unlink(path);
+        (void) rmdir(dir);
+}
+
+/* A policy whose directory someone holds (a live daemon) is not restored under it; nothing written, file kept.
+ * cpu0's sysfs directory stands in for the policy's: it is only locked, never written (refused first). */
+TEST(restore_refused_while_owned) {
+        _cleanup_free_ char *dir = tmp_dir(), *path = NULL, *error = NULL, *want = NULL, *text = NULL;
+        const char *policy_dir = SYSFS_CPU_DIR "/cpu0";
+        int fd;
+
+        ASSERT_TRUE(dir);
+        fd = open(policy_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0) {
+                printf("ok - restore_refused_while_owned # SKIP no lockable %s\n", policy_dir);
+                if (fd >= 0)
+                        close(fd);
+                (void) rmdir(dir);
+                return;
+        }
+        ASSERT_TRUE(asprintf(&path, "%s/state", dir) > 0);
+        ASSERT_TRUE(asprintf(&text, "[policy0]\ndir = %s\ngovernor = schedutil\nscaling_min_khz = 1\n"
+                                    "scaling_max_khz = 2\nsetspeed_khz = 0\n", policy_dir) > 0);
+        write_file(path, text, strlen(text));
+        ASSERT_ERROR(actuator_restore_from_state_file(path, false, &error), EBUSY);
+        ASSERT_TRUE(asprintf(&want, "policy0 is governed by a running schedfreqd (PID %d), ", (int) getpid()) > 0);
+        if (!strstr(error, want))
+                TEST_FAIL("'%s' lacks '%s'", error, want);
+        ASSERT_TRUE(strstr(error, "--force restores anyway"));
+        ASSERT_EQ(access(path, F_OK), 0);
+        close(fd);
+        (void) unlink(path);
+        (void) rmdir(dir);
+}
+
+TEST(lock_path) {
+        _cleanup_free_ char *a = NULL, *b = NULL, *c = NULL;
+
+        ASSERT_OK(actuator_lock_path("/run/schedfreqd/state", &a));
+        ASSERT_STREQ(a, "/run/schedfreqd/lock");
+        ASSERT_OK(actuator_lock_path("/state", &b));
+        ASSERT_STREQ(b, "/lock");
+        ASSERT_OK(actuator_lock_path("state", &c));
+        ASSERT_STREQ(c, "lock");
+}
+
+/* Held: a second take fails with the holder's PID (flock conflicts between open files, same process too). */
+TEST(lock_take) {
+        _cleanup_free_ char *dir = tmp_dir(), *path = NULL, *error = NULL;
+        char buf[32] = "", want[32];
+        int fd = -EBADF, fd2 = -EBADF, n;
+        pid_t pid = -1;
+
+        ASSERT_TRUE(dir);
+        ASSERT_TRUE(asprintf(&path, "%s/sub/lock", dir) > 0);
+        ASSERT_OK(actuator_lock_take(path, &fd, &pid, &error));
+        ASSERT_EQ(pid, 0); /* a new file names nobody */
+        n = (int) pread(fd, buf, sizeof(buf) - 1, 0);
+        (void) snprintf(want, sizeof(want), "%d\n", (int) getpid());
+        ASSERT_TRUE(n > 0);
+        ASSERT_STREQ(buf, want);
+
+        ASSERT_ERROR(actuator_lock_take(path, &fd2, &pid, &error), EBUSY);
+        ASSERT_EQ(pid, getpid());
+        ASSERT_TRUE(strstr(error, "is held by PID"));
+        ASSERT_EQ(fd2, -EBADF);
+
+        /* Released (as by a crash): the next holder takes it and learns who had it. */
+        close(fd);
+        ASSERT_OK(actuator_lock_take(path, &fd2, &pid, NULL));
+        ASSERT_EQ(pid, getpid());
+        close(fd2);
+        (void) unlink(path);
+        *strrchr(path, '/') = '\0';
+        (void) rmdir(path);
+        (void) rmdir(dir);
+}
+
+TEST(flock_holder_parse) {
+        static const char locks[] =
+                "1: POSIX  ADVISORY  WRITE 812 00:1a:77 0 EOF\n"
+                "2: FLOCK  ADVISORY  WRITE 4242 00:28:3 0 EOF\n"
+                "2: -> FLOCK  ADVISORY  WRITE 5000 00:28:3 0 EOF\n"
+                "3: FLOCK  ADVISORY  WRITE 31 fd:01:3 0 EOF\n"
+                "4: OFDLCK ADVISORY  READ  -1 00:1a:9 0 EOF\n";
+        _cleanup_fclose_ FILE *f = NULL;
+        pid_t pid = 0;
+
+        f = fmemopen((char *) locks, sizeof(locks) - 1, "r");
+        ASSERT_TRUE(f);
+        ASSERT_OK(actuator_flock_holder_parse(f, makedev(0, 0x28), 3, &pid));
+        ASSERT_EQ(pid, 4242);
+        rewind(f);
+        ASSERT_OK(actuator_flock_holder_parse(f, makedev(0xfd, 1), 3, &pid));
+        ASSERT_EQ(pid, 31);
+        rewind(f);
+        ASSERT_ERROR(actuator_flock_holder_parse(f, makedev(0, 0x1a), 77, &pid), ENOENT); /* POSIX, not flock */
+        rewind(f);
+        ASSERT_ERROR(actuator_flock_holder_parse(f, makedev(0, 0x28), 4, &pid), ENOENT);
 }
 
 /* A one-policy topology, built by hand (no sysfs read). */
@@ -241,6 +414,7 @@ TEST(take_over_nothing_managed) {
 
 TEST(take_over_stale_state_file) {
         _cleanup_free_ char *dir = tmp_dir(), *path = NULL, *error = NULL;
+        const bool manage[] = { false };
         Actuator *a = NULL;
         PolicyDesc p;
         Topology t;
@@ -251,9 +425,11 @@ TEST(take_over_stale_state_file) {
         fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
         ASSERT_TRUE(fd >= 0);
         close(fd);
+        /* Unmanaged: the check comes after the policies are locked, and these tests touch no sysfs. */
         topology_one(&t, &p, "acpi-cpufreq", "userspace schedutil");
-        ASSERT_ERROR(actuator_take_over(&t, NULL, path, &a, &error), EEXIST);
-        ASSERT_TRUE(strstr(error, "exists: a previous run did not put its cpufreq policies back"));
+        ASSERT_ERROR(actuator_take_over(&t, manage, path, &a, &error), EEXIST);
+        ASSERT_TRUE(strstr(error, "exists: a previous schedfreqd did not exit cleanly"));
+        ASSERT_TRUE(strstr(error, "run `schedfreqd restore --state-file "));
         (void) unlink(path);
         (void) rmdir(dir);
 }
@@ -408,11 +584,11 @@ static void scenario_restore_state(void) {
         _cleanup_free_ char *error = NULL;
         int r;
 
-        r = actuator_restore_from_state_file(state_path(), &error);
+        r = actuator_restore_from_state_file(state_path(), false, &error);
         if (r != 1)
                 TEST_FAIL("restore: %d: %s", r, error ? error : "(no message)");
         ASSERT_TRUE(access(state_path(), F_OK) < 0);
-        ASSERT_EQ(actuator_restore_from_state_file(state_path(), &error), 0);
+        ASSERT_EQ(actuator_restore_from_state_file(state_path(), false, &error), 0);
 }
 
 /* A policy without userspace: -EOPNOTSUPP with the fix, nothing written (the script checks the tree). */

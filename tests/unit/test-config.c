@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test-config.c: defaults, every key with good and bad values, drop-in order, "FILE:LINE: reason" messages,
- * missing files, and the shipped conf/schedfreqd.conf (which must parse, and whose commented-out values must
- * be the compile-time defaults).
+ * missing files, NUL bytes and huge files, the shipped conf/schedfreqd.conf (which must parse, and whose
+ * commented-out values must be the compile-time defaults), and config_check_topology(): policies that a
+ * topology lacks, named by the FILE:LINE of the setting in force.
  */
 
 #include <errno.h>
@@ -17,9 +18,13 @@
 #include "log.h"
 #include "macro.h"
 #include "test.h"
+#include "topology.h"
 
 #define CONFIG_FIXTURES FIXTURES "/config"
 #define SHIPPED_CONF FIXTURES "/../../conf/schedfreqd.conf"
+/* policy0 = CPUs 0-1, policy2 = CPUs 2-3 */
+#define SHARED_DT FIXTURES "/topology/shared-dt.ini"
+#define MISSING CONFIG_FIXTURES "/missing-policies/schedfreqd.conf"
 
 /* ---- helpers: a scratch directory with a main file and drop-ins ---- */
 
@@ -47,14 +52,19 @@ static int scratch_init(Scratch *s) {
         return 0;
 }
 
-static int write_file(const char *path, const char *text) {
+/* Writes @size bytes of @data, which may hold NUL bytes. */
+static int write_bytes(const char *path, const char *data, size_t size) {
         _cleanup_fclose_ FILE *f = fopen(path, "we");
 
         if (!f)
                 return -errno;
-        if (fputs(text, f) < 0 || fflush(f) != 0)
+        if (fwrite(data, 1, size, f) != size || fflush(f) != 0)
                 return -EIO;
         return 0;
+}
+
+static int write_file(const char *path, const char *text) {
+        return write_bytes(path, text, strlen(text));
 }
 
 /* Writes DIR/schedfreqd.conf.d/@name. */
@@ -82,15 +92,15 @@ static int load_text(const char *text, Config *ret, char **ret_error) {
         return config_load(s.path, false, ret, ret_error);
 }
 
-/* The message of @text's single error, with the scratch file's name replaced by "F". */
-static char *load_error(const char *text) {
+/* The errors of the @size bytes at @data, with the scratch file's name replaced by "F". */
+static char *load_error_bytes(const char *data, size_t size) {
         _cleanup_(scratch_done) Scratch s = {};
         _cleanup_free_ char *error = NULL;
         char *out;
         size_t n;
         Config c;
 
-        if (scratch_init(&s) < 0 || write_file(s.path, text) < 0)
+        if (scratch_init(&s) < 0 || write_bytes(s.path, data, size) < 0)
                 return NULL;
         if (config_load(s.path, false, &c, &error) != -EINVAL || !error)
                 return NULL;
@@ -111,6 +121,10 @@ static char *load_error(const char *text) {
                 p = hit + n;
         }
         return out;
+}
+
+static char *load_error(const char *text) {
+        return load_error_bytes(text, strlen(text));
 }
 
 static bool config_equal_defaults(const Config *c) {
@@ -423,6 +437,69 @@ TEST(syntax_errors_all_reported) {
                          "F:3: line too long (more than 198 characters)");
 }
 
+/* Each bad line costs inih a pass: past SYNTAX_ERRORS_MAX (20) they are summed up, so a file of bad lines
+ * is linear (the fuzzer found 16,000 of them taking 4.8 s, and 1 MiB of them hours). */
+TEST(syntax_errors_capped) {
+        _cleanup_free_ char *text = NULL, *e = NULL;
+        size_t n = 0;
+        unsigned lines = 0;
+
+        text = malloc(200000 * 2 + 1);
+        ASSERT_TRUE(text);
+        for (unsigned i = 0; i < 200000; i++) {
+                text[n++] = 'x';
+                text[n++] = '\n';
+        }
+        text[n] = '\0';
+        e = load_error(text);
+        ASSERT_TRUE(e);
+        for (const char *p = e; p; p = strchr(p + 1, '\n'))
+                lines++;
+        ASSERT_EQ(lines, 21u);
+        ASSERT_TRUE(strstr(e, "F:21: more lines that are not 'key = value', '[section]' or a comment from here on"));
+}
+
+TEST(nul_byte_is_an_error) {
+        static const char value[] = "[governor]\ntick_ms = 5\0 and more\nheadroom = 1.5\n";
+        static const char comment[] = "# a\0b\n[events]\nring_pages = 8\n";
+        static const char header[] = "[daemon]\0\n[policy1]\0remote = yes\nremote = no\n";
+        _cleanup_free_ char *e1 = NULL, *e2 = NULL, *e3 = NULL;
+
+        /* inih reads C strings: "tick_ms = 5" was taken and " and more" silently dropped. */
+        e1 = load_error_bytes(value, sizeof(value) - 1);
+        ASSERT_STREQ(e1, "F:2: NUL byte in line");
+        /* Even in a comment (a binary file, an editor accident: the file is not what it looks like). */
+        e2 = load_error_bytes(comment, sizeof(comment) - 1);
+        ASSERT_STREQ(e2, "F:1: NUL byte in line");
+        /* Every such line is reported; what follows a refused header is judged without it. */
+        e3 = load_error_bytes(header, sizeof(header) - 1);
+        ASSERT_STREQ(e3, "F:1: NUL byte in line\n"
+                         "F:2: NUL byte in line\n"
+                         "F:3: 'remote' outside of any [section]");
+}
+
+TEST(huge_file_refused) {
+        _cleanup_(scratch_done) Scratch s = {};
+        _cleanup_free_ char *error = NULL, *text = NULL, *expect = NULL;
+        size_t size = 1024 * 1024 + 1;
+        Config c;
+
+        /* 1 MiB and a byte of comments: refused after 1 MiB, not read to its end (think of /dev/zero). */
+        text = malloc(size);
+        ASSERT_TRUE(text);
+        for (size_t i = 0; i < size; i++)
+                text[i] = i % 64 == 63 ? '\n' : '#';
+        ASSERT_OK(scratch_init(&s));
+        ASSERT_OK(write_bytes(s.path, text, size));
+        ASSERT_ERROR(config_load(s.path, false, &c, &error), EFBIG);
+        ASSERT_TRUE(asprintf(&expect, "%s: File too large", s.path) > 0);
+        ASSERT_STREQ(error, expect);
+
+        /* 1 MiB is fine. */
+        ASSERT_OK(write_bytes(s.path, text, size - 1));
+        ASSERT_OK(config_load(s.path, false, &c, NULL));
+}
+
 TEST(dropin_order) {
         Config c;
 
@@ -515,6 +592,111 @@ TEST(unreadable_file) {
 
         ASSERT_ERROR(config_load(NULL, false, &c, NULL), EINVAL);
         ASSERT_ERROR(config_load(CONFIG_FIXTURES "/good.conf", false, NULL, NULL), EINVAL);
+}
+
+static Topology *topology_from_text(const char *text) {
+        _cleanup_fclose_ FILE *f = fmemopen((void *) text, strlen(text), "r");
+        Topology *t = NULL;
+
+        if (!f || topology_parse_file(f, "t.ini", &t, NULL) < 0)
+                return NULL;
+        return t;
+}
+
+TEST(check_topology_missing_policies) {
+        _cleanup_(topology_freep) Topology *t = NULL;
+        _cleanup_free_ char *warnings = NULL;
+        Config c;
+
+        ASSERT_OK(topology_load(SHARED_DT, &t, NULL));
+        ASSERT_OK(config_load(MISSING, false, &c, NULL));
+
+        /* In file and line order, the main file first; policy1 is a CPU number, not a policy. */
+        ASSERT_EQ(config_check_topology(&c, t, &warnings), 4);
+        ASSERT_STREQ(warnings,
+                     MISSING ":4: policies= names policy1, which does not exist (CPU 1 is in policy0; "
+                             "policies are named after their first CPU)\n"
+                     MISSING ":4: policies= names policy7, which does not exist (existing policies: 0,2)\n"
+                     MISSING ":9: [policy99] is for a policy that does not exist (existing policies: 0,2)\n"
+                     MISSING ".d/50-more.conf:4: [policy5] is for a policy that does not exist "
+                             "(existing policies: 0,2)");
+
+        /* Without a place for the text: the count alone. */
+        ASSERT_EQ(config_check_topology(&c, t, NULL), 4);
+}
+
+TEST(check_topology_clean) {
+        _cleanup_(topology_freep) Topology *t = NULL;
+        char *warnings = NULL;
+        Config c;
+
+        ASSERT_OK(topology_load(SHARED_DT, &t, NULL));
+
+        /* The defaults (policies = all, no section) and a config that names only existing policies. */
+        config_set_defaults(&c);
+        ASSERT_EQ(config_check_topology(&c, t, &warnings), 0);
+        ASSERT_OK(load_text("[governor]\npolicies = 0,2\n[policy2]\nremote = no\n", &c, NULL));
+        ASSERT_EQ(config_check_topology(&c, t, &warnings), 0);
+        ASSERT_TRUE(!warnings); /* untouched */
+
+        /* policies = all names nothing: a later "all" replaces an earlier list. */
+        ASSERT_OK(load_text("[governor]\npolicies = 7\npolicies = all\n", &c, NULL));
+        ASSERT_EQ(config_check_topology(&c, t, &warnings), 0);
+
+        ASSERT_ERROR(config_check_topology(NULL, t, NULL), EINVAL);
+        ASSERT_ERROR(config_check_topology(&c, NULL, NULL), EINVAL);
+}
+
+TEST(check_topology_origin_in_force) {
+        _cleanup_(scratch_done) Scratch s = {};
+        _cleanup_(topology_freep) Topology *t = NULL;
+        _cleanup_free_ char *warnings = NULL, *expect = NULL;
+        Config c;
+
+        ASSERT_OK(topology_load(SHARED_DT, &t, NULL));
+        ASSERT_OK(scratch_init(&s));
+        ASSERT_OK(write_file(s.path, "[governor]\npolicies = 0,7\n\n[policy9]\nremote = yes\n"));
+        ASSERT_OK(scratch_dropin(&s, "10-x.conf", "# overrides policies=\n[governor]\npolicies = 0,8\n"));
+        ASSERT_OK(scratch_dropin(&s, "20-y.conf", "[policy9]\nremote = no\n"));
+
+        /* The policies= that is in force (the drop-in's), and the last [policy9] header. */
+        ASSERT_OK(config_load(s.path, false, &c, NULL));
+        ASSERT_EQ(config_check_topology(&c, t, &warnings), 2);
+        ASSERT_TRUE(asprintf(&expect,
+                             "%s.d/10-x.conf:3: policies= names policy8, which does not exist (existing policies: 0,2)\n"
+                             "%s.d/20-y.conf:1: [policy9] is for a policy that does not exist (existing policies: 0,2)",
+                             s.path, s.path) > 0);
+        ASSERT_STREQ(warnings, expect);
+}
+
+TEST(check_topology_without_cpufreq) {
+        _cleanup_(topology_freep) Topology *t = NULL;
+        _cleanup_free_ char *warnings = NULL;
+        Config c;
+
+        t = topology_from_text("[system]\nonline = 0-3\n");
+        ASSERT_TRUE(t);
+        ASSERT_OK(load_text("[governor]\npolicies = 0\n", &c, NULL));
+        ASSERT_EQ(config_check_topology(&c, t, &warnings), 1);
+        ASSERT_TRUE(strstr(warnings, ":2: policies= names policy0, which does not exist (there is no cpufreq policy)"));
+}
+
+TEST(origin_file_names) {
+        Config c, copy;
+
+        config_set_defaults(&c);
+        ASSERT_STREQ(config_origin_file(&c, (ConfigOrigin) { .file = 0, .line = 1 }), "(a configuration file)");
+        ASSERT_STREQ(config_origin_file(&c, (ConfigOrigin) { .file = UINT32_MAX, .line = 1 }),
+                     "(a configuration file)");
+
+        /* Each file's name is kept once, however many settings it holds; it survives a copy of the Config. */
+        ASSERT_OK(config_load(MISSING, false, &c, NULL));
+        ASSERT_EQ(c.origin_files_used, sizeof(MISSING) + sizeof(MISSING ".d/50-more.conf"));
+        copy = c;
+        ASSERT_STREQ(config_origin_file(&copy, copy.policy[99].origin), MISSING);
+        ASSERT_EQ(copy.policy[99].origin.line, 9);
+        ASSERT_STREQ(config_origin_file(&copy, copy.policy[0].origin), MISSING ".d/50-more.conf");
+        ASSERT_EQ(copy.manage_origin.line, 4);
 }
 
 TEST(shipped_conf_parses_to_defaults) {

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests for daemon/topology.c: INI parse, validation errors, write round-trip, frequency resolution. */
+/* Unit tests for daemon/topology.c: INI parse, validation errors, write round-trip, frequency resolution, and
+ * odd inputs (a directory, an empty file, NUL bytes, endless lines), whose errors must all name the file. */
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cpulist.h"
 #include "macro.h"
@@ -205,6 +208,113 @@ TEST(load_missing_file) {
         ASSERT_TRUE(!t);
 }
 
+/* Parses @size bytes of @data, which may hold NUL bytes. */
+static int parse_bytes(const char *data, size_t size, Topology **ret, char **ret_error) {
+        _cleanup_fclose_ FILE *f = NULL;
+
+        f = fmemopen((void *) data, size, "r");
+        if (!f)
+                return -errno;
+        return topology_parse_file(f, "t.ini", ret, ret_error);
+}
+
+/* Must fail with @err and exactly @expected. */
+static bool parse_bytes_fails_with(const char *data, size_t size, int err, const char *expected) {
+        _cleanup_(topology_freep) Topology *t = NULL;
+        _cleanup_free_ char *error = NULL;
+        int r;
+
+        r = parse_bytes(data, size, &t, &error);
+        if (r != -err || !error || !streq(error, expected)) {
+                fprintf(stderr, "# expected %d \"%s\", got r=%d \"%s\"\n", -err, expected, r, error ?: "(none)");
+                return false;
+        }
+        return !t;
+}
+
+TEST(load_directory) {
+        _cleanup_(topology_freep) Topology *t = NULL;
+        _cleanup_free_ char *error = NULL;
+
+        /* Was a bare "Input/output error" (fopen() opens a directory, the first read fails). */
+        ASSERT_ERROR(topology_load(FIXTURES "/topology", &t, &error), EISDIR);
+        ASSERT_STREQ(error, FIXTURES "/topology: Is a directory");
+        ASSERT_TRUE(!t);
+}
+
+TEST(read_error_names_file_and_line) {
+        _cleanup_(topology_freep) Topology *t = NULL;
+        _cleanup_free_ char *error = NULL;
+        _cleanup_fclose_ FILE *f = NULL;
+
+        /* A stream whose read fails (here: a directory) gives its errno and a message, not a bare -EIO. */
+        f = fopen(FIXTURES "/topology", "re");
+        ASSERT_TRUE(f);
+        ASSERT_ERROR(topology_parse_file(f, "dir.ini", &t, &error), EISDIR);
+        ASSERT_STREQ(error, "dir.ini:1: read error: Is a directory");
+        ASSERT_TRUE(!t);
+}
+
+TEST(load_empty_file) {
+        _cleanup_(topology_freep) Topology *t = NULL;
+        _cleanup_free_ char *error = NULL;
+
+        ASSERT_ERROR(topology_load("/dev/null", &t, &error), EINVAL);
+        ASSERT_STREQ(error, "/dev/null: no [system] or [policyN] section (an empty file?)");
+        ASSERT_TRUE(!t);
+}
+
+TEST(load_unreadable_file) {
+        _cleanup_(topology_freep) Topology *t = NULL;
+        _cleanup_free_ char *error = NULL, *expected = NULL;
+        char path[] = "/tmp/test-topology.XXXXXX";
+        int fd;
+
+        /* root reads a mode-000 file anyway (CAP_DAC_OVERRIDE). */
+        if (geteuid() == 0) {
+                printf("# skipped: root can read a mode-000 file\n");
+                return;
+        }
+        fd = mkstemp(path);
+        ASSERT_TRUE(fd >= 0);
+        close(fd);
+        ASSERT_OK(chmod(path, 0));
+        ASSERT_ERROR(topology_load(path, &t, &error), EACCES);
+        ASSERT_TRUE(asprintf(&expected, "%s: Permission denied", path) > 0);
+        (void) unlink(path);
+        ASSERT_STREQ(error, expected);
+}
+
+TEST(binary_input) {
+        static const char nul_in_value[] = "[policy0]\ncpus = 0\0junk\ndriver = x\n";
+        static const char nul_in_comment[] = "# a comment\0\n[system]\n";
+        static const char elf[] = "\x7f" "ELF\x02\x01\x01\0\0\0";
+        static const char no_nul[] = "\x7f" "ELF\x02\x01\x01\xff\xfe\n";
+        _cleanup_(topology_freep) Topology *t = NULL;
+        _cleanup_free_ char *long_line = NULL;
+        size_t n = 70000;
+
+        /* C strings would cut these lines at the NUL (and "cpus = 0" would pass): the line is an error. */
+        ASSERT_TRUE(parse_bytes_fails_with(nul_in_value, sizeof(nul_in_value) - 1, EINVAL,
+                                           "t.ini:2: NUL byte in line"));
+        ASSERT_TRUE(parse_bytes_fails_with(nul_in_comment, sizeof(nul_in_comment) - 1, EINVAL,
+                                           "t.ini:1: NUL byte in line"));
+        ASSERT_TRUE(parse_bytes_fails_with(elf, sizeof(elf) - 1, EINVAL, "t.ini:1: NUL byte in line"));
+        ASSERT_TRUE(parse_bytes_fails_with(no_nul, sizeof(no_nul) - 1, EINVAL,
+                                           "t.ini:1: expected \"key = value\" or \"[section]\""));
+
+        /* A line without end (/dev/zero, a binary) is refused past 65536 bytes, not read until memory runs out. */
+        long_line = malloc(n);
+        ASSERT_TRUE(long_line);
+        memcpy(long_line, "[system]\n#", 10);
+        memset(long_line + 10, 'x', n - 10);
+        ASSERT_TRUE(parse_bytes_fails_with(long_line, n, EINVAL, "t.ini:2: line too long (more than 65536 bytes)"));
+        /* 65536 bytes, the newline included, are fine. */
+        long_line[9 + 65535] = '\n';
+        ASSERT_OK(parse_bytes(long_line, 9 + 65536, &t, NULL));
+        ASSERT_EQ(t->n_policies, 0);
+}
+
 TEST(defaults) {
         _cleanup_(topology_freep) Topology *t = NULL;
         _cleanup_free_ char *error = NULL;
@@ -249,14 +359,21 @@ TEST(syntax_tolerated) {
 }
 
 TEST(empty_topology) {
-        _cleanup_(topology_freep) Topology *t = NULL;
+        _cleanup_(topology_freep) Topology *t = NULL, *t2 = NULL;
         _cleanup_free_ char *error = NULL;
 
-        /* A machine without cpufreq: no policy at all is a valid description. */
-        ASSERT_OK(parse_text("# nothing\n", &t, &error));
+        /* A machine without cpufreq: a [system] section and no policy is a valid description. */
+        ASSERT_OK(parse_text("[system]\nonline = 0-1\n", &t, &error));
         ASSERT_EQ(t->n_policies, 0);
-        ASSERT_EQ(CPU_COUNT(&t->possible), 0);
+        ASSERT_EQ(CPU_COUNT(&t->possible), 2);
         ASSERT_TRUE(roundtrips(t));
+        ASSERT_OK(parse_text("# nothing\n[system]\n", &t2, &error));
+        ASSERT_EQ(t2->n_policies, 0);
+        ASSERT_EQ(CPU_COUNT(&t2->possible), 0);
+
+        /* No section at all is not a description but an empty (or truncated) file. */
+        ASSERT_TRUE(parse_fails_with("", "t.ini: no [system] or [policyN] section (an empty file?)"));
+        ASSERT_TRUE(parse_fails_with("# nothing\n\n", "t.ini: no [system] or [policyN] section (an empty file?)"));
 }
 
 #define POLICY0 "[policy0]\ncpus = 0\ndriver = acpi-cpufreq\n"
