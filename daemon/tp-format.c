@@ -400,8 +400,9 @@ static int check_shape(const char *text, size_t size, char *reason) {
                 else
                         ok = nl == line || field_line_plausible(line, nl);
                 if (!ok) {
-                        snprintf(reason, REASON_MAX, "line %u is not what the kernel writes there: \"%.40s%s\"", n,
-                                 line, nl - line > 40 ? "…" : "");
+                        /* The text is not NUL-terminated: print at most the line's own bytes. */
+                        snprintf(reason, REASON_MAX, "line %u is not what the kernel writes there: \"%.*s%s\"", n,
+                                 (int) MIN(nl - line, 40), line, nl - line > 40 ? "…" : "");
                         return -EBADMSG;
                 }
         }

@@ -393,3 +393,39 @@ TEST(preempt_mask_variants) {
 }
 
 DEFINE_TEST_MAIN
+
+/*
+ * Text libtraceevent 1.7 crashes on (found by tests/fuzz/fuzz-tp-format.c: a modulo in a print fmt folded with a
+ * zero, an index in one, a NUL in a field line) is refused before it gets there, naming the line; so is
+ * anything else that is not the shape the kernel's f_show() writes. The captured kernels' files all pass.
+ */
+TEST(shape_checked_before_libtraceevent) {
+        static const struct {
+                const char *text;
+                size_t size;
+                const char *want;
+        } bad[] = {
+                { "name: d\nID: 3\nformat:\n\n\nprint fmt: \"\",R%C\n", 0, "line 6 is not what the kernel writes" },
+                { "name: d\nID: 3\nformat:\n\n\nprint fmt: \"\",m[6];\n", 0, "line 6 is not what the kernel writes" },
+                { "name: e\nID: 3\nformat:\nfield:h c[\0\nprint fmt: \"\"\n", 48, "not text: byte 0x00 at offset 32" },
+                { "name: e\nID: 3\nformat:\n\tfield:int x;\toffset:0;\tsize:4;\tsigned:1;\nprint fmt: \"\"\nmore\n", 0,
+                  "line 5 is not what the kernel writes" }, /* the print fmt must be last */
+                { "name: e\nID: 3\nformat:\n\tfield:int x\toffset:0;\tsize:4;\n\nprint fmt: \"\"\n", 0,
+                  "line 4 is not what the kernel writes" },
+                { "name:e\nID: 3\nformat:\n\nprint fmt: \"\"\n", 0, "line 1 is not what the kernel writes" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                _cleanup_free_ char *error = NULL;
+                TpFormat f = {};
+                size_t size = bad[i].size ?: strlen(bad[i].text);
+                char *copy = malloc(size); /* exactly the input: a read past it is ASan's to catch */
+
+                ASSERT_TRUE(copy);
+                memcpy(copy, bad[i].text, size);
+                ASSERT_ERROR(tp_format_parse_event(&f, SCHED_EVENT_EXIT, 3, "F", copy, size, &error), EBADMSG);
+                free(copy);
+                ASSERT_TRUE(error && strstr(error, bad[i].want));
+                ASSERT_TRUE(strncmp(error, "F: ", 3) == 0);
+        }
+}
