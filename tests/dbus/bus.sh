@@ -7,7 +7,10 @@
 #                                          ones in its <includedir>; sets DBUS_PID and DBUS_ADDRESS and exports
 #                                          DBUS_SYSTEM_BUS_ADDRESS. Stopped at exit (by PID).
 #   dbus_stop                              stops it now.
+# Also the daemon's bus name and manager object (docs/dbus.md), for every D-Bus test: NAME, OBJ.
 
+NAME=io.github.schedfreqd.Governor1
+OBJ=/io/github/schedfreqd/Governor1
 DBUS_PID=
 DBUS_ADDRESS=
 

@@ -27,8 +27,6 @@
 
 SFD="$BUILD/schedfreqd"
 ARTICLE="$BUILD/tests/helpers/article"
-NAME=io.github.schedfreqd.Governor1
-OBJ=/io/github/schedfreqd/Governor1
 CPUFREQ=/sys/devices/system/cpu/cpufreq
 ROUNDS=5        # wake-ups at a low policy1 wanted per mode
 MAX_ROUNDS=10   # in all, counting those at which another load kept policy1 up

@@ -22,8 +22,6 @@
 
 SFD="$BUILD/schedfreqd"
 HOG="$BUILD/tests/helpers/hog"
-NAME=io.github.schedfreqd.Governor1
-OBJ=/io/github/schedfreqd/Governor1
 PROPS=org.freedesktop.DBus.Properties
 E=org.freedesktop.DBus.Error
 TMP=$(mktemp -d /tmp/schedfreqd-test-dbus-misuse.XXXXXX)

@@ -18,8 +18,6 @@
 
 SFD="$BUILD/schedfreqd"
 HOG="$BUILD/tests/helpers/hog"
-NAME=io.github.schedfreqd.Governor1
-OBJ=/io/github/schedfreqd/Governor1
 TMP=$(mktemp -d /tmp/schedfreqd-test-dbus.XXXXXX)
 at_exit 'rm -rf "$TMP"'
 CPUFREQ=/sys/devices/system/cpu/cpufreq

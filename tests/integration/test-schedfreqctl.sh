@@ -13,8 +13,6 @@
 SFD="$BUILD/schedfreqd"
 CTL="$BUILD/schedfreqctl"
 HOG="$BUILD/tests/helpers/hog"
-NAME=io.github.schedfreqd.Governor1
-OBJ=/io/github/schedfreqd/Governor1
 CPUFREQ=/sys/devices/system/cpu/cpufreq
 TMP=$(mktemp -d /tmp/schedfreqd-test-ctl.XXXXXX)
 at_exit 'rm -rf "$TMP"'
