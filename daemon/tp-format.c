@@ -414,8 +414,8 @@ static int parse_with_tep(struct tep_handle *tep, SchedEventType type, uint32_t 
         const char *name = sched_event_type_to_string(type);
         struct tep_event *event = NULL;
         char buf[REASON_MAX / 2];
+        _cleanup_free_ char *fields_only = NULL;
         enum tep_errno e;
-
         int r;
 
         r = check_complete(text, size, reason);
@@ -424,6 +424,23 @@ static int parse_with_tep(struct tep_handle *tep, SchedEventType type, uint32_t 
         r = check_shape(text, size, reason);
         if (r < 0)
                 return r;
+        /*
+         * Only sched_switch's print fmt is read (its preempted bit): the others go to libtraceevent with an empty
+         * one, so that its print fmt parser, which crashes on some malformed input (docs/reliability.md), sees
+         * as little as possible.
+         */
+        if (type != SCHED_EVENT_SWITCH) {
+                const char *fmt = memmem(text, size, "\nprint fmt: ", 12);
+                size_t head = (size_t) (fmt - text) + 12;
+
+                fields_only = malloc(head + 3);
+                if (!fields_only)
+                        return -ENOMEM;
+                memcpy(fields_only, text, head);
+                memcpy(fields_only + head, "\"\"\n", 3);
+                text = fields_only;
+                size = head + 3;
+        }
         e = tep_parse_format(tep, &event, text, size, "sched");
         if (e != 0 || !event || (event->flags & TEP_EVENT_FL_FAILED)) {
                 if (e == TEP_ERRNO__MEM_ALLOC_FAILED)
