@@ -19,11 +19,11 @@
 #include <event-parse.h>
 
 #include "macro.h"
+#include "print-fmt.h"
 #include "tp-format.h"
 
 #define FORMAT_FILE_MAX (256u * 1024u)  /* format files are ~1-4 KiB; anything this big is not one */
 #define REASON_MAX 256
-#define EXPR_DEPTH_MAX 64
 
 static const char *const field_names[_TP_FIELD_MAX] = {
         [TP_FIELD_COMM] = "comm",
@@ -168,113 +168,17 @@ static int event_fields_from_tep(struct tep_event *event, SchedEventType type, T
         return 0;
 }
 
-/*
- * Evaluates a constant expression of a print fmt: numbers, casts and the binary operators the kernel's
- * TASK_* macros expand to.
- */
-static int eval_const(const struct tep_print_arg *a, unsigned depth, uint64_t *ret) {
-        uint64_t l, r;
-        char *end;
+/* The preempted bit from sched_switch's print fmt, read by print-fmt.c (libtraceevent never parses it). */
+static int derive_preempt_mask(const char *text, size_t size, uint64_t *ret, char *reason) {
+        const char *fmt = memmem(text, size, "\nprint fmt: ", 12), *end;
 
-        if (!a || depth > EXPR_DEPTH_MAX)
-                return -EINVAL;
-        if (a->type == TEP_PRINT_TYPE)
-                return eval_const(a->typecast.item, depth + 1, ret);
-        if (a->type == TEP_PRINT_ATOM) {
-                errno = 0;
-                *ret = strtoull(a->atom.atom, &end, 0);
-                return errno != 0 || end == a->atom.atom || *end != '\0' ? -EINVAL : 0;
-        }
-        if (a->type != TEP_PRINT_OP || eval_const(a->op.left, depth + 1, &l) < 0 ||
-            eval_const(a->op.right, depth + 1, &r) < 0)
-                return -EINVAL;
-
-        if (streq(a->op.op, "|"))
-                *ret = l | r;
-        else if (streq(a->op.op, "&"))
-                *ret = l & r;
-        else if (streq(a->op.op, "+"))
-                *ret = l + r;
-        else if (streq(a->op.op, "-"))
-                *ret = l - r;
-        else if (streq(a->op.op, "<<") && r < 64)
-                *ret = l << r;
-        else if (streq(a->op.op, ">>") && r < 64)
-                *ret = l >> r;
-        else
-                return -EINVAL;
-        return 0;
-}
-
-static bool arg_is(const struct tep_print_arg *a, enum tep_print_arg_type type, const char *s) {
-        if (!a || a->type != type)
-                return false;
-        if (type == TEP_PRINT_FIELD)
-                return a->field.name && streq(a->field.name, s);
-        if (type == TEP_PRINT_ATOM)
-                return a->atom.atom && streq(a->atom.atom, s);
-        return a->op.op && streq(a->op.op, s);
-}
-
-/*
- * Matches `REC->prev_state & MASK ? X : Y` where X (marker_left) or Y is the string @marker, and evaluates
- * MASK. In the kernel's TP_printk for sched_switch, `prev_state & TASK_REPORT_MAX ? "+" : ""` marks
- * preemption and `prev_state & (TASK_REPORT_MAX - 1) ? __print_flags(…) : "R"` masks the state bits.
- */
-static int match_state_test(const struct tep_print_arg *a, const char *marker, bool marker_left, uint64_t *ret) {
-        const struct tep_print_arg *test, *alt, *mask;
-
-        if (!arg_is(a, TEP_PRINT_OP, "?"))
-                return -ENOENT;
-        test = a->op.left;
-        alt = a->op.right;
-        if (!arg_is(test, TEP_PRINT_OP, "&") || !arg_is(alt, TEP_PRINT_OP, ":") ||
-            !arg_is(marker_left ? alt->op.left : alt->op.right, TEP_PRINT_ATOM, marker))
-                return -ENOENT;
-
-        if (arg_is(test->op.left, TEP_PRINT_FIELD, "prev_state"))
-                mask = test->op.right;
-        else if (arg_is(test->op.right, TEP_PRINT_FIELD, "prev_state"))
-                mask = test->op.left;
-        else
-                return -ENOENT;
-        return eval_const(mask, 0, ret);
-}
-
-static int find_state_test(const struct tep_print_arg *a, const char *marker, bool marker_left, unsigned depth,
-                           uint64_t *ret) {
-        for (; a && depth <= EXPR_DEPTH_MAX; a = a->next) {
-                if (match_state_test(a, marker, marker_left, ret) >= 0)
-                        return 0;
-                if (a->type != TEP_PRINT_OP)
-                        continue;
-                if (find_state_test(a->op.left, marker, marker_left, depth + 1, ret) >= 0 ||
-                    find_state_test(a->op.right, marker, marker_left, depth + 1, ret) >= 0)
-                        return 0;
-        }
-        return -ENOENT;
-}
-
-/*
- * The preempted bit: the `"+"` test if present (all kernels so far print one), else one above the state mask
- * of the `"R"` test (4.14+: TASK_REPORT_MAX - 1). It must be a single bit.
- */
-static int derive_preempt_mask(const struct tep_event *event, uint64_t *ret, char *reason) {
-        const struct tep_print_arg *args = event->print_fmt.args;
-        uint64_t mask;
-
-        if (find_state_test(args, "+", true, 0, &mask) < 0) {
-                if (find_state_test(args, "R", false, 0, &mask) < 0 || mask == UINT64_MAX)
-                        mask = 0;
-                else
-                        mask += 1;
-        }
-        if (mask == 0 || (mask & (mask - 1)) != 0) {
+        fmt += 12;
+        end = memchr(fmt, '\n', (size_t) (text + size - fmt)); /* check_complete(): the last line ends in '\n' */
+        if (!end || print_fmt_preempt_mask(fmt, (size_t) (end - fmt), ret) < 0 || *ret == 0) {
                 snprintf(reason, REASON_MAX,
                          "cannot derive the prev_state preempted bit (TASK_REPORT_MAX) from the print fmt");
                 return -EBADMSG;
         }
-        *ret = mask;
         return 0;
 }
 
@@ -409,6 +313,26 @@ static int check_shape(const char *text, size_t size, char *reason) {
         return 0;
 }
 
+/*
+ * @text with an empty print fmt, for libtraceevent: its parser of print fmts crashes on some malformed input
+ * (docs/reliability.md), and the one thing read from a print fmt, sched_switch's preempted bit, is read from the
+ * text by print-fmt.c. check_complete() has found the print fmt line.
+ */
+static int without_print_fmt(const char *text, size_t size, char **ret, size_t *ret_size) {
+        const char *fmt = memmem(text, size, "\nprint fmt: ", 12);
+        size_t head = (size_t) (fmt - text) + 12;
+        char *buf;
+
+        buf = malloc(head + 3);
+        if (!buf)
+                return -ENOMEM;
+        memcpy(buf, text, head);
+        memcpy(buf + head, "\"\"\n", 3);
+        *ret = buf;
+        *ret_size = head + 3;
+        return 0;
+}
+
 static int parse_with_tep(struct tep_handle *tep, SchedEventType type, uint32_t id, const char *text, size_t size,
                           struct tep_event **ret, char *reason) {
         const char *name = sched_event_type_to_string(type);
@@ -424,24 +348,10 @@ static int parse_with_tep(struct tep_handle *tep, SchedEventType type, uint32_t 
         r = check_shape(text, size, reason);
         if (r < 0)
                 return r;
-        /*
-         * Only sched_switch's print fmt is read (its preempted bit): the others go to libtraceevent with an empty
-         * one, so that its print fmt parser, which crashes on some malformed input (docs/reliability.md), sees
-         * as little as possible.
-         */
-        if (type != SCHED_EVENT_SWITCH) {
-                const char *fmt = memmem(text, size, "\nprint fmt: ", 12);
-                size_t head = (size_t) (fmt - text) + 12;
-
-                fields_only = malloc(head + 3);
-                if (!fields_only)
-                        return -ENOMEM;
-                memcpy(fields_only, text, head);
-                memcpy(fields_only + head, "\"\"\n", 3);
-                text = fields_only;
-                size = head + 3;
-        }
-        e = tep_parse_format(tep, &event, text, size, "sched");
+        r = without_print_fmt(text, size, &fields_only, &size);
+        if (r < 0)
+                return r;
+        e = tep_parse_format(tep, &event, fields_only, size, "sched");
         if (e != 0 || !event || (event->flags & TEP_EVENT_FL_FAILED)) {
                 if (e == TEP_ERRNO__MEM_ALLOC_FAILED)
                         return -ENOMEM;
@@ -487,7 +397,7 @@ int tp_format_parse_event(TpFormat *f, SchedEventType type, uint32_t id, const c
         if (r >= 0)
                 r = event_fields_from_tep(event, type, &ev, reason);
         if (r >= 0 && type == SCHED_EVENT_SWITCH)
-                r = derive_preempt_mask(event, &preempt_mask, reason);
+                r = derive_preempt_mask(text, size, &preempt_mask, reason);
         if (r == -EBADMSG)
                 return set_error(ret_error, r, path, "%s", reason);
         if (r < 0)
