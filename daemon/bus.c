@@ -182,12 +182,13 @@ static int path_number(const char *path, const char *prefix, unsigned *ret) {
 }
 
 static int policy_index_of(const Bus *b, unsigned id, size_t *ret) {
-        for (size_t i = 0; i < b->manager->topology->n_policies; i++)
-                if (b->manager->topology->policies[i].id == id) {
-                        *ret = i;
-                        return 1;
-                }
-        return 0;
+        const Topology *t = b->manager->topology;
+        const PolicyDesc *p = topology_policy_by_id(t, id);
+
+        if (!p)
+                return 0;
+        *ret = (size_t) (p - t->policies);
+        return 1;
 }
 
 static int cpu_index_of(const Bus *b, unsigned cpu, size_t *ret) {

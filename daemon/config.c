@@ -695,13 +695,14 @@ static int syntax_handler(void *user, const char *section, const char *key, cons
         return 1;
 }
 
-/* Finds every line inih rejects, reports it and blanks it for the next passes. */
 /*
  * inih reports only the first bad line of a pass, so each one costs a pass over the file: past this many, the
  * rest are summed up in one message (without the cap a 1 MiB file of bad lines takes hours: quadratic,
  * tests/fuzz/corpus/config/slow-quadratic-8000-bad-lines).
  */
 #define SYNTAX_ERRORS_MAX 20
+
+/* Finds every line inih rejects, reports it and blanks it for the next passes. */
 
 static int config_find_syntax_errors(ParseState *st) {
         for (unsigned found = 0;; found++) {
@@ -938,13 +939,6 @@ static int missing_policy_cmp(const void *a, const void *b) {
                 cmp_u64(x->section, y->section) ?: cmp_u64(x->id, y->id);
 }
 
-static bool topology_has_policy(const Topology *t, unsigned id) {
-        for (size_t i = 0; i < t->n_policies; i++)
-                if (t->policies[i].id == id)
-                        return true;
-        return false;
-}
-
 /* Why @id names no policy of @t, for the end of a warning: the usual slip is a CPU number for a policy one. */
 static void missing_policy_hint(const Topology *t, unsigned id, char *buf, size_t size) {
         const PolicyDesc *p = topology_policy_of_cpu(t, id);
@@ -994,7 +988,7 @@ int config_check_topology(const Config *c, const Topology *t, char **ret_warning
                 return -ENOMEM;
 
         for (unsigned id = 0; id < CONFIG_POLICIES_MAX; id++) {
-                if (topology_has_policy(t, id))
+                if (topology_policy_by_id(t, id))
                         continue;
                 if (!c->manage_all && CPU_ISSET(id, &c->manage))
                         missing[n++] = (MissingPolicy) { .origin = c->manage_origin, .id = id };

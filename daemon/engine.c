@@ -474,11 +474,6 @@ static void engine_unhook(Engine *e) {
 }
 
 /*
- * After an event recorded on @cpu changed the demand of @eff's CPUs: the cpufreq hooks of those rqs and of
- * @cpu's own, then the updates the remote rule permits. @iowait_cpu: the CPU whose hook carries
- * SCHED_CPUFREQ_IOWAIT (-1: none).
- */
-/*
  * The cpufreq hook of a CPU of policy @p, run on @cpu: a local update when @cpu is one of P's CPUs, otherwise
  * cpufreq_this_cpu_can_update() lets it through only if P allows remote changes, and the demand waits.
  */
@@ -493,6 +488,11 @@ static void engine_update_policy(Engine *e, int p, int cpu, uint64_t now_ns, Sch
                 engine_defer(e, (size_t) p, now_ns);
 }
 
+/*
+ * After an event recorded on @cpu changed the demand of @eff's CPUs: the cpufreq hooks of those rqs and of
+ * @cpu's own, then the updates the remote rule permits. @iowait_cpu: the CPU whose hook carries
+ * SCHED_CPUFREQ_IOWAIT (-1: none).
+ */
 static void engine_react(Engine *e, int cpu, const DemandEffect *eff, uint64_t now_ns, SchedEventType event,
                          int iowait_cpu) {
         int local = e->policy_of_cpu[cpu];
@@ -706,12 +706,16 @@ static unsigned policy_util_for_khz(const EnginePolicy *ep, uint32_t khz) {
  */
 static bool engine_quiet_cpus(const Engine *e, cpu_set_t *ret_cpus, unsigned *ret_util_max) {
         unsigned util_max = CAPACITY_SCALE;
-        bool remote_above = false, any = false;
+        cpu_set_t cpus;
+        bool any;
 
         if (ret_cpus)
                 CPU_ZERO(ret_cpus);
         if (e->paused)
                 return false;
+        CPU_ZERO(&cpus);
+        for (unsigned cpu = 0; cpu < demand_n_cpus(e->demand) && cpu < CPU_SETSIZE; cpu++)
+                CPU_SET(cpu, &cpus);
         for (size_t i = 0; i < e->n_policies; i++) {
                 const EnginePolicy *ep = &e->policies[i];
                 uint32_t floor_khz;
@@ -720,30 +724,30 @@ static bool engine_quiet_cpus(const Engine *e, cpu_set_t *ret_cpus, unsigned *re
                         continue;
                 floor_khz = governor_target_khz(&ep->gov, &ep->desc, 0);
                 util_max = MIN(util_max, policy_util_for_khz(ep, floor_khz));
-                remote_above = remote_above || (ep->gov.remote && ep->gov.cur_khz != floor_khz);
-        }
-        if (remote_above)
-                return false;
-        for (unsigned cpu = 0; cpu < demand_n_cpus(e->demand) && cpu < CPU_SETSIZE; cpu++) {
-                int p = e->policy_of_cpu[cpu];
-                const EnginePolicy *ep = p >= 0 ? &e->policies[p] : NULL;
-
-                /* A deferred remote change does not matter: it waits for a local event there anyway. */
-                if (ep && ep->managed && ep->gov.cur_khz != governor_target_khz(&ep->gov, &ep->desc, 0))
+                if (ep->gov.cur_khz == floor_khz)
                         continue;
-                if (ret_cpus)
-                        CPU_SET(cpu, ret_cpus);
-                any = true;
+                if (ep->gov.remote)
+                        return false;
+                /* A deferred remote change does not matter: it waits for a local event there anyway. */
+                for (unsigned c = 0; c < ep->n_cpus; c++)
+                        if (ep->cpus[c] < CPU_SETSIZE)
+                                CPU_CLR(ep->cpus[c], &cpus);
         }
+        any = CPU_COUNT(&cpus) > 0;
+        if (ret_cpus)
+                *ret_cpus = cpus;
         if (ret_util_max)
                 *ret_util_max = util_max;
         return any;
 }
 
 bool engine_quiet_possible(const Engine *e, cpu_set_t *ret_cpus) {
-        if (ret_cpus)
-                CPU_ZERO(ret_cpus);
-        return e && engine_quiet_cpus(e, ret_cpus, NULL);
+        if (!e) {
+                if (ret_cpus)
+                        CPU_ZERO(ret_cpus);
+                return false;
+        }
+        return engine_quiet_cpus(e, ret_cpus, NULL);
 }
 
 size_t engine_quiet_tasks(Engine *e, int32_t *pids, size_t max) {

@@ -75,16 +75,10 @@ static int verb_topology(void) {
  * so that no daemon starts halfway through. Returns 1 when taken (a crash's leftovers), 0 when forced past.
  */
 static int restore_lock(const char *state_path, const char *lock_path, bool force, int *ret_fd) {
-        _cleanup_free_ char *default_path = NULL, *error = NULL;
+        _cleanup_free_ char *error = NULL;
         pid_t pid = 0;
         int r;
 
-        if (!lock_path) {
-                r = actuator_lock_path(state_path, &default_path);
-                if (r < 0)
-                        return log_oom();
-                lock_path = default_path;
-        }
         r = actuator_lock_take(lock_path, ret_fd, &pid, &error);
         if (r == -EBUSY && !force)
                 return log_error_errno(r, "%s belongs to the running schedfreqd (PID %d, holding %s), which puts the "
@@ -228,6 +222,7 @@ int main(int argc, char **argv) {
                 .state_path = STATE_DEFAULT_PATH,
         };
         const char *topology_path = NULL;
+        _cleanup_free_ char *default_lock_path = NULL;
         bool config_given = false, print_util = false, force = false;
         int c, verbose = 0, r;
 
@@ -281,6 +276,13 @@ int main(int argc, char **argv) {
         r = std_fds_ensure();
         if (r < 0)
                 return log_error_errno(r, "Failed to open /dev/null: %m"), EXIT_FAILURE;
+
+        /* The daemon and restore take the same instance lock: by default "lock" beside the state file. */
+        if (!opts.lock_path) {
+                if (actuator_lock_path(opts.state_path, &default_lock_path) < 0)
+                        return log_oom(), EXIT_FAILURE;
+                opts.lock_path = default_lock_path;
+        }
 
         if (optind >= argc) {
                 r = manager_run(&opts);

@@ -735,17 +735,11 @@ static void manager_log_stats(Manager *m) {
  * instance with other state and lock files is stopped by the policy locks at take-over (actuator.c).
  */
 static int manager_lock(Manager *m) {
-        _cleanup_free_ char *default_path = NULL, *error = NULL;
-        const char *path = m->opts.lock_path;
+        _cleanup_free_ char *error = NULL;
+        const char *path = ASSERT_PTR(m->opts.lock_path);
         pid_t pid = 0;
         int r;
 
-        if (!path) {
-                r = actuator_lock_path(m->opts.state_path, &default_path);
-                if (r < 0)
-                        return log_oom();
-                path = default_path;
-        }
         r = actuator_lock_take(path, &m->lock_fd, &pid, &error);
         if (r == -EBUSY)
                 return log_error_errno(r, "Another schedfreqd is running (PID %d, holding %s): it governs the cpufreq "

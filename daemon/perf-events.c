@@ -572,12 +572,7 @@ static int perf_events_update_timer(PerfEvents *p) {
         return sd_event_source_set_enabled(p->timer, SD_EVENT_ON);
 }
 
-/*
- * Applies the wake-up state for @immediate: WATERMARK, or IMMEDIATE, or LAZY when there is a quiet set
- * (opening its lazy twins if needed). Returns a negative errno if an ioctl failed (the state may then be
- * mixed). A quiet set that cannot be applied (a refused filter, no fds left) makes it IMMEDIATE instead: that
- * error is returned in *ret_lazy_error, not as the result.
- */
+/* Some CPU whose quiet wake-ups may be lazy (lazy_cpus) is open. */
 static bool any_lazy_cpu(const PerfEvents *p) {
         for (size_t i = 0; i < p->n_cpus; i++)
                 if (CPU_ISSET(p->cpus[i].cpu, &p->lazy_cpus))
@@ -585,6 +580,12 @@ static bool any_lazy_cpu(const PerfEvents *p) {
         return false;
 }
 
+/*
+ * Applies the wake-up state for @immediate: WATERMARK, or IMMEDIATE, or LAZY when there is a quiet set
+ * (opening its lazy twins if needed). Returns a negative errno if an ioctl failed (the state may then be
+ * mixed). A quiet set that cannot be applied (a refused filter, no fds left) makes it IMMEDIATE instead: that
+ * error is returned in *ret_lazy_error, not as the result.
+ */
 static int perf_events_apply(PerfEvents *p, bool immediate, int *ret_lazy_error) {
         PerfState to = !immediate ? STATE_WATERMARK :
                        p->n_quiet > 0 && any_lazy_cpu(p) ? STATE_LAZY : STATE_IMMEDIATE;

@@ -136,6 +136,13 @@ const PolicyDesc *topology_policy_of_cpu(const Topology *t, unsigned cpu) {
         return NULL;
 }
 
+const PolicyDesc *topology_policy_by_id(const Topology *t, unsigned id) {
+        for (size_t i = 0; t && i < t->n_policies; i++)
+                if (t->policies[i].id == id)
+                        return &t->policies[i];
+        return NULL;
+}
+
 static bool driver_is_setpolicy(const char *driver) {
         for (size_t i = 0; i < ELEMENTSOF(setpolicy_drivers); i++)
                 if (driver && streq(driver, setpolicy_drivers[i]))
@@ -653,13 +660,6 @@ static int parse_policy_id(const char *name, unsigned *ret) {
         return 0;
 }
 
-static bool policy_id_seen(const Parser *p, unsigned id) {
-        for (size_t i = 0; i < p->topology->n_policies; i++)
-                if (p->topology->policies[i].id == id)
-                        return true;
-        return false;
-}
-
 static int section_begin(Parser *p, const char *name) {
         unsigned id;
         int r;
@@ -679,7 +679,7 @@ static int section_begin(Parser *p, const char *name) {
         if (parse_policy_id(name, &id) < 0)
                 return parser_error(p, p->line, "unknown section [%s] (expected [system] or [policyN], N < %d)",
                                     name, CPULIST_MAX_CPUS);
-        if (policy_id_seen(p, id))
+        if (topology_policy_by_id(p->topology, id))
                 return parser_error(p, p->line, "section [policy%u] appears twice", id);
 
         p->policy = (PolicyParse) {

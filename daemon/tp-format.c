@@ -202,8 +202,9 @@ static int check_complete(const char *text, size_t size, char *reason) {
  * The shape the kernel writes (kernel/trace/trace_events.c, f_show()): "name: NAME", "ID: N", "format:", one
  * "\tfield:DECL;\toffset:N;\tsize:N;\tsigned:N;" per field with a blank line after the common fields, and
  * "print fmt: FMT" last, all printable ASCII. Anything else is refused before libtraceevent sees it: Debian 12's
- * libtraceevent 1.7 crashes on some malformed text (a division by zero folding a print fmt like `"",R%C`, an
- * index like `m[6];`, a NUL in a field line; tests/fuzz/crashes/tp-format, docs/reliability.md).
+ * libtraceevent 1.7 crashes on some malformed text (a NUL in a field line; in print fmts, which it no longer
+ * parses at all (without_print_fmt()), a division by zero folding `"",R%C`, an index like `m[6];`: the
+ * tests/fuzz/corpus/tp-format/crash-* inputs, docs/reliability.md). The print fmt keeps the kernel's shape too.
  */
 static bool decl_plausible(const char *p, const char *end) {
         bool in_brackets = false, space = false;

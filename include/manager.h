@@ -26,7 +26,7 @@ typedef struct ManagerOptions {
         const char *config_path;      /* default CONFIG_DEFAULT_PATH */
         bool config_must_exist;       /* named with -c: a missing file is an error (the default path may be absent) */
         const char *state_path;       /* default STATE_DEFAULT_PATH */
-        const char *lock_path;        /* NULL: "lock" beside the state file (actuator_lock_path()) */
+        const char *lock_path;        /* the instance lock (main.c: by default actuator_lock_path() of the state file) */
         bool print_decisions;         /* one line per frequency change on stdout (replay format) */
         const char *bus_address;      /* NULL: the system bus */
         bool no_bus;                  /* run without D-Bus */

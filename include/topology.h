@@ -98,6 +98,8 @@ int topology_write(FILE *f, const Topology *t);
 
 /* The policy that contains @cpu, or NULL. */
 const PolicyDesc *topology_policy_of_cpu(const Topology *t, unsigned cpu);
+/* The policy named policy@id (its first CPU), or NULL. */
+const PolicyDesc *topology_policy_by_id(const Topology *t, unsigned id);
 /* The governors a driver offers when the description does not say: setpolicy drivers have no userspace. */
 const char *topology_default_governors(const char *driver);
 /* True when @governors (space separated) contains @name as a whole word. */
