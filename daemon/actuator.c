@@ -29,6 +29,7 @@
 
 #include "actuator.h"
 #include "cpufreq-sysfs.h"
+#include "crash-point.h"
 #include "log.h"
 #include "macro.h"
 
@@ -39,6 +40,7 @@ typedef struct HeldPolicy {
         unsigned index;           /* into the topology */
         unsigned cpu;             /* libcpupower's handle: the policy's first online CPU with cpufreq */
         bool switched;            /* we wrote "userspace": putting back must restore the governor */
+        bool released;            /* another tool took the policy (actuator_release()): never touched again */
         int setspeed_fd;
         int lock_fd;              /* the policy directory, flock(LOCK_EX) while we manage it (paused too) */
 } HeldPolicy;
@@ -127,10 +129,6 @@ const char *actuator_userspace_hint(const char *driver) {
                "CONFIG_CPU_FREQ_GOV_USERSPACE";
 }
 
-bool actuator_write_max_first(uint32_t cur_min_khz, uint32_t new_max_khz) {
-        return !(cur_min_khz != 0 && new_max_khz < cur_min_khz);
-}
-
 void actuator_saved_free_many(ActuatorSaved *s, size_t n) {
         for (size_t i = 0; s && i < n; i++)
                 free(s[i].dir);
@@ -202,7 +200,10 @@ static bool state_dir_valid(const char *s) {
                strlen(s) < PATH_MAX - 32;
 }
 
-/* Sets one key of @s from @value; returns NULL or the reason it is invalid. */
+/* Sets one key of @s from @value; returns NULL or the reason it is invalid. @s is an element of the parser's
+ * array, which actuator_saved_free_many() frees with its dir: gcc 12's analyzer loses it there (a leak it
+ * reports of the strdup()). */
+ANALYZER_FALSE_POSITIVE_BEGIN("-Wanalyzer-malloc-leak")
 static const char *state_set_key(ActuatorSaved *s, StateKey key, const char *value) {
         uint32_t *khz = NULL;
 
@@ -238,6 +239,7 @@ static const char *state_set_key(ActuatorSaved *s, StateKey key, const char *val
         }
         return cpufreq_sysfs_parse_u32(value, khz) < 0 ? "not a frequency in kHz" : NULL;
 }
+ANALYZER_FALSE_POSITIVE_END
 
 typedef struct StateParser {
         const char *name;
@@ -455,7 +457,8 @@ static int state_file_save(const char *path, const ActuatorSaved *s, size_t n) {
         fd = mkostemp(tmp, O_CLOEXEC);
         if (fd < 0)
                 return -errno;
-        if (fchmod(fd, 0644) < 0) {
+        /* Root's only: it says which policies to rewrite, and how (docs/security.md). */
+        if (fchmod(fd, 0600) < 0) {
                 r = -errno;
                 (void) close(fd);
         } else
@@ -559,7 +562,8 @@ int actuator_lock_take(const char *lock_path, int *ret_fd, pid_t *ret_pid, char 
         if (r < 0)
                 return error_return(error_set(&error, r, "cannot create the directory of %s", lock_path), &error,
                                     ret_error);
-        fd = open(lock_path, O_RDWR | O_CREAT | O_NOCTTY | O_CLOEXEC, 0644);
+        /* Root's only (docs/security.md), and never through a symbolic link someone planted. */
+        fd = open(lock_path, O_RDWR | O_CREAT | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0)
                 return error_return(error_set(&error, -errno, "cannot open %s", lock_path), &error, ret_error);
         if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
@@ -574,6 +578,8 @@ int actuator_lock_take(const char *lock_path, int *ret_fd, pid_t *ret_pid, char 
         }
 
         /* Ours now. The PID still in the file is a previous holder's, who is gone (the kernel dropped its lock). */
+        if (fchmod(fd, 0600) < 0) /* one left by an older version */
+                return error_return(error_set(&error, -errno, "cannot chmod %s", lock_path), &error, ret_error);
         pid = lock_file_read_pid(fd);
         len = snprintf(buf, sizeof(buf), "%d\n", (int) getpid());
         if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, (size_t) len, 0) != len)
@@ -694,41 +700,10 @@ static int policy_save(ActuatorSaved *s, char **error) {
         return 0;
 }
 
-static int write_limit(const ActuatorSaved *s, const char *file, uint32_t cur_khz, uint32_t khz, char **error) {
-        int r;
-
-        if (cur_khz == khz)
-                return 0;
-        r = attr_write_u32(s->dir, file, khz);
-        if (r < 0)
-                return error_set(error, r, "policy%u: cannot write %u to %s/%s", s->id, khz, s->dir, file);
-        return 0;
-}
-
-/* Only what differs is written (see actuator.h: a rewrite would pin the effective value as a QoS request). */
-static int restore_limits(const ActuatorSaved *s, char **error) {
-        uint32_t cur_min = 0, cur_max = 0;
-        int r, k;
-
-        /* Unreadable current values count as different: 0 is never a saved limit. */
-        (void) attr_read_u32(s->dir, "scaling_min_freq", &cur_min);
-        (void) attr_read_u32(s->dir, "scaling_max_freq", &cur_max);
-        if (actuator_write_max_first(cur_min, s->scaling_max_khz)) {
-                r = write_limit(s, "scaling_max_freq", cur_max, s->scaling_max_khz, error);
-                k = write_limit(s, "scaling_min_freq", cur_min, s->scaling_min_khz, error);
-        } else {
-                r = write_limit(s, "scaling_min_freq", cur_min, s->scaling_min_khz, error);
-                k = write_limit(s, "scaling_max_freq", cur_max, s->scaling_max_khz, error);
-        }
-        return r < 0 ? r : k;
-}
-
 static int restore_governor(const ActuatorSaved *s, char **error) {
-        char cur[TOPOLOGY_GOVERNOR_MAX], value[TOPOLOGY_GOVERNOR_MAX + 1];
+        char value[TOPOLOGY_GOVERNOR_MAX + 1];
         int r;
 
-        if (attr_read(s->dir, "scaling_governor", cur, sizeof(cur)) >= 0 && streq(cur, s->governor))
-                return 0;
         (void) snprintf(value, sizeof(value), "%s\n", s->governor);
         r = attr_write(s->dir, "scaling_governor", value);
         if (r < 0)
@@ -737,19 +712,37 @@ static int restore_governor(const ActuatorSaved *s, char **error) {
         return 0;
 }
 
-/* Limits first, while userspace still holds the frequency; then the governor (and schedutil's rate limit);
- * then, for a userspace policy, the frequency it was asked to run at. Tries every step, returns the first error. */
+/*
+ * Puts back what we changed, and only that: the governor (we switched it to userspace), schedutil's rate limit
+ * (the switch freed it) and, for a policy that was on userspace, the frequency asked for. A policy whose
+ * governor is no longer userspace was never switched (a crash midway through take-over) or was switched away
+ * by someone else (cpupower, tuned, power-profiles-daemon) while we ran: it is theirs and stays as it is. The
+ * scaling limits are never written: the daemon does not change them, so whatever they are now was set by
+ * someone else (a user, thermald, a thermal cap through freq QoS) and is respected, and rewriting the effective
+ * value would turn a temporary cap into a permanent user request (drivers/cpufreq/cpufreq.c).
+ * Tries every step, returns the first error; a policy whose CPUs are all offline cannot be read or written
+ * (EBUSY), and its error keeps the state file for a later `schedfreqd restore`.
+ */
 static int policy_put_back(const ActuatorSaved *s, char **error) {
+        char cur[TOPOLOGY_GOVERNOR_MAX];
         int r, k;
 
-        r = restore_limits(s, error);
-        k = restore_governor(s, error);
-        if (r >= 0)
-                r = k;
-        if (k >= 0) {
-                k = restore_rate_limit(s, error);
+        r = attr_read(s->dir, "scaling_governor", cur, sizeof(cur));
+        if (r < 0)
+                return error_set(error, r, "policy%u: cannot read %s/scaling_governor", s->id, s->dir);
+        if (!streq(cur, "userspace")) {
+                if (!streq(cur, s->governor))
+                        log_info("policy%u: its governor is now '%s', set by another tool: left as it is (it was "
+                                 "'%s' before schedfreqd).", s->id, cur, s->governor);
+                return 0;
+        }
+
+        r = 0;
+        if (!streq(s->governor, "userspace")) {
+                r = restore_governor(s, error);
+                crash_point("restore:governor");
                 if (r >= 0)
-                        r = k;
+                        r = restore_rate_limit(s, error);
         }
         if (streq(s->governor, "userspace") && s->setspeed_khz > 0) {
                 k = attr_write_u32(s->dir, "scaling_setspeed", s->setspeed_khz);
@@ -915,7 +908,25 @@ static int state_file_check_absent(const char *path, char **error) {
         return 0;
 }
 
-/* Saves, writes the state file, then switches: the state file is on disk before the first change. */
+/* The state file holds the policies we hold and may still have to put back: not the released ones. None
+ * left: no file (a state file names at least one policy). */
+static int actuator_state_save(Actuator *a) {
+        _cleanup_free_ ActuatorSaved *keep = NULL;
+        size_t n = 0;
+
+        keep = calloc(MAX(a->n, (size_t) 1), sizeof(*keep));
+        if (!keep)
+                return -ENOMEM;
+        for (size_t k = 0; k < a->n; k++)
+                if (!a->held[k].released)
+                        keep[n++] = a->saved[k]; /* shallow: only read */
+        if (n == 0)
+                return state_file_remove(a->state_path);
+        return state_file_save(a->state_path, keep, n);
+}
+
+/* Saves, writes the state file, then switches: the state file is on disk before the first change. Released
+ * policies are someone else's: not saved, not taken again (resume). */
 static int actuator_acquire(Actuator *a, char **error) {
         int r;
 
@@ -925,20 +936,26 @@ static int actuator_acquire(Actuator *a, char **error) {
         }
 
         for (size_t k = 0; k < a->n; k++) {
+                if (a->held[k].released)
+                        continue;
                 r = policy_save(&a->saved[k], error);
                 if (r < 0)
                         return r;
         }
-        r = state_file_save(a->state_path, a->saved, a->n);
+        r = actuator_state_save(a);
         if (r < 0)
                 return error_set(error, r, "cannot write the state file %s", a->state_path);
+        crash_point("take-over:state-written");
 
         for (size_t k = 0; k < a->n; k++) {
+                if (a->held[k].released)
+                        continue;
                 r = policy_take(&a->saved[k], &a->held[k], error);
                 if (r < 0) {
                         actuator_roll_back(a);
                         return r;
                 }
+                crash_point("take-over:switched");
         }
         a->is_held = true;
         return 0;
@@ -1005,6 +1022,30 @@ int actuator_set_khz(Actuator *a, unsigned policy_index, uint32_t khz) {
         return n == len ? 0 : -EIO;
 }
 
+int actuator_read_governor(Actuator *a, unsigned policy_index, char *buf, size_t size) {
+        if (policy_index >= a->n_topology || a->slot[policy_index] < 0)
+                return -EINVAL;
+        return attr_read(a->saved[a->slot[policy_index]].dir, "scaling_governor", buf, size);
+}
+
+int actuator_release(Actuator *a, unsigned policy_index) {
+        HeldPolicy *h;
+
+        if (policy_index >= a->n_topology || a->slot[policy_index] < 0)
+                return -EINVAL;
+        h = &a->held[a->slot[policy_index]];
+        if (h->released)
+                return 0;
+        closep(&h->setspeed_fd);
+        h->setspeed_fd = -EBADF;
+        closep(&h->lock_fd);
+        h->lock_fd = -EBADF;
+        h->switched = false;
+        h->released = true;
+        /* A crash from now on must not put it back either: `schedfreqd restore` reads the state file. */
+        return a->is_held ? actuator_state_save(a) : 0;
+}
+
 int actuator_read_khz(Actuator *a, unsigned policy_index, uint32_t *ret) {
         if (policy_index >= a->n_topology || a->slot[policy_index] < 0)
                 return -EINVAL;
@@ -1019,14 +1060,22 @@ int actuator_restore(Actuator *a) {
         for (size_t i = 0; i < a->n; i++) {
                 closep(&a->held[i].setspeed_fd);
                 a->held[i].setspeed_fd = -EBADF;
-                k = policy_put_back(&a->saved[i], NULL);
-                if (r >= 0)
-                        r = k;
+                if (a->held[i].released)
+                        continue;
+                _cleanup_free_ char *error = NULL;
+                k = policy_put_back(&a->saved[i], &error);
+                if (k < 0) {
+                        log_error_errno(k, "%s: %m", error ?: "cannot put a policy back");
+                        if (r >= 0)
+                                r = k;
+                }
                 a->held[i].switched = false;
+                crash_point("restore:put-back");
         }
         a->is_held = false;
         if (r < 0)
                 return r;
+        crash_point("restore:remove");
         return state_file_remove(a->state_path);
 }
 

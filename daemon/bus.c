@@ -34,7 +34,7 @@ static const char *strna(const char *s) {
 typedef struct DaemonValues {
         const char *version;
         uint64_t uptime_usec;
-        uint64_t events, events_lost, events_late;
+        uint64_t events, events_lost, events_late, ring_overflows;
         const char *proc_connector;
         uint64_t local, remote, deferred;
         uint64_t writes;
@@ -55,6 +55,9 @@ typedef struct PolicyValues {
         uint64_t local, remote, deferred;
         uint64_t last_change_usec;
         const char *last_reason;           /* "" before the first change */
+        const char *state;                 /* policy-health.h: governed, backing-off, offline, released */
+        int32_t last_error;                /* errno of the last failed write, 0 = none */
+        uint64_t write_errors;
 } PolicyValues;
 
 typedef struct CpuValues {
@@ -95,6 +98,7 @@ static void daemon_values(const Bus *b, DaemonValues *v) {
                 .uptime_usec = m->start_usec > 0 ? now_usec() - m->start_usec : 0,
                 .events = es->events,
                 .events_lost = ps ? ps->lost : 0,
+                .ring_overflows = es->resyncs,
                 .events_late = es->late_events,
                 /* The proc connector is optional (it does not work in a new pid namespace). */
                 .proc_connector = m->proc ? "active" : "unavailable",
@@ -138,6 +142,9 @@ static void policy_values(const Bus *b, size_t i, PolicyValues *v) {
         };
         if (!v->last_reason)
                 v->last_reason = "";
+        v->state = m->managed[i] ? policy_health_state_to_string(m->health[i].state) : "unmanaged";
+        v->last_error = -m->health[i].error;
+        v->write_errors = m->health[i].write_errors;
 }
 
 static void cpu_values(const Bus *b, size_t i, CpuValues *v) {
@@ -439,6 +446,7 @@ static const sd_bus_vtable daemon_vtable[] = {
         SD_BUS_PROPERTY("UptimeUSec", "t", NULL, DV(uptime_usec), 0),
         SD_BUS_PROPERTY("EventsSeen", "t", NULL, DV(events), EMITS),
         SD_BUS_PROPERTY("EventsLost", "t", NULL, DV(events_lost), EMITS),
+        SD_BUS_PROPERTY("RingOverflows", "t", NULL, DV(ring_overflows), EMITS),
         SD_BUS_PROPERTY("EventsLate", "t", NULL, DV(events_late), EMITS),
         SD_BUS_PROPERTY("ProcConnector", "s", NULL, DV(proc_connector), EMITS),
         SD_BUS_PROPERTY("LocalDecisions", "t", NULL, DV(local), EMITS),
@@ -481,6 +489,9 @@ static const sd_bus_vtable policy_vtable[] = {
         SD_BUS_PROPERTY("DeferredDecisions", "t", NULL, offsetof(PolicyValues, deferred), EMITS),
         SD_BUS_PROPERTY("LastChangeUSec", "t", NULL, offsetof(PolicyValues, last_change_usec), EMITS),
         SD_BUS_PROPERTY("LastReason", "s", NULL, offsetof(PolicyValues, last_reason), EMITS),
+        SD_BUS_PROPERTY("State", "s", NULL, offsetof(PolicyValues, state), EMITS),
+        SD_BUS_PROPERTY("LastWriteErrno", "i", NULL, offsetof(PolicyValues, last_error), EMITS),
+        SD_BUS_PROPERTY("WriteErrors", "t", NULL, offsetof(PolicyValues, write_errors), EMITS),
         SD_BUS_VTABLE_END,
 };
 
@@ -529,6 +540,7 @@ static void emit_daemon_changes(Bus *b) {
         daemon_values(b, &v);
         CHANGED(&v, &b->daemon_sent, events, "EventsSeen");
         CHANGED(&v, &b->daemon_sent, events_lost, "EventsLost");
+        CHANGED(&v, &b->daemon_sent, ring_overflows, "RingOverflows");
         CHANGED(&v, &b->daemon_sent, events_late, "EventsLate");
         CHANGED_STR(&v, &b->daemon_sent, proc_connector, "ProcConnector");
         CHANGED(&v, &b->daemon_sent, local, "LocalDecisions");
@@ -561,6 +573,9 @@ static void emit_policy_changes(Bus *b, size_t i) {
         CHANGED(&v, s, deferred, "DeferredDecisions");
         CHANGED(&v, s, last_change_usec, "LastChangeUSec");
         CHANGED_STR(&v, s, last_reason, "LastReason");
+        CHANGED_STR(&v, s, state, "State");
+        CHANGED(&v, s, last_error, "LastWriteErrno");
+        CHANGED(&v, s, write_errors, "WriteErrors");
         (void) snprintf(path, sizeof(path), SCHEDFREQD_BUS_POLICY_PREFIX "/%u", v.id);
         emit(b, path, SCHEDFREQD_BUS_POLICY_INTERFACE, names, n);
         *s = v;

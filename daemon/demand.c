@@ -70,6 +70,7 @@ struct Demand {
         TaskTable *tasks;
         uint64_t silence_ns;      /* demand_cpu_silent(): 0 = the source does not report sched_stat_runtime */
         uint64_t lost_switches;   /* switches the events' context showed were lost */
+        uint64_t resyncs;         /* demand_cpu_resync() calls */
 };
 
 int demand_new_with_limit(unsigned n_cpus, size_t max_tasks, Demand **ret) {
@@ -646,6 +647,29 @@ void demand_cpu_lost_switch_out(Demand *d, unsigned cpu, uint64_t now_ns) {
                 (void) cpu_lost_switch(d, (int) cpu, 0, now_ns);
 }
 
+void demand_cpu_resync(Demand *d, unsigned cpu, uint64_t now_ns) {
+        DemandCpu *c;
+
+        if (cpu >= d->n_cpus)
+                return;
+        c = &d->cpus[cpu];
+        (void) demand_advance(d, cpu, MAX(now_ns, c->clock.task_ns));
+        cpu_forget_curr(d, (int) cpu, 0);
+        c->curr_pid = 0;
+        c->curr_cfs = c->curr_rt = false;
+        c->curr_inferred = false;
+        c->seen_ns = MAX(now_ns, c->clock.task_ns);
+        /* Every task queued here is forgotten (task_sync_rq()): the next switch-in or wake-up re-adds it. */
+        c->epoch++;
+        c->nr_cfs = c->nr_rt = 0;
+        c->util_est_sum = 0;
+        d->resyncs++;
+}
+
+uint64_t demand_resyncs(const Demand *d) {
+        return d->resyncs;
+}
+
 uint64_t demand_lost_switches(const Demand *d) {
         return d->lost_switches;
 }
@@ -894,13 +918,16 @@ uint64_t demand_cpu_idle_calls(const Demand *d, unsigned cpu) {
 
 int demand_task_info(const Demand *d, int32_t pid, DemandTaskInfo *ret) {
         const Task *k = task_table_get(d->tasks, pid);
+        bool stale;
 
         if (!k)
                 return -ENOENT;
+        /* Queued in an epoch its CPU has left: no longer queued (task_sync_rq(), done lazily). */
+        stale = k->on_rq && cpu_valid(d, k->cpu) && k->rq_epoch != d->cpus[k->cpu].epoch;
         *ret = (DemandTaskInfo) {
                 .cpu = k->cpu,
-                .on_rq = k->on_rq,
-                .running = k->running,
+                .on_rq = k->on_rq && !stale,
+                .running = k->running && !stale,
                 .rt = k->rt,
                 .attached = k->attached,
                 .util_avg = k->util.util_avg,

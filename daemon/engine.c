@@ -53,6 +53,7 @@ struct Engine {
         IowaitBoost *iowait;      /* per CPU (struct sugov_cpu) */
         uint64_t *seen_updates;   /* per CPU: demand_cpu_updates() at its last hook call */
         bool *hooked;             /* per CPU: a real hook call in the reaction being processed */
+        bool *offline;            /* per CPU: hot-unplugged (engine_cpu_set_online()): not in policy->cpus */
         uint64_t tick_ns;         /* TICK_NSEC: the tick period, the iowait boost reset time */
         bool runtime_reported;    /* the source reports sched_stat_runtime: silence ends a run (demand.c) */
         bool nohz_has_blocked;    /* nohz.has_blocked: a CPU entered idle since the last blocked-load update */
@@ -99,6 +100,7 @@ Engine *engine_free(Engine *e) {
         free(e->iowait);
         free(e->seen_updates);
         free(e->hooked);
+        free(e->offline);
         demand_free(e->demand);
         free(e);
         return NULL;
@@ -211,7 +213,8 @@ int engine_new(const Topology *topo, const Config *cfg, EngineCommitFn commit, v
         e->iowait = calloc(MAX(n_cpus, 1u), sizeof(IowaitBoost));
         e->seen_updates = calloc(MAX(n_cpus, 1u), sizeof(uint64_t));
         e->hooked = calloc(MAX(n_cpus, 1u), sizeof(bool));
-        if (!e->policy_of_cpu || !e->policies || !e->iowait || !e->seen_updates || !e->hooked)
+        e->offline = calloc(MAX(n_cpus, 1u), sizeof(bool));
+        if (!e->policy_of_cpu || !e->policies || !e->iowait || !e->seen_updates || !e->hooked || !e->offline)
                 return -ENOMEM;
         e->tick_ns = engine_tick_ns(cfg);
         for (unsigned cpu = 0; cpu < n_cpus; cpu++)
@@ -283,6 +286,9 @@ static unsigned policy_effective_util(Engine *e, const EnginePolicy *ep, uint64_
                 unsigned cpu = ep->cpus[c], u, boost;
                 DecisionReason reason;
 
+                /* sugov_next_freq_shared() walks policy->cpus: the online ones. */
+                if (e->offline[cpu])
+                        continue;
                 u = cpu_demand(e, cpu, &reason);
                 /* Only a real hook call consumes (halves) the boost; our extra evaluations just look at it. */
                 if (e->hooked[cpu])
@@ -582,6 +588,35 @@ static void engine_expire_cpu(Engine *e, unsigned cpu, uint64_t now_ns) {
         engine_idle_entry(e, (int) cpu, now_ns);
 }
 
+int engine_cpu_resync(Engine *e, int cpu, uint64_t time_ns) {
+        uint64_t now_ns;
+
+        if (!e || cpu < 0 || (unsigned) cpu >= demand_n_cpus(e->demand))
+                return -EINVAL;
+        /* At the engine's clock, not @time_ns: this drain's earlier events of other CPUs are still to come, and
+         * the loss happened after the last event delivered. */
+        now_ns = MIN(time_ns, e->now_ns);
+        demand_cpu_resync(e->demand, (unsigned) cpu, now_ns);
+        e->stats.resyncs = demand_resyncs(e->demand);
+        return 0;
+}
+
+int engine_cpu_set_online(Engine *e, int cpu, bool online) {
+        if (!e || cpu < 0 || (unsigned) cpu >= demand_n_cpus(e->demand))
+                return -EINVAL;
+        if (e->offline[cpu] == !online)
+                return 0;
+        /* Whatever the model held for it ran before the CPU went (tasks were migrated away: their moves are
+         * events of the CPUs they went to); coming back, it starts from its next events. */
+        demand_cpu_resync(e->demand, (unsigned) cpu, e->now_ns);
+        e->offline[cpu] = !online;
+        return 1;
+}
+
+bool engine_cpu_online(const Engine *e, int cpu) {
+        return e && cpu >= 0 && (unsigned) cpu < demand_n_cpus(e->demand) && !e->offline[cpu];
+}
+
 void engine_expire_silent(Engine *e) {
         if (!e || !e->runtime_reported)
                 return;
@@ -791,7 +826,8 @@ unsigned engine_policy_util(const Engine *e, unsigned policy_index) {
         for (unsigned c = 0; c < ep->n_cpus; c++) {
                 DecisionReason reason;
 
-                util = MAX(util, cpu_demand(e, ep->cpus[c], &reason));
+                if (!e->offline[ep->cpus[c]])
+                        util = MAX(util, cpu_demand(e, ep->cpus[c], &reason));
         }
         return util;
 }
@@ -853,6 +889,21 @@ int engine_set_limits(Engine *e, unsigned policy_index, uint32_t min_khz, uint32
 
 void engine_pause(Engine *e) {
         e->paused = true;
+}
+
+int engine_set_policy_managed(Engine *e, unsigned policy_index, bool managed) {
+        if (policy_index >= e->n_policies)
+                return -EINVAL;
+        e->policies[policy_index].managed = managed;
+        return 0;
+}
+
+int engine_policy_resync(Engine *e, unsigned policy_index, uint32_t cur_khz) {
+        if (policy_index >= e->n_policies)
+                return -EINVAL;
+        e->policies[policy_index].gov.cur_khz = cur_khz;
+        e->policies[policy_index].gov.committed = false;
+        return 0;
 }
 
 void engine_resume(Engine *e, const uint32_t *cur_khz) {

@@ -11,7 +11,6 @@
  */
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <signal.h>
@@ -26,12 +25,15 @@
 #include "actuator.h"
 #include "bus.h"
 #include "config.h"
+#include "crash-point.h"
 #include "cpufreq-sysfs.h"
 #include "engine.h"
 #include "governor.h"
 #include "log.h"
 #include "manager.h"
+#include "manager-watch.h"
 #include "perf-events.h"
+#include "policy-health.h"
 #include "proc-conn.h"
 #include "task-names.h"
 #include "replay.h"
@@ -70,8 +72,6 @@ uint64_t latency_quantile_usec(const LatencyStats *s, unsigned permille) {
         return 0;
 }
 
-static void manager_close_limits_fds(Manager *m);
-
 static Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
@@ -83,7 +83,7 @@ static Manager *manager_free(Manager *m) {
         actuator_free(m->actuator);
         sd_event_source_disable_unref(m->tick_source);
         sd_event_source_disable_unref(m->post_source);
-        manager_close_limits_fds(m);
+        manager_watch_close(m);
         sd_event_source_disable_unref(m->sigterm_source);
         sd_event_source_disable_unref(m->sigint_source);
         sd_event_source_disable_unref(m->sighup_source);
@@ -92,6 +92,7 @@ static Manager *manager_free(Manager *m) {
         topology_free(m->topology);
         decision_log_done(&m->decisions);
         free(m->managed);
+        free(m->health);
         free(m);
         return NULL;
 }
@@ -115,14 +116,21 @@ static void manager_print_decision(Manager *m, const Decision *d) {
         m->opts.print_decisions = false;
 }
 
-/* Engine → actuator. Runs on the hot path: no logging above debug. */
+/* Engine → actuator. Runs on the hot path: no logging above debug, except when a policy changes health. */
 static int on_decision(const Decision *d, void *userdata) {
         Manager *m = ASSERT_PTR(userdata);
+        uint64_t now_usec = now_ns() / 1000;
         int r;
 
+        if (!policy_health_may_write(&m->health[d->policy_index], now_usec))
+                return -EAGAIN; /* the old frequency stays in force; the engine tries again later */
         r = actuator_set_khz(m->actuator, d->policy_index, d->new_khz);
-        if (r < 0)
+        if (r < 0) {
+                manager_watch_write_failed(m, d->policy_index, r, now_usec);
                 return r;
+        }
+        if (_unlikely_(m->health[d->policy_index].state != POLICY_GOVERNED))
+                manager_watch_write_succeeded(m, d->policy_index, now_usec);
 
         uint64_t written_ns = now_ns();
 
@@ -177,6 +185,27 @@ static const SchedEvent *event_without_own_rt(const SchedEvent *ev, pid_t self, 
         if (buf->sw.next_pid == self)
                 buf->sw.next_prio = NORMAL_PRIO;
         return buf;
+}
+
+/*
+ * A ring overflowed (the daemon was starved, or a burst outran ring_pages): the CPU's model is rebuilt from
+ * the next events, and governing goes on. Said once per CPU at warning level (with the knob), then at debug.
+ */
+static int on_events_lost(int cpu, uint64_t n_lost, uint64_t at_ns, void *userdata) {
+        Manager *m = ASSERT_PTR(userdata);
+        int r;
+
+        r = engine_cpu_resync(m->engine, cpu, at_ns);
+        if (r < 0)
+                return 0; /* a CPU outside the model: nothing to resync */
+        if (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &m->lost_warned)) {
+                CPU_SET(cpu, &m->lost_warned);
+                log_warning("CPU %d: %" PRIu64 " scheduler events lost (its perf ring was full): its model is rebuilt "
+                            "from the next events. If this repeats, raise ring_pages in [events] (now %u).", cpu,
+                            n_lost, m->config.ring_pages);
+        } else
+                log_debug("CPU %d: %" PRIu64 " scheduler events lost, model resynced.", cpu, n_lost);
+        return 0;
 }
 
 static int on_sched_event(const SchedEvent *ev, void *userdata) {
@@ -295,6 +324,7 @@ int manager_reload(Manager *m, char **ret_error) {
                 log_error_errno(r, "Failed to apply the new configuration, keeping the running one: %m");
                 goto finish;
         }
+        crash_point("reload");
         r = perf_events_reconfigure(m->perf, &c);
         if (r < 0)
                 log_warning_errno(r, "Failed to apply the new event settings, ignoring: %m");
@@ -366,106 +396,6 @@ static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si,
 }
 
 /*
- * Someone (a user, thermald, a thermal cap through freq QoS) may change scaling_min/max_freq under us; sysfs
- * cannot notify us, so re-read them. Like sugov_limits() in kernel/sched/cpufreq_schedutil.c, a change is
- * applied at once, bypassing the rate limit. Not on a timer of its own (that would wake a quiet machine): on
- * the wake-ups that happen anyway while some CPU is busy, at most once a second, through kept-open fds. A change made while nothing at all
- * happens is noticed at the next wake-up; meanwhile the kernel's userspace governor has already clamped the
- * frequency to the new limits itself (cpufreq_userspace_policy_limits()).
- */
-#define LIMITS_MIN_INTERVAL_USEC (1000 * 1000)
-
-/* A sysfs value read again through a kept-open fd: one pread, no path walk (and one request on FUSE). */
-static int read_u32_fd(int fd, uint32_t *ret) {
-        char buf[32], *end;
-        unsigned long v;
-        ssize_t n;
-
-        n = pread(fd, buf, sizeof(buf) - 1, 0);
-        if (n < 0)
-                return -errno;
-        buf[n] = '\0';
-        errno = 0;
-        v = strtoul(buf, &end, 10);
-        if (errno != 0 || end == buf || v > UINT32_MAX)
-                return -EINVAL;
-        *ret = (uint32_t) v;
-        return 0;
-}
-
-/* scaling_min_freq and scaling_max_freq of policy @i, opened on first use and kept. */
-static int manager_limits_fds(Manager *m, size_t i, int ret_fds[2]) {
-        static const char *const names[2] = { "scaling_min_freq", "scaling_max_freq" };
-
-        if (!m->limits_fds) {
-                m->limits_fds = malloc(2 * MAX(m->topology->n_policies, (size_t) 1) * sizeof(int));
-                if (!m->limits_fds)
-                        return -ENOMEM;
-                for (size_t k = 0; k < 2 * m->topology->n_policies; k++)
-                        m->limits_fds[k] = -1;
-        }
-        for (unsigned k = 0; k < 2; k++) {
-                int *fd = &m->limits_fds[2 * i + k];
-
-                if (*fd < 0) {
-                        _cleanup_free_ char *dir = NULL, *path = NULL;
-
-                        if (cpufreq_sysfs_policy_dir(&m->topology->policies[i], &dir) < 0 ||
-                            asprintf(&path, "%s/%s", dir, names[k]) < 0) {
-                                path = NULL;
-                                return -ENOMEM;
-                        }
-                        *fd = open(path, O_RDONLY | O_CLOEXEC);
-                        if (*fd < 0)
-                                return -errno;
-                }
-                ret_fds[k] = *fd;
-        }
-        return 0;
-}
-
-static void manager_close_limits_fds(Manager *m) {
-        if (!m->limits_fds)
-                return;
-        for (size_t k = 0; k < 2 * m->topology->n_policies; k++)
-                if (m->limits_fds[k] >= 0)
-                        (void) close(m->limits_fds[k]);
-        free(m->limits_fds);
-        m->limits_fds = NULL;
-}
-
-static void manager_check_limits(Manager *m) {
-        for (size_t i = 0; i < m->topology->n_policies; i++) {
-                uint32_t min_khz, max_khz;
-                PolicyStats ps;
-                int fds[2];
-
-                if (!m->managed[i] || engine_policy_stats(m->engine, (unsigned) i, &ps) < 0)
-                        continue;
-                if (manager_limits_fds(m, i, fds) < 0 || read_u32_fd(fds[0], &min_khz) < 0 ||
-                    read_u32_fd(fds[1], &max_khz) < 0)
-                        continue;
-                if (min_khz == ps.min_khz && max_khz == ps.max_khz)
-                        continue;
-
-                log_info("policy%u: scaling limits changed to %" PRIu32 "..%" PRIu32 " kHz.",
-                         m->topology->policies[i].id, min_khz, max_khz);
-                (void) engine_set_limits(m->engine, (unsigned) i, min_khz, max_khz, now_ns());
-        }
-}
-
-static void manager_poll_limits(Manager *m, uint64_t now_usec) {
-        /*
-         * Only while something runs: the limits matter when a frequency is chosen, and an idle machine chooses
-         * none (each read is a wake-up of its own where sysfs is emulated through FUSE).
-         */
-        if (m->paused || !engine_busy(m->engine) || now_usec - m->limits_checked_usec < LIMITS_MIN_INTERVAL_USEC)
-                return;
-        m->limits_checked_usec = now_usec;
-        manager_check_limits(m);
-}
-
-/*
  * Lazy wake-ups: see engine_quiet_tasks() and perf_events_set_quiet(). The quiet set is rechosen this often
  * (at a wake-up: no timer); an unchanged set costs a walk of the task table, a changed one new lazy fds.
  */
@@ -525,7 +455,7 @@ static int on_post(sd_event_source *s, void *userdata) {
         if (r < 0)
                 return log_error_errno(r, "Failed to arm the tick: %m");
         manager_update_lazy(m, now_usec);
-        manager_poll_limits(m, now_usec);
+        manager_watch_poll(m, now_usec);
         return 0;
 }
 
@@ -572,7 +502,8 @@ static int manager_load(Manager *m) {
         manager_warn_missing_policies(m, &m->config);
 
         m->managed = calloc(MAX(m->topology->n_policies, (size_t) 1), sizeof(bool));
-        if (!m->managed)
+        m->health = calloc(MAX(m->topology->n_policies, (size_t) 1), sizeof(PolicyHealth));
+        if (!m->managed || !m->health)
                 return log_oom();
         for (size_t i = 0; i < m->topology->n_policies; i++) {
                 m->managed[i] = config_manages_policy(&m->config, m->topology->policies[i].id);
@@ -590,7 +521,7 @@ static int manager_take_over(Manager *m) {
 
         r = actuator_take_over(m->topology, m->managed, m->opts.state_path, &m->actuator, &error);
         if (r < 0)
-                return log_error_errno(r, "Cannot take over the cpufreq policies: %s", error ? error : strerror(-r));
+                return log_error_errno(r, "Cannot take over the cpufreq policies: %s: %m", error ? error : "failed");
 
         for (size_t i = 0; i < m->topology->n_policies; i++)
                 if (m->managed[i]) {
@@ -686,6 +617,7 @@ static int manager_start(Manager *m) {
         r = perf_events_new(m->event, &m->topology->online, &m->config, on_sched_event, m, &m->perf);
         if (r < 0)
                 return log_error_errno(r, "Failed to open the scheduler tracepoints: %m");
+        perf_events_set_lost_handler(m->perf, on_events_lost);
 
         manager_log_iowait(m);
 
@@ -694,9 +626,11 @@ static int manager_start(Manager *m) {
                 return r;
 
         /* Last: only now do we change anything on the machine. */
+        crash_point("start-up");
         r = manager_take_over(m);
         if (r < 0)
                 return r;
+        crash_point("take-over:done");
 
         /* The bus is optional (CI namespaces, early boot): the daemon governs without it. */
         if (!m->opts.no_bus && bus_new(m, &m->bus) < 0)
@@ -708,9 +642,9 @@ static void manager_log_stats(Manager *m) {
         const EngineStats *es = engine_stats(m->engine);
         const PerfEventsStats *ps = perf_events_stats(m->perf);
 
-        log_info("Events: %" PRIu64 " (late %" PRIu64 ", lost %" PRIu64 ", lost switches %" PRIu64 "); decisions: %" PRIu64
-                 " local, %" PRIu64 " remote, %" PRIu64 " deferred; frequency writes: %" PRIu64,
-                 es->events, es->late_events, ps->lost, es->lost_switches, es->decisions[DECISION_LOCAL],
+        log_info("Events: %" PRIu64 " (late %" PRIu64 ", lost %" PRIu64 " in %" PRIu64 " ring overflows, lost switches %"
+                 PRIu64 "); decisions: %" PRIu64 " local, %" PRIu64 " remote, %" PRIu64 " deferred; frequency writes: %"
+                 PRIu64, es->events, es->late_events, ps->lost, es->resyncs, es->lost_switches, es->decisions[DECISION_LOCAL],
                  es->decisions[DECISION_REMOTE], es->deferred, m->commits);
         log_info("Wake-ups: %" PRIu64 " ticks, %" PRIu64 " ring drains (%" PRIu64 " woken by a ring), %" PRIu64
                  " lazy switches (%s).",

@@ -120,6 +120,7 @@ typedef struct PerfCpu {
 
         uint64_t switch_from_ns, switch_until_ns; /* the last switch window (both sets of fds enabled) */
         uint64_t collected_ns;            /* when the last drain started reading this ring */
+        uint64_t lost_reported;           /* of this ring's stats.lost, handed to the lost handler (a new ring: 0) */
         bool lazy_ok;                     /* in STATE_LAZY, this CPU uses the lazy twins (see lazy_cpus) */
         SchedEvent last_wakeup;           /* the last record read from this ring, if a wake-up */
         bool has_last_wakeup;
@@ -130,6 +131,7 @@ struct PerfEvents {
         cpu_set_t requested;
         PerfEventsFlags flags;
         PerfEventsHandler handler;
+        PerfEventsLostHandler lost_handler;
         void *userdata;
         pid_t self;
         TpFormat format;
@@ -493,7 +495,7 @@ static int perf_fd_set_enabled(PerfFd *f, bool enable) {
  */
 static int perf_cpu_switch(PerfCpu *c, PerfState to) {
         PerfFd *sets[] = { c->fds, c->lazy, c->stale };
-        size_t counts[] = { c->n_fds, c->n_lazy, c->n_stale };
+        const size_t counts[] = { c->n_fds, c->n_lazy, c->n_stale };
         uint64_t from = now_ns();
         bool changed = false;
         int r = 0;
@@ -804,6 +806,28 @@ static int perf_events_deliver(PerfEvents *p) {
         return 0;
 }
 
+/*
+ * The kernel writes PERF_RECORD_LOST when space comes back after a full ring (perf_output_begin(),
+ * kernel/events/ring_buffer.c), so a loss found in this drain lies before the events read with it: the
+ * handler hears of it first.
+ */
+static int perf_events_report_lost(PerfEvents *p) {
+        for (size_t i = 0; i < p->n_cpus; i++) {
+                PerfCpu *c = &p->cpus[i];
+                uint64_t lost = perf_ring_stats(c->ring)->lost, at_ns;
+                int r;
+
+                if (lost <= c->lost_reported)
+                        continue;
+                at_ns = c->run < c->run_end ? p->batch[c->run].time_ns : c->collected_ns;
+                r = p->lost_handler ? p->lost_handler(c->cpu, lost - c->lost_reported, at_ns, p->userdata) : 0;
+                c->lost_reported = lost;
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 int perf_events_drain(PerfEvents *p) {
         int r = 0;
 
@@ -814,9 +838,15 @@ int perf_events_drain(PerfEvents *p) {
         perf_events_refresh_stats(p);
         if (r >= 0)
                 r = perf_events_rate_update(p, p->n_batch);
+        if (r >= 0)
+                r = perf_events_report_lost(p);
         if (r < 0)
                 return r;
         return perf_events_deliver(p);
+}
+
+void perf_events_set_lost_handler(PerfEvents *p, PerfEventsLostHandler handler) {
+        p->lost_handler = handler;
 }
 
 static int on_ring_readable(sd_event_source *s, int fd, uint32_t revents, void *userdata) {

@@ -43,7 +43,7 @@ typedef struct Actuator Actuator;
 int actuator_lock_path(const char *state_path, char **ret);
 
 /*
- * The instance lock: flock(LOCK_EX | LOCK_NB) on @lock_path (created 0644, its directory 0755), then our PID
+ * The instance lock: flock(LOCK_EX | LOCK_NB) on @lock_path (created 0600, its directory 0755), then our PID
  * written into it. 0 and the fd (to be kept open for as long as the lock is to be held) and in @ret_pid the PID
  * the file named before (a previous holder, gone; 0 = none); -EBUSY when another process holds it, its PID in
  * @ret_pid (0 = unknown); another negative errno if the file cannot be created or locked. @ret_error as below.
@@ -69,17 +69,27 @@ int actuator_take_over(const Topology *topo, const bool *manage, const char *sta
  * policy is not held). The kernel resolves and clamps @khz (drivers/cpufreq/cpufreq_userspace.c). */
 int actuator_set_khz(Actuator *a, unsigned policy_index, uint32_t khz);
 
+/* scaling_governor of a managed policy, into @buf. -EINVAL when it is not managed; -EBUSY (from the kernel)
+ * when all its CPUs are offline. */
+int actuator_read_governor(Actuator *a, unsigned policy_index, char *buf, size_t size);
+
+/*
+ * Gives up a managed policy for good, because another tool took it (its governor is no longer userspace):
+ * closes its setspeed fd, unlocks its directory, drops it from the state file; restore, crash restore and
+ * actuator_reacquire() leave it alone from then on. 0, or the error of rewriting the state file.
+ */
+int actuator_release(Actuator *a, unsigned policy_index);
+
 /* scaling_cur_freq of a managed policy (the frequency the driver reports now), held or not. -EINVAL when
  * the policy is not managed. */
 int actuator_read_khz(Actuator *a, unsigned policy_index, uint32_t *ret);
 
 /*
- * Puts every held policy back: scaling_min/max (in an order that keeps min <= max), governor, and
- * scaling_setspeed when the saved governor was userspace; closes the fds. Values already equal are not
- * rewritten: a scaling_{min,max}_freq write is a user frequency-QoS request (drivers/cpufreq/cpufreq.c), and
- * rewriting the effective value would turn a temporary cap (thermal) into a permanent one. The daemon never
- * changes the limits itself, so a limit that differs was changed by someone else while we ran; it is put back
- * as saved, as DESIGN.md asks, even when that someone was a thermal cap that was active at take-over.
+ * Puts back what the daemon changed in every held policy: the governor (and schedutil's rate_limit_us), and
+ * scaling_setspeed when the saved governor was userspace; closes the fds. What someone else changed while we
+ * ran is theirs and stays: a policy whose governor is no longer userspace is left as it is, and the scaling
+ * limits are never written (the daemon never changes them; a scaling_{min,max}_freq write would also be a user
+ * frequency-QoS request that pins a temporary thermal cap, drivers/cpufreq/cpufreq.c).
  * Tries everything and returns the first error. Removes the state file only when every policy is back, so
  * that `schedfreqd restore` can retry the rest.
  * Afterwards the actuator holds nothing; actuator_reacquire() takes the same policies again (pause/resume).
@@ -143,7 +153,3 @@ int actuator_flock_holder_parse(FILE *f, dev_t dev, ino_t ino, pid_t *ret_pid);
 
 /* What to do about a driver without a userspace governor (a sentence, no trailing period). */
 const char *actuator_userspace_hint(const char *driver);
-
-/* libcpupower's cpufreq_set_policy() rule: write scaling_max_freq before scaling_min_freq unless the new max is
- * below the current min. Keeps min <= max after each of the two writes. */
-bool actuator_write_max_first(uint32_t cur_min_khz, uint32_t new_max_khz);

@@ -105,6 +105,15 @@ int32_t demand_cpu_curr(const Demand *d, unsigned cpu);
 void demand_set_silence(Demand *d, uint64_t silence_ns);
 bool demand_cpu_silent(const Demand *d, unsigned cpu, uint64_t now_ns);
 void demand_cpu_lost_switch_out(Demand *d, unsigned cpu, uint64_t now_ns);
+
+/*
+ * Events of @cpu were lost (its ring overflowed): whatever the model holds for it may be wrong (a switch, a
+ * wake-up, a migration missed). Its current task and run queue are forgotten, as if it had switched to a task
+ * not known yet: the CPU counts as idle until its next event, whose context names its task again, and every
+ * task re-enters the queue at its next switch-in or wake-up. The signals themselves keep their history.
+ */
+void demand_cpu_resync(Demand *d, unsigned cpu, uint64_t now_ns);
+uint64_t demand_resyncs(const Demand *d);
 uint64_t demand_lost_switches(const Demand *d);
 /*
  * How many times @cpu went through idle: tick_nohz_get_idle_calls_cpu(), for schedutil's busy-hold rule. The

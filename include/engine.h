@@ -61,6 +61,7 @@ typedef struct EngineStats {
         uint64_t commit_errors;           /* of those, rejected by the callback (old frequency kept) */
         uint64_t task_evictions;          /* tasks dropped from the bounded task table (least recently seen sleeper) */
         uint64_t lost_switches;           /* switches the events showed were never recorded (demand.c) */
+        uint64_t resyncs;                 /* CPUs forgotten after lost events (engine_cpu_resync()) */
 } EngineStats;
 
 typedef struct Engine Engine;
@@ -100,6 +101,18 @@ int engine_iowait(Engine *e, int cpu, int32_t pid, uint64_t time_ns);
  * errno.
  */
 int engine_tick(Engine *e, uint64_t now_ns);
+
+/* Events of @cpu before @time_ns were lost (a ring overflowed): its model is rebuilt from the next events on
+ * (demand_cpu_resync()). The next event's evaluation decides the frequency, as after any event. */
+int engine_cpu_resync(Engine *e, int cpu, uint64_t time_ns);
+
+/*
+ * CPU hotplug: an offline CPU is not one of its policy's CPUs (policy->cpus, which sugov_next_freq_shared()
+ * walks) and its model is forgotten (demand_cpu_resync()); online again, it is rebuilt from its next events.
+ * Returns 1 when the state changed, 0 when it was already so, -EINVAL for a CPU outside the model.
+ */
+int engine_cpu_set_online(Engine *e, int cpu, bool online);
+bool engine_cpu_online(const Engine *e, int cpu);
 /* Some CPU runs a task (in the model), other than the governor's own: the tick is needed. */
 bool engine_busy(const Engine *e);
 /* The live daemon's own pid: its own running never keeps the tick alive (see engine_busy()). */
@@ -163,6 +176,14 @@ int engine_cpu_state(const Engine *e, unsigned cpu, CpuState *ret);
  * bypasses the rate limit: the next evaluation re-resolves the frequency within the new limits.
  */
 int engine_set_limits(Engine *e, unsigned policy_index, uint32_t min_khz, uint32_t max_khz, uint64_t now_ns);
+
+/*
+ * A policy given up to another tool (policy-health.h, released) is no longer evaluated (@managed false); one
+ * that comes back from being unwritable (offline, backing off) takes @cur_khz as the frequency in force and
+ * is re-evaluated at its next event, bypassing the rate limit (its real frequency may have moved meanwhile).
+ */
+int engine_set_policy_managed(Engine *e, unsigned policy_index, bool managed);
+int engine_policy_resync(Engine *e, unsigned policy_index, uint32_t cur_khz);
 
 /*
  * Paused: the model keeps running but no decision is committed (the policies were handed back to their

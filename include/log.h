@@ -47,6 +47,7 @@ int log_internal(int level, int error, const char *file, int line, const char *f
 
 #define log_debug_errno(error, ...) log_full_errno(LOG_DEBUG, (error), __VA_ARGS__)
 #define log_info_errno(error, ...) log_full_errno(LOG_INFO, (error), __VA_ARGS__)
+#define log_notice_errno(error, ...) log_full_errno(LOG_NOTICE, (error), __VA_ARGS__)
 #define log_warning_errno(error, ...) log_full_errno(LOG_WARNING, (error), __VA_ARGS__)
 #define log_error_errno(error, ...) log_full_errno(LOG_ERR, (error), __VA_ARGS__)
 

@@ -18,6 +18,20 @@
 #define _likely_(x) (__builtin_expect(!!(x), 1))
 #define _unlikely_(x) (__builtin_expect(!!(x), 0))
 
+/*
+ * ANALYZER_FALSE_POSITIVE_BEGIN("-Wanalyzer-CHECK") ... ANALYZER_FALSE_POSITIVE_END around a function silences
+ * one gcc -fanalyzer checker there (`make analyze`): only for a false positive, explained at the use and in
+ * docs/reliability.md ("Static analysis"). Nothing for clang, which has no such warning and would warn about it.
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#define DO_PRAGMA_(x) _Pragma(#x)
+#define ANALYZER_FALSE_POSITIVE_BEGIN(check) _Pragma("GCC diagnostic push") DO_PRAGMA_(GCC diagnostic ignored check)
+#define ANALYZER_FALSE_POSITIVE_END _Pragma("GCC diagnostic pop")
+#else
+#define ANALYZER_FALSE_POSITIVE_BEGIN(check)
+#define ANALYZER_FALSE_POSITIVE_END
+#endif
+
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))

@@ -10,6 +10,7 @@
  * nothing else should touch it.
  */
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -17,6 +18,7 @@
 
 #include "config.h"
 #include "decision-log.h"
+#include "policy-health.h"
 #include "topology.h"
 
 #define STATE_DEFAULT_PATH "/run/schedfreqd/state"
@@ -54,7 +56,8 @@ typedef struct Manager {
         sd_event *event;
         Config config;
         Topology *topology;
-        bool *managed;                 /* per policy index */
+        bool *managed;                 /* per policy index: the config asks for it (policies=) */
+        PolicyHealth *health;          /* per policy index: governed, backing off, offline, released */
         Engine *engine;
         Actuator *actuator;
         PerfEvents *perf;
@@ -63,8 +66,8 @@ typedef struct Manager {
         TaskNames *task_names;         /* pid → comm, fed by the proc connector */
         sd_event_source *tick_source;  /* armed on the tick grid only while some CPU is busy */
         sd_event_source *post_source;  /* after each wake-up: tick, lazy wake-ups, limits */
-        uint64_t limits_checked_usec;  /* CLOCK_MONOTONIC of the last scaling-limits re-read */
-        int *limits_fds;               /* per policy: scaling_min_freq, scaling_max_freq (kept open), -1 = not yet */
+        uint64_t watch_checked_usec;   /* CLOCK_MONOTONIC of the last manager_watch_poll() reading */
+        int *watch_fds;                /* per policy: its watched files (manager-watch.c), kept open; -EBADF = not yet */
         bool lazy;                     /* quiet tasks' wake-ups do not wake us (perf_events_set_quiet()) */
         uint64_t lazy_since_usec;      /* when the quiet set was last chosen */
         uint64_t lazy_failed_usec;     /* when perf last refused a quiet set (back off) */
@@ -77,6 +80,7 @@ typedef struct Manager {
         bool paused;
         int lock_fd;                   /* the instance lock (actuator_lock_take()), held for the daemon's life */
         pid_t self_pid;                /* our own task: never counted as RT (see on_sched_event) */
+        cpu_set_t lost_warned;         /* CPUs whose lost events were logged at warning level */
 } Manager;
 
 /* Runs the daemon until SIGTERM/SIGINT. Returns 0 on a clean exit, a negative errno (already logged) else. */

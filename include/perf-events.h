@@ -54,6 +54,13 @@ typedef struct PerfEvents PerfEvents;
  */
 typedef int (*PerfEventsHandler)(const SchedEvent *ev, void *userdata);
 
+/*
+ * Called at a drain that found a ring's records lost (it was full: PERF_RECORD_LOST), before that drain's
+ * events, with the CPU, how many were lost since the last call, and the time of the first event read after
+ * the loss (or of the drain). Same return rules as the handler. The userdata is the handler's.
+ */
+typedef int (*PerfEventsLostHandler)(int cpu, uint64_t n_lost, uint64_t at_ns, void *userdata);
+
 typedef enum PerfEventsFlags {
         PERF_EVENTS_STAT_RUNTIME = 1 << 0,  /* also open sched_stat_runtime */
 } PerfEventsFlags;
@@ -92,6 +99,8 @@ int perf_events_new(sd_event *event, const cpu_set_t *cpus, const Config *cfg, P
                     void *userdata, PerfEvents **ret);
 int perf_events_new_flags(sd_event *event, const cpu_set_t *cpus, const Config *cfg, PerfEventsFlags flags,
                           PerfEventsHandler handler, void *userdata, PerfEvents **ret);
+
+void perf_events_set_lost_handler(PerfEvents *p, PerfEventsLostHandler handler);
 
 /*
  * Reads every ring, merges by time and delivers. Also measures the event rate (adaptive switches happen

@@ -4,7 +4,13 @@
  *
  *   <CLOCK_MONOTONIC ns> <path below the mount root> <value> <ok|EINVAL|EACCES|...>   a write (a refused open
  *                                                                                  for writing: empty value)
+ *   <CLOCK_MONOTONIC ns> <path> <value> <EBUSY|EIO|...> injected                     a write (or an open for
+ *                                                                                  writing) that a rule of
+ *                                                                                  .emu-faults failed
  *   <CLOCK_MONOTONIC ns> cpufreq/policyN/scaling_cur_freq <kHz> set                  policy->cur changed
+ *
+ * An injected failure keeps the first four fields, so parsers reading $4 (or matching " ok$", " set$")
+ * see a failed write; " EINVAL$" and the like match the kernel's own refusals only.
  *
  * The value is what was written without one trailing newline; spaces are kept, other bytes outside
  * printable ASCII (and the backslash) appear as \xNN so that a line stays a line.
@@ -76,13 +82,18 @@ void emu_log_store_begin(Emu *e) {
         e->log_deferred_len = 0;
 }
 
-void emu_log_write(Emu *e, const char *path, const char *value, size_t len, int error) {
+void emu_log_write(Emu *e, const char *path, const char *value, size_t len, int error, bool injected) {
         char buf[EMU_PAGE_SIZE * 4 + 512 + sizeof(e->log_deferred)];
         const char *result = "ok";
+        char name[64];
         size_t n;
 
         if (error != 0)
                 result = strerrorname_np(error < 0 ? -error : error) ?: "EUNKNOWN";
+        if (error != 0 && injected) {
+                (void) snprintf(name, sizeof(name), "%s injected", result);
+                result = name;
+        }
 
         n = format_line(buf, sizeof(buf) - sizeof(e->log_deferred),
                         e->log_deferring ? e->log_store_ns : now_ns(), path, value, len, result);

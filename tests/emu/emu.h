@@ -9,6 +9,7 @@
  *   kparse.c    the kernel's parsers for sysfs writes (kstrtouint, sscanf "%lu", kstrtobool, "%15s")
  *   tree.c      the directory tree, attribute show/store, path resolution
  *   emu-log.c   the write log
+ *   fault.c     injected faults: the rules a test writes to .emu-faults (fault.h)
  *   main.c      command line and the FUSE glue
  */
 
@@ -20,6 +21,7 @@
 #include <time.h>
 
 #include "cpulist.h"
+#include "fault.h"
 #include "topology.h"
 
 /* A sysfs attribute is one page: reads return at most this, writes store at most this (fs/kernfs/file.c). */
@@ -63,6 +65,7 @@ typedef struct Emu {
         size_t log_deferred_len;
         struct timespec birth;        /* timestamps of every node */
         uint32_t sugov_global_rate_limit_us; /* cpufreq/schedutil/rate_limit_us, while any policy uses it */
+        FaultSet faults;              /* what .emu-faults installed */
 } Emu;
 
 /* policy.c */
@@ -95,10 +98,12 @@ int kparse_kstrtobool(const char *s, bool *ret);
 int kparse_word(const char *s, char ret[EMU_GOVERNOR_NAME_MAX + 1]);
 
 /* tree.c */
+#define EMU_CONTROL_NAME ".emu-faults"
 typedef enum NodeType {
         NODE_DIR,
         NODE_FILE,
         NODE_LINK,
+        NODE_CONTROL, /* .emu-faults at the root: resolvable, never listed (fault.h) */
 } NodeType;
 
 typedef enum DirType {
@@ -132,5 +137,6 @@ int emu_node_list(Emu *e, const Node *dir, EmuFillFunc fill, void *userdata);
 
 /* emu-log.c */
 void emu_log_store_begin(Emu *e);
-void emu_log_write(Emu *e, const char *path, const char *value, size_t len, int error);
+/* @injected: @error came from a rule of .emu-faults, not from the emulated kernel. */
+void emu_log_write(Emu *e, const char *path, const char *value, size_t len, int error, bool injected);
 void emu_log_cur(Emu *e, const EmuPolicy *p);

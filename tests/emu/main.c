@@ -12,6 +12,21 @@
  * Why the FUSE settings: every write() must reach the store function as one call, and its error must reach
  * the writer, so files are direct_io (through the page cache a failed write turns into EIO or is merged
  * with others); reads must never come from a cache, so entry, attribute and negative timeouts are 0.
+ *
+ * Fault injection: the hidden file .emu-faults at the mount root (mode 0600, found by name, never listed)
+ * takes commands that make chosen ops fail; the language is in fault.h. Each write is handled in this one
+ * thread, so when `echo ... > .emu-faults` returns, the rules are in force. Inside the namespace:
+ *
+ *   echo 'fail cpufreq/policy1/scaling_setspeed EBUSY count=2' > /sys/devices/system/cpu/.emu-faults
+ *   echo 'fail cpufreq/policy?/scaling_governor EIO prob=0.3 seed=7' > .../.emu-faults
+ *   echo 'fail cpufreq/policy0/scaling_cur_freq EIO op=read after=1' > .../.emu-faults
+ *   cat .../.emu-faults        # the rules, each with seen= and hits= counters
+ *   echo clear > .../.emu-faults
+ *
+ * A write fault fails the store before the attribute sees the value; a read fault fails the show; an open
+ * fault fails the open. A bad command fails the write with EINVAL (ENOSPC past 16 rules) and one line on
+ * stderr says why. Injected write failures (and failed opens for writing) go to the write log like the
+ * kernel's own, with " injected" after the errno (emu-log.c). The control file itself is never faulted.
  */
 
 #define FUSE_USE_VERSION 31
@@ -49,6 +64,13 @@ static const char *relative(const char *path) {
         return path + strspn(path, "/");
 }
 
+/* The errno a rule of .emu-faults gives this op on @n, or 0. */
+static int injected_fault(Emu *e, const Node *n, FaultOp op, const char *path) {
+        if (n->type == NODE_CONTROL)
+                return 0;
+        return fault_set_check(&e->faults, op, relative(path));
+}
+
 static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg) {
         cfg->entry_timeout = 0;
         cfg->attr_timeout = 0;
@@ -79,7 +101,7 @@ static int op_getattr(const char *path, struct stat *st, struct fuse_file_info *
                 .st_mtim = e->birth,
                 .st_ctim = e->birth,
         };
-        if (n.type == NODE_FILE)
+        if (n.type == NODE_FILE || n.type == NODE_CONTROL)
                 st->st_size = EMU_PAGE_SIZE; /* sysfs reports a page for every attribute */
         else if (n.type == NODE_LINK)
                 st->st_size = emu_node_readlink(&n, target, sizeof(target));
@@ -145,6 +167,7 @@ static int check_open(const Node *n, int flags, uid_t uid) {
 
 static int op_open(const char *path, struct fuse_file_info *fi) {
         Emu *e = emu_of_context();
+        bool injected;
         OpenFile *of;
         Node n;
         int r;
@@ -152,13 +175,18 @@ static int op_open(const char *path, struct fuse_file_info *fi) {
         r = emu_resolve(e, path, &n);
         if (r < 0)
                 return r;
-        if (n.type != NODE_FILE)
+        if (n.type != NODE_FILE && n.type != NODE_CONTROL)
                 return -EISDIR;
 
         r = check_open(&n, fi->flags, fuse_get_context()->uid);
+        injected = false;
+        if (r >= 0) {
+                r = injected_fault(e, &n, FAULT_OP_OPEN, path);
+                injected = r < 0;
+        }
         if (r < 0) {
                 if ((fi->flags & O_ACCMODE) != O_RDONLY)
-                        emu_log_write(e, relative(path), "", 0, r);
+                        emu_log_write(e, relative(path), "", 0, r, injected);
                 return r;
         }
 
@@ -192,6 +220,9 @@ static int op_read(const char *path, char *buf, size_t size, off_t offset, struc
                 r = emu_resolve(e, path, &node);
                 if (r < 0)
                         return -ENODEV; /* the node went away under an open file (kernfs_get_active() fails) */
+                r = injected_fault(e, &node, FAULT_OP_READ, path);
+                if (r < 0)
+                        return r;
                 r = emu_node_show(e, &node, of->buf, sizeof(of->buf));
                 if (r < 0)
                         return r;
@@ -219,7 +250,8 @@ static int op_write(const char *path, const char *buf, size_t size, off_t offset
         if (r < 0)
                 r = -ENODEV;
         if (r < 0 || size == 0) {
-                emu_log_write(e, relative(path), buf, size, r);
+                if (r < 0 || n.type != NODE_CONTROL)
+                        emu_log_write(e, relative(path), buf, size, r, false);
                 return r;
         }
 
@@ -227,9 +259,21 @@ static int op_write(const char *path, const char *buf, size_t size, off_t offset
         memcpy(kbuf, buf, len);
         kbuf[len] = '\0';
 
+        /* The control file is not sysfs: its writes stay out of the write log. */
+        if (n.type == NODE_CONTROL) {
+                r = emu_node_store(e, &n, kbuf);
+                return r < 0 ? r : (int) len;
+        }
+
+        r = injected_fault(e, &n, FAULT_OP_WRITE, path);
+        if (r < 0) {
+                emu_log_write(e, relative(path), buf, len, r, true);
+                return r;
+        }
+
         emu_log_store_begin(e);
         r = emu_node_store(e, &n, kbuf);
-        emu_log_write(e, relative(path), buf, len, r);
+        emu_log_write(e, relative(path), buf, len, r, false);
         return r < 0 ? r : (int) len;
 }
 

@@ -11,6 +11,9 @@
  *   cpuN/online (not cpu0, as on x86), cpuN/cpu_capacity drivers/base/core.c, drivers/base/arch_topology.c
  *   cpuN/topology/ *                                     drivers/base/topology.c (each CPU its own core,
  *                                                        one package)
+ *
+ * plus the emulator's own control file .emu-faults at the root (fault.h): resolvable by name, mode 0600,
+ * never listed, so that the daemon, libcpupower and cpupower, which all read directories, never see it.
  */
 
 #include <errno.h>
@@ -22,6 +25,7 @@
 #include <sys/stat.h>
 
 #include "emu.h"
+#include "log.h"
 #include "macro.h"
 
 struct Attr {
@@ -411,6 +415,10 @@ static int resolve_child(Emu *e, Node *n, const char *name) {
         if (n->type != NODE_DIR)
                 return -ENOTDIR;
 
+        if (n->dir == DIR_ROOT && streq(name, EMU_CONTROL_NAME)) {
+                *n = (Node) { .type = NODE_CONTROL, .dir = DIR_ROOT };
+                return 0;
+        }
         if (n->dir == DIR_ROOT && streq(name, "cpufreq")) {
                 *n = (Node) { .type = NODE_DIR, .dir = DIR_CPUFREQ };
                 return 0;
@@ -486,6 +494,8 @@ mode_t emu_node_mode(const Node *n) {
                 return S_IFDIR | 0755;
         case NODE_LINK:
                 return S_IFLNK | 0777;
+        case NODE_CONTROL:
+                return S_IFREG | 0600;
         default:
                 return S_IFREG | n->attr->mode;
         }
@@ -502,7 +512,24 @@ int emu_node_readlink(const Node *n, char *buf, size_t size) {
         return r;
 }
 
+/* The whole listing always fits the page a read returns. */
+_Static_assert(FAULT_RULES_MAX * FAULT_LINE_MAX < EMU_PAGE_SIZE, "the .emu-faults listing must fit a page");
+
+/* One write of .emu-faults: its commands apply all or nothing; a refused one says why on stderr, since the
+ * writer sees only the errno. */
+static int store_control(Emu *e, const char *buf) {
+        char why[FAULT_WHY_MAX];
+        int r;
+
+        r = fault_set_apply(&e->faults, buf, why, sizeof(why));
+        if (r < 0)
+                return log_error_errno(r, "cpufreq-emu: %s: write refused: %s", EMU_CONTROL_NAME, why);
+        return 0;
+}
+
 int emu_node_show(Emu *e, const Node *n, char *buf, size_t size) {
+        if (n->type == NODE_CONTROL)
+                return fault_set_format(&e->faults, buf, size);
         if (n->type != NODE_FILE)
                 return -EISDIR;
         if (n->dir == DIR_POLICY && !emu_policy_active(e, n->policy))
@@ -511,6 +538,8 @@ int emu_node_show(Emu *e, const Node *n, char *buf, size_t size) {
 }
 
 int emu_node_store(Emu *e, const Node *n, const char *buf) {
+        if (n->type == NODE_CONTROL)
+                return store_control(e, buf);
         if (n->type != NODE_FILE)
                 return -EISDIR;
         if (!n->attr->store)

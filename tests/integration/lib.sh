@@ -24,15 +24,51 @@
 #
 # Cleanup: at_exit 'SHELL CODE' adds to what runs when the script exits (also on INT/TERM).
 #
-# Variables: REPO (repository root), BUILD (build directory, absolute).
+# Variables: REPO (repository root), BUILD (build directory, absolute), SCHEDFREQD and SCHEDFREQCTL (the programs
+# to run: start the daemon and schedfreqctl through these, never $BUILD/schedfreqd directly).
+#
+# Valgrind (SCHEDFREQD_VALGRIND=1, the valgrind pass of tests/run-tests): SCHEDFREQD and SCHEDFREQCTL are wrapper
+# scripts that exec the programs under valgrind memcheck (leaks and errors are errors: exit status 99; the PID
+# stays the program's, so kill "$!" works as before). Each process logs to its own file; when the script exits,
+# every log with an error becomes a "not ok - valgrind: ..." line and the script fails, whether or not the test
+# looked at the exit status. Everything is ~20-50 times slower: under_valgrind tells the tests, which then skip
+# only the assertions about time (reaction latency, wake-up counts), and wait_for bounds are multiplied by
+# LIB_TIME_SCALE (1 normally, 5 under valgrind).
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD="$REPO/$BUILD" ;; esac
 export PATH="$PATH:/usr/sbin:/sbin"
 
+SCHEDFREQD="$BUILD/schedfreqd"
+SCHEDFREQCTL="$BUILD/schedfreqctl"
+LIB_VG_DIR=
+LIB_TIME_SCALE=1
+if [ "${SCHEDFREQD_VALGRIND:-0}" = 1 ]; then
+	LIB_VG_DIR=$(mktemp -d /tmp/schedfreqd-valgrind.XXXXXX) || exit 1
+	chmod 755 "$LIB_VG_DIR"
+	LIB_TIME_SCALE=5
+	for prog in schedfreqd schedfreqctl; do
+		# --track-fds=no: the daemon keeps sysfs, perf and bus fds open by design until it exits.
+		cat >"$LIB_VG_DIR/$prog" <<-EOF_WRAPPER
+		#!/bin/sh
+		exec valgrind --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect,possible \\
+			--errors-for-leak-kinds=definite,indirect,possible --track-fds=no \\
+			--suppressions="$REPO/tests/valgrind.supp" --log-file="$LIB_VG_DIR/$prog.%p.log" \\
+			"$BUILD/$prog" "\$@"
+		EOF_WRAPPER
+		chmod 755 "$LIB_VG_DIR/$prog"
+	done
+	SCHEDFREQD="$LIB_VG_DIR/schedfreqd"
+	SCHEDFREQCTL="$LIB_VG_DIR/schedfreqctl"
+fi
+
 LIB_FAILED=0
 LIB_AT_EXIT=()
+
+under_valgrind() {
+	[ -n "$LIB_VG_DIR" ]
+}
 EMU_NS_PID=
 EMU_PID=
 EMU_LOG=
@@ -76,7 +112,7 @@ now_us() {
 
 wait_for() { # CONDITION TIMEOUT_S
 	local cond=$1 deadline
-	deadline=$(( $(now_us) + $(awk -v t="$2" 'BEGIN { printf "%d", t * 1000000 }') ))
+	deadline=$(( $(now_us) + $(awk -v t="$2" -v k="$LIB_TIME_SCALE" 'BEGIN { printf "%d", t * k * 1000000 }') ))
 	until eval "$cond"; do
 		[ "$(now_us)" -ge "$deadline" ] && return 1
 		sleep 0.02
@@ -88,15 +124,42 @@ at_exit() {
 	LIB_AT_EXIT+=("$1")
 }
 
+# After the script: one "not ok" per valgrind log that reports an error (a process killed with SIGKILL leaves
+# no summary: nothing to judge), one "ok" when there were logs and none did. Returns 1 on an error.
+lib_valgrind_report() {
+	local log n=0 bad=0 pid
+	[ -n "$LIB_VG_DIR" ] || return 0
+	for log in "$LIB_VG_DIR"/*.log; do
+		[ -e "$log" ] || continue
+		n=$((n + 1))
+		# valgrind still writing (a process that outlived the test): wait for it, bounded.
+		pid=${log%.log}
+		pid=${pid##*.}
+		wait_for '! kill -0 "$pid" 2>/dev/null' 30 || true
+		if grep -q 'ERROR SUMMARY: [1-9]' "$log"; then
+			echo "not ok - valgrind: $(basename "$log" .log) has errors"
+			sed 's/^/# /' "$log" | head -n 200
+			bad=1
+		fi
+	done
+	# No summary: killed with SIGKILL on purpose (nothing to judge), or valgrind itself failed (the test fails).
+	[ $n -gt 0 ] && [ $bad -eq 0 ] && echo "ok - valgrind: $n processes ($(grep -L 'ERROR SUMMARY' \
+		"$LIB_VG_DIR"/*.log | wc -l) killed), no error and no leak"
+	[ $bad -eq 0 ] && rm -rf "$LIB_VG_DIR"
+	[ $bad -eq 0 ]
+}
+
 lib_cleanup() {
-	local i
+	local i rc=$?
 	trap - EXIT INT TERM
 	for ((i = ${#LIB_AT_EXIT[@]} - 1; i >= 0; i--)); do
 		eval "${LIB_AT_EXIT[$i]}"
 	done
 	emu_stop
+	lib_valgrind_report || rc=1
+	return $rc
 }
-trap 'lib_cleanup' EXIT
+trap 'lib_cleanup || exit 1' EXIT
 trap 'lib_cleanup; exit 130' INT
 trap 'lib_cleanup; exit 143' TERM
 

@@ -25,7 +25,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$REPO/tests/dbus/bus.sh"
 
-SFD="$BUILD/schedfreqd"
+SFD=$SCHEDFREQD
 ARTICLE="$BUILD/tests/helpers/article"
 CPUFREQ=/sys/devices/system/cpu/cpufreq
 ROUNDS=5        # wake-ups at a low policy1 wanted per mode

@@ -11,7 +11,7 @@
 
 . "$(dirname "$0")/lib.sh"
 
-SFD="$BUILD/schedfreqd"
+SFD=$SCHEDFREQD
 HOG="$BUILD/tests/helpers/hog"
 TMP=$(mktemp -d /tmp/schedfreqd-test-daemon.XXXXXX)
 : >"$TMP/none.conf" # an explicit -c FILE must exist: "none.conf" is an empty one (every default)

@@ -20,7 +20,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$REPO/tests/dbus/bus.sh"
 
-SFD="$BUILD/schedfreqd"
+SFD=$SCHEDFREQD
 HOG="$BUILD/tests/helpers/hog"
 PROPS=org.freedesktop.DBus.Properties
 E=org.freedesktop.DBus.Error

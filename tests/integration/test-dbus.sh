@@ -16,7 +16,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$REPO/tests/dbus/bus.sh"
 
-SFD="$BUILD/schedfreqd"
+SFD=$SCHEDFREQD
 HOG="$BUILD/tests/helpers/hog"
 TMP=$(mktemp -d /tmp/schedfreqd-test-dbus.XXXXXX)
 at_exit 'rm -rf "$TMP"'

@@ -13,7 +13,7 @@
 
 . "$(dirname "$0")/lib.sh"
 
-SFD="$BUILD/schedfreqd"
+SFD=$SCHEDFREQD
 HOG="$BUILD/tests/helpers/hog"
 TMP=$(mktemp -d /tmp/schedfreqd-test-misuse.XXXXXX)
 at_exit 'rm -rf "$TMP"'

@@ -20,7 +20,7 @@
 ORACLE="$BUILD/tests/oracle/pelt-oracle"
 COMPARE="$BUILD/tests/oracle/oracle-compare"
 HOG="$BUILD/tests/helpers/hog"
-SFD=${ORACLE_SCHEDFREQD:-$BUILD/schedfreqd}
+SFD=${ORACLE_SCHEDFREQD:-$SCHEDFREQD}
 FIX="$REPO/tests/oracle/fixtures"
 TMP=$(mktemp -d /tmp/schedfreqd-test-oracle.XXXXXX)
 at_exit '[ "$LIB_FAILED" = 0 ] && rm -rf "$TMP"'

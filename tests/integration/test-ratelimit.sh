@@ -12,7 +12,7 @@
 
 . "$(dirname "$0")/lib.sh"
 
-SFD="$BUILD/schedfreqd"
+SFD=$SCHEDFREQD
 HOG="$BUILD/tests/helpers/hog"
 TMP=$(mktemp -d /tmp/schedfreqd-test-ratelimit.XXXXXX)
 at_exit 'rm -rf "$TMP"'

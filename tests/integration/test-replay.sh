@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 T="$REPO/tests/fixtures/traces"
-SFD="$BUILD/schedfreqd"
+SFD=$SCHEDFREQD
 
 replay() { # TOPOLOGY TRACE [ARGS...]
 	local topo=$1 trace=$2

@@ -10,8 +10,8 @@
 . "$(dirname "$0")/lib.sh"
 . "$REPO/tests/dbus/bus.sh"
 
-SFD="$BUILD/schedfreqd"
-CTL="$BUILD/schedfreqctl"
+SFD=$SCHEDFREQD
+CTL=$SCHEDFREQCTL
 HOG="$BUILD/tests/helpers/hog"
 CPUFREQ=/sys/devices/system/cpu/cpufreq
 TMP=$(mktemp -d /tmp/schedfreqd-test-ctl.XXXXXX)

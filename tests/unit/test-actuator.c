@@ -34,16 +34,6 @@ TEST(userspace_hint) {
         ASSERT_TRUE(strstr(actuator_userspace_hint("amd-pstate"), "modprobe cpufreq_userspace"));
 }
 
-TEST(write_max_first) {
-        /* Raising, or a new max still above the current min: max first. */
-        ASSERT_TRUE(actuator_write_max_first(800000, 2000000));
-        ASSERT_TRUE(actuator_write_max_first(800000, 800000));
-        /* The new max below the current min: min first, or the max write would cross it. */
-        ASSERT_TRUE(!actuator_write_max_first(1600000, 1200000));
-        /* Unknown current min (libcpupower's old_min == 0): max first. */
-        ASSERT_TRUE(actuator_write_max_first(0, 1200000));
-}
-
 static const ActuatorSaved saved_example[] = {
         { .id = 0, .dir = (char *) SYSFS_CPU_DIR "/cpufreq/policy0", .governor = "schedutil",
           .scaling_min_khz = 500000, .scaling_max_khz = 1400000, .setspeed_khz = 800000,

@@ -413,6 +413,41 @@ TEST(lost_switch_out_ends_at_last_evidence) {
 }
 
 /*
+ * Lost events (a full ring): the CPU's queue and current task are forgotten, so a task whose dequeue was in the
+ * lost part does not hold the CPU's util_est up until the next idle entry; the next event's context names curr.
+ */
+TEST(resync_forgets_the_queue) {
+        _cleanup_(demand_freep) Demand *d = NULL;
+        DemandTaskInfo info;
+
+        ASSERT_OK(demand_new(1, &d));
+        ASSERT_OK(feed(d, wake(SCHED_EVENT_WAKEUP, T0, 0, 5, 120, 0), NULL));
+        ASSERT_OK(feed(d, sw(T0, 0, 0, false, 5, 120), NULL));
+        ASSERT_OK(feed(d, wake(SCHED_EVENT_WAKEUP, T0 + 5 * MSEC_NS, 0, 6, 120, 0), NULL));
+        /* 6 runs 100 ms, preempted by 5: both queued, 6 with a util_est of its own once it has slept before. */
+        ASSERT_OK(feed(d, sw(T0 + 10 * MSEC_NS, 0, 5, true, 6, 120), NULL));
+        ASSERT_OK(feed(d, sw(T0 + 110 * MSEC_NS, 0, 6, true, 5, 120), NULL));
+        ASSERT_TRUE(demand_cpu_busy(d, 0));
+        ASSERT_OK(demand_task_info(d, 6, &info));
+        ASSERT_TRUE(info.on_rq);
+
+        demand_cpu_resync(d, 0, T0 + 120 * MSEC_NS);
+        ASSERT_U64_EQ(demand_resyncs(d), 1);
+        ASSERT_TRUE(!demand_cpu_busy(d, 0));
+        ASSERT_EQ(demand_cpu_util_est_sum(d, 0), 0);
+        ASSERT_OK(demand_task_info(d, 6, &info));
+        ASSERT_TRUE(!info.on_rq && !info.running);
+
+        /* The next event: recorded while 7 ran. */
+        ASSERT_OK(feed(d, in_context(wake(SCHED_EVENT_WAKEUP, T0 + 130 * MSEC_NS, 0, 8, 120, 0), 7), NULL));
+        ASSERT_EQ(demand_cpu_curr(d, 0), 7);
+        ASSERT_TRUE(demand_cpu_busy(d, 0));
+        /* Out of range: ignored. */
+        demand_cpu_resync(d, 3, T0 + 140 * MSEC_NS);
+        ASSERT_U64_EQ(demand_resyncs(d), 1);
+}
+
+/*
  * Silence: a CPU running a CFS task reports sched_stat_runtime every tick. With a silence window set, a run
  * without evidence for longer is over; demand_cpu_lost_switch_out() ends it at the last evidence, as a recorded
  * switch-out there would have. Without the window (a source without sched_stat_runtime), nothing is silent.

@@ -770,6 +770,38 @@ TEST(shared_policy_takes_max) {
         }
 }
 
+/* CPU hotplug: an offline CPU leaves its policy's CPUs (policy->cpus); the others decide alone. */
+TEST(offline_cpu_leaves_its_policy) {
+        _cleanup_(fixture_done) Fixture f = {};
+        uint64_t t;
+
+        fixture_init(&f);
+        f.cfg.rate_limit_usec = 1;
+        ASSERT_OK(fixture_start(&f));
+
+        /* cpu3 runs a hog 200 ms; cpu2 a light task that sleeps. */
+        ASSERT_OK(feed_switch(f.e, T0, 3, 200));
+        ASSERT_OK(feed_switch(f.e, T0, 2, 100));
+        ASSERT_OK(feed_switch(f.e, T0 + 2 * MSEC_NS, 2, 0));
+        for (t = T0; t <= T0 + 200 * MSEC_NS; t += MSEC_NS)
+                ASSERT_OK(engine_tick(f.e, t));
+        ASSERT_EQ(engine_policy_khz(f.e, P2), 2000000);
+        ASSERT_TRUE(engine_policy_util(f.e, P2) > 800);
+
+        ASSERT_EQ(engine_cpu_set_online(f.e, 3, false), 1);
+        ASSERT_EQ(engine_cpu_set_online(f.e, 3, false), 0);
+        ASSERT_TRUE(!engine_cpu_online(f.e, 3));
+        ASSERT_EQ(engine_policy_util(f.e, P2), engine_cpu_util(f.e, 2));
+        ASSERT_TRUE(engine_policy_util(f.e, P2) < 100);
+        /* The next event on cpu2 decides from cpu2 alone: down. */
+        ASSERT_OK(feed_switch(f.e, t, 2, 100));
+        ASSERT_TRUE(engine_policy_khz(f.e, P2) < 1000000);
+
+        ASSERT_EQ(engine_cpu_set_online(f.e, 3, true), 1);
+        ASSERT_TRUE(engine_cpu_online(f.e, 3));
+        ASSERT_ERROR(engine_cpu_set_online(f.e, 64, false), EINVAL);
+}
+
 TEST(little_core_reaches_max) {
         _cleanup_(fixture_done) Fixture f = {};
 

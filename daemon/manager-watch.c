@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * manager-watch.c: what became of the governed policies (see manager-watch.h and policy-health.h).
+ *
+ * Kernel behaviour this relies on (drivers/cpufreq/cpufreq.c):
+ *  - show()/store(): every attribute of an inactive policy (no online CPU) fails with -EBUSY; the policy and
+ *    its directory stay, and cpufreq_online() gives it back its last governor when a CPU returns;
+ *  - store_scaling_setspeed(): -EINVAL when the governor is not userspace;
+ *  - store_scaling_{min,max}_freq(): a user frequency-QoS request; the userspace governor clamps its speed to
+ *    the new limits itself (cpufreq_userspace_policy_limits() in cpufreq_userspace.c).
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "actuator.h"
+#include "cpufreq-sysfs.h"
+#include "engine.h"
+#include "log.h"
+#include "macro.h"
+#include "manager-watch.h"
+#include "policy-health.h"
+
+/* At most this often, and only at a wake-up while some CPU is busy: a changed limit matters when a frequency
+ * is chosen, and an idle machine chooses none (each read is a wake-up of its own where sysfs is FUSE). A
+ * change made while nothing happens is noticed at the next busy wake-up. */
+#define WATCH_MIN_INTERVAL_USEC (1000 * 1000)
+
+enum {
+        WATCH_MIN,
+        WATCH_MAX,
+        WATCH_GOVERNOR,
+        _WATCH_FILES,
+};
+
+static const char *const watch_names[_WATCH_FILES] = {
+        [WATCH_MIN] = "scaling_min_freq",
+        [WATCH_MAX] = "scaling_max_freq",
+        [WATCH_GOVERNOR] = "scaling_governor",
+};
+
+static uint64_t now_ns(void) {
+        struct timespec ts;
+
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * UINT64_C(1000000000) + (uint64_t) ts.tv_nsec;
+}
+
+/* A sysfs attribute read again through a kept-open fd: one pread, no path walk; the trailing newline cut. */
+static int read_fd(int fd, char *buf, size_t size) {
+        ssize_t n;
+
+        n = pread(fd, buf, size - 1, 0);
+        if (n < 0)
+                return -errno;
+        buf[n] = '\0';
+        buf[strcspn(buf, "\n")] = '\0';
+        return 0;
+}
+
+static int read_u32_fd(int fd, uint32_t *ret) {
+        char buf[32], *end;
+        unsigned long v;
+        int r;
+
+        r = read_fd(fd, buf, sizeof(buf));
+        if (r < 0)
+                return r;
+        errno = 0;
+        v = strtoul(buf, &end, 10);
+        if (errno != 0 || end == buf || v > UINT32_MAX)
+                return -EINVAL;
+        *ret = (uint32_t) v;
+        return 0;
+}
+
+/* Policy @i's watched files, opened on first use and kept. */
+static int watch_fds(Manager *m, size_t i, int **ret) {
+        if (!m->watch_fds) {
+                m->watch_fds = malloc(_WATCH_FILES * MAX(m->topology->n_policies, (size_t) 1) * sizeof(int));
+                if (!m->watch_fds)
+                        return -ENOMEM;
+                for (size_t k = 0; k < _WATCH_FILES * m->topology->n_policies; k++)
+                        m->watch_fds[k] = -EBADF;
+        }
+        for (unsigned k = 0; k < _WATCH_FILES; k++) {
+                int *fd = &m->watch_fds[_WATCH_FILES * i + k];
+                _cleanup_free_ char *dir = NULL, *path = NULL;
+
+                if (*fd >= 0)
+                        continue;
+                if (cpufreq_sysfs_policy_dir(&m->topology->policies[i], &dir) < 0 ||
+                    asprintf(&path, "%s/%s", dir, watch_names[k]) < 0) {
+                        path = NULL;
+                        return -ENOMEM;
+                }
+                *fd = open(path, O_RDONLY | O_CLOEXEC);
+                if (*fd < 0)
+                        return -errno;
+        }
+        *ret = &m->watch_fds[_WATCH_FILES * i];
+        return 0;
+}
+
+void manager_watch_close(Manager *m) {
+        if (!m->watch_fds)
+                return;
+        for (size_t k = 0; k < _WATCH_FILES * m->topology->n_policies; k++)
+                closep(&m->watch_fds[k]);
+        free(m->watch_fds);
+        m->watch_fds = NULL;
+}
+
+static void watch_release(Manager *m, unsigned i, const char *governor) {
+        int r;
+
+        (void) engine_set_policy_managed(m->engine, i, false);
+        r = actuator_release(m->actuator, i);
+        if (r < 0)
+                log_warning_errno(r, "policy%u: cannot update the state file: %m", m->topology->policies[i].id);
+        log_notice("policy%u: governor switched to '%s' by another tool: released to it, no longer governed "
+                   "(it stays as that tool sets it, also when schedfreqd stops).", m->topology->policies[i].id,
+                   governor);
+}
+
+/* Enters @state (found by a failed write or a read); one log line when the state is new. */
+static void watch_fail(Manager *m, unsigned i, PolicyHealthState state, int error, const char *governor,
+                       uint64_t now_usec) {
+        unsigned id = m->topology->policies[i].id;
+
+        if (!policy_health_failed(&m->health[i], state, error, now_usec))
+                return;
+        if (state == POLICY_RELEASED)
+                watch_release(m, i, governor);
+        else if (state == POLICY_OFFLINE)
+                log_notice_errno(error, "policy%u: all its CPUs are offline (%m): governing it again when one "
+                                 "comes back.", id);
+        else
+                log_warning_errno(error, "policy%u: cannot write scaling_setspeed (%m): backing off, retrying "
+                                  "after 10 ms, then doubling up to every %u s.", id,
+                                  (unsigned) (POLICY_BACKOFF_MAX_USEC / 1000000));
+}
+
+/*
+ * Why a write to policy @i failed, found out with one read of its governor: not userspace any more means
+ * another tool took the policy; EBUSY means the policy is inactive, all its CPUs offline; anything else (EIO,
+ * EAGAIN, an EBUSY of the write alone) is a fault to back off from.
+ */
+static PolicyHealthState watch_diagnose(Manager *m, unsigned i, char *governor, size_t size) {
+        int r;
+
+        r = actuator_read_governor(m->actuator, i, governor, size);
+        if (r >= 0)
+                return streq(governor, "userspace") ? POLICY_BACKING_OFF : POLICY_RELEASED;
+        return r == -EBUSY ? POLICY_OFFLINE : POLICY_BACKING_OFF;
+}
+
+void manager_watch_write_failed(Manager *m, unsigned i, int error, uint64_t now_usec) {
+        char governor[TOPOLOGY_GOVERNOR_MAX] = "";
+        PolicyHealthState state;
+
+        state = watch_diagnose(m, i, governor, sizeof(governor));
+        watch_fail(m, i, state, error, governor, now_usec);
+}
+
+void manager_watch_write_succeeded(Manager *m, unsigned i, uint64_t now_usec) {
+        PolicyHealth *h = &m->health[i];
+        uint64_t failures = h->write_errors;
+        PolicyHealthState was = h->state;
+
+        if (policy_health_succeeded(h, now_usec))
+                log_info("policy%u: %s, governed again (%" PRIu64 " failed writes so far).",
+                         m->topology->policies[i].id, was == POLICY_OFFLINE ? "back online" : "writes work again",
+                         failures);
+}
+
+/*
+ * An offline policy comes back without telling us (with its last governor, userspace), and its frequency then
+ * is the driver's, not our last write. So once its retry time has come, one read of its governor says whether
+ * it is back; if so the engine takes its current frequency and decides anew at its next event.
+ */
+static void watch_offline(Manager *m, unsigned i, uint64_t now_usec) {
+        char governor[TOPOLOGY_GOVERNOR_MAX];
+        PolicyHealthState state;
+        uint32_t cur_khz = 0;
+
+        if (!policy_health_may_write(&m->health[i], now_usec))
+                return;
+        state = watch_diagnose(m, i, governor, sizeof(governor));
+        if (state == POLICY_OFFLINE || state == POLICY_RELEASED) {
+                watch_fail(m, i, state, state == POLICY_OFFLINE ? -EBUSY : -EINVAL, governor, now_usec);
+                return;
+        }
+        (void) actuator_read_khz(m->actuator, i, &cur_khz);
+        (void) engine_policy_resync(m->engine, i, cur_khz);
+        manager_watch_write_succeeded(m, i, now_usec);
+}
+
+/* A governed policy's limits and governor, re-read. Like sugov_limits() (kernel/sched/cpufreq_schedutil.c) a
+ * limits change is applied at once, bypassing the rate limit. */
+static void watch_governed(Manager *m, unsigned i, uint64_t now_usec) {
+        char governor[TOPOLOGY_GOVERNOR_MAX];
+        uint32_t min_khz, max_khz;
+        PolicyStats ps;
+        int *fds = NULL, r;
+
+        if (engine_policy_stats(m->engine, i, &ps) < 0 || watch_fds(m, i, &fds) < 0)
+                return;
+        r = read_fd(fds[WATCH_GOVERNOR], governor, sizeof(governor));
+        if (r == -EBUSY) {
+                watch_fail(m, i, POLICY_OFFLINE, r, NULL, now_usec);
+                return;
+        }
+        if (r >= 0 && !streq(governor, "userspace")) {
+                watch_fail(m, i, POLICY_RELEASED, -EINVAL, governor, now_usec);
+                return;
+        }
+        if (read_u32_fd(fds[WATCH_MIN], &min_khz) < 0 || read_u32_fd(fds[WATCH_MAX], &max_khz) < 0)
+                return;
+        if (min_khz == ps.min_khz && max_khz == ps.max_khz)
+                return;
+        log_info("policy%u: scaling limits changed to %" PRIu32 "..%" PRIu32 " kHz.", m->topology->policies[i].id,
+                 min_khz, max_khz);
+        (void) engine_set_limits(m->engine, i, min_khz, max_khz, now_ns());
+}
+
+void manager_watch_poll(Manager *m, uint64_t now_usec) {
+        if (m->paused || !engine_busy(m->engine) || now_usec - m->watch_checked_usec < WATCH_MIN_INTERVAL_USEC)
+                return;
+        m->watch_checked_usec = now_usec;
+        for (unsigned i = 0; i < m->topology->n_policies; i++) {
+                if (!m->managed[i])
+                        continue;
+                if (m->health[i].state == POLICY_GOVERNED)
+                        watch_governed(m, i, now_usec);
+                else if (m->health[i].state == POLICY_OFFLINE)
+                        watch_offline(m, i, now_usec);
+        }
+}

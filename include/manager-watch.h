@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/*
+ * The daemon's eye on the policies it governs, which others may change under it (sysfs cannot notify): their
+ * scaling limits (followed), their governor (another tool switching it away releases the policy to that tool),
+ * and whether they are there at all (all CPUs offline: EBUSY). Reads at the wake-ups that happen anyway, at
+ * most once a second and only while some CPU is busy, through kept-open fds; and at every failed write.
+ * The states are policy-health.h's; the Manager holds them (m->health), the bus shows them.
+ */
+
+#include <stdint.h>
+
+#include "manager.h"
+
+/* After each wake-up of the loop (manager.c on_post()). */
+void manager_watch_poll(Manager *m, uint64_t now_usec);
+
+/* A scaling_setspeed write of policy @i failed with @error / succeeded (on the hot path: cheap unless the
+ * policy was not governed). */
+void manager_watch_write_failed(Manager *m, unsigned i, int error, uint64_t now_usec);
+void manager_watch_write_succeeded(Manager *m, unsigned i, uint64_t now_usec);
+
+/* Closes the kept fds (they are reopened on next use). */
+void manager_watch_close(Manager *m);
