@@ -615,6 +615,13 @@ static int manager_start(Manager *m) {
         (void) sd_event_source_set_description(m->post_source, "post");
 
         r = perf_events_new(m->event, &m->topology->online, &m->config, on_sched_event, m, &m->perf);
+        if (r == -EBADMSG) {
+                _cleanup_free_ char *error = NULL;
+
+                (void) perf_events_format_error(&error);
+                return log_error_errno(r, "The kernel's scheduler tracepoints are not laid out as schedfreqd reads "
+                                       "them, refusing to guess: %s", error ?: "(no details)");
+        }
         if (r < 0)
                 return log_error_errno(r, "Failed to open the scheduler tracepoints: %m");
         perf_events_set_lost_handler(m->perf, on_events_lost);

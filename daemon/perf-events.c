@@ -888,19 +888,37 @@ static int perf_events_add_timer(PerfEvents *p) {
 }
 
 /* tracefs, mounted by libtracefs if it is not (tracefs_tracing_dir() mounts it at /sys/kernel/tracing). */
-static int perf_events_load_format(PerfEvents *p) {
-        _cleanup_free_ char *events_dir = NULL, *error = NULL;
+static int load_format(TpFormat *ret, char **ret_error) {
+        _cleanup_free_ char *events_dir = NULL;
         const char *tracing;
-        int r;
 
         tracing = tracefs_tracing_dir();
         if (!tracing)
                 return errno > 0 ? -errno : -ENOENT;
         if (asprintf(&events_dir, "%s/events", tracing) < 0)
                 return -ENOMEM;
-        r = tp_format_load(events_dir, &p->format, &error);
+        return tp_format_load(events_dir, ret, ret_error);
+}
+
+static int perf_events_load_format(PerfEvents *p) {
+        _cleanup_free_ char *error = NULL;
+        int r;
+
+        r = load_format(&p->format, &error);
         if (r < 0)
                 log_debug_errno(r, "Cannot read the sched tracepoint formats: %s", error ?: strerror(-r));
+        return r;
+}
+
+int perf_events_format_error(char **ret) {
+        _cleanup_free_ char *error = NULL;
+        TpFormat format = {};
+        int r;
+
+        r = load_format(&format, &error);
+        if (r >= 0)
+                return 0;
+        *ret = TAKE_PTR(error);
         return r;
 }
 

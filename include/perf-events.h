@@ -102,6 +102,10 @@ int perf_events_new_flags(sd_event *event, const cpu_set_t *cpus, const Config *
 
 void perf_events_set_lost_handler(PerfEvents *p, PerfEventsLostHandler handler);
 
+/* Why the tracefs formats were refused (perf_events_new() returned -EBADMSG): the format file and what in it
+ * is not the shape the decoders read (tp-format.c), malloc'd into @ret; 0 when they load now. */
+int perf_events_format_error(char **ret);
+
 /*
  * Reads every ring, merges by time and delivers. Also measures the event rate (adaptive switches happen
  * here). Returns 0, the handler's negative return, or -ENOMEM.

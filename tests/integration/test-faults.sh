@@ -15,7 +15,10 @@
 #     line, State=backing-off) and recovers; EBUSY on a scaling_governor write at take-over refuses to start
 #     with nothing changed; EIO on one at exit keeps the state file and `schedfreqd restore` finishes the job;
 #   - a perf ring overflows (one page, the daemon stopped while tasks run): the loss is counted (EventsLost,
-#     RingOverflows), logged once per CPU with the knob to turn, and governing goes on.
+#     RingOverflows), logged once per CPU with the knob to turn, and governing goes on;
+#   - a tracepoint whose tracefs format changed shape (a bad format bind-mounted over sched_migrate_task's, in
+#     the test's mount namespace only): the daemon refuses to start, naming the file and the field, and
+#     changes nothing.
 
 . "$(dirname "$0")/lib.sh"
 . "$REPO/tests/dbus/bus.sh"
@@ -317,6 +320,28 @@ if [ $rc -eq 0 ] && [ "$now" = "$original" ] && [ ! -e "$TMP/state" ] && grep -q
 	ok "after the overflow SIGTERM restores every file byte for byte (summary counts the overflows)"
 else
 	fail "after the overflow SIGTERM restores every file byte for byte" "rc=$rc" "$(diff <(echo "$original") <(echo "$now"))"
+fi
+
+
+# --- a tracefs format that changed shape ---------------------------------------------------------------------
+fmt=$(emu_sh 'd=$(awk "\$3 == \"tracefs\" { print \$2; exit }" /proc/mounts); echo "$d/events/sched/sched_migrate_task/format"')
+if emu_sh "mount --bind '$REPO/tests/fixtures/formats/bad/sched_migrate_task-no-dest_cpu.format' '$fmt'"; then
+	: >"$TMP/schedfreqd.conf"
+	original=$(emu_sh "$SNAPSHOT")
+	nsenter -m -t "$EMU_NS_PID" -- "$SFD" -c "$TMP/schedfreqd.conf" --state-file "$TMP/state" --no-bus \
+		>"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	now=$(emu_sh "$SNAPSHOT")
+	if [ $rc -ne 0 ] && grep -q "not laid out as schedfreqd reads them, refusing to guess: .*sched_migrate_task/format.*dest_cpu" "$TMP/err" &&
+		[ "$now" = "$original" ] && [ ! -e "$TMP/state" ]; then
+		ok "a changed tracefs format: refused (exit $rc), naming the file and the field; nothing changed"
+	else
+		fail "a changed tracefs format: refused, naming the file and the field; nothing changed" "rc=$rc" \
+			"$(show_daemon_log)" "$(diff <(echo "$original") <(echo "$now"))"
+	fi
+	emu_sh "umount '$fmt'"
+else
+	fail "bind-mount a bad format over $fmt in the test's mount namespace"
 fi
 
 finish
