@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -482,6 +483,21 @@ static int state_file_remove(const char *path) {
         return 0;
 }
 
+/* The temporary files of a state_file_save() that a death cut short before its rename(): mkostemp()'s
+ * "PATH.XXXXXX". Harmless (never read), but litter; removed by whoever holds the locks next. */
+static void state_file_remove_stale(const char *path) {
+        _cleanup_free_ char *pattern = NULL;
+        glob_t g = {};
+
+        if (asprintf(&pattern, "%s.??????", path) < 0)
+                return;
+        if (glob(pattern, GLOB_NOSORT, NULL, &g) == 0)
+                for (size_t i = 0; i < g.gl_pathc; i++)
+                        if (unlink(g.gl_pathv[i]) >= 0)
+                                log_debug("Removed %s, left by an interrupted state file write.", g.gl_pathv[i]);
+        globfree(&g);
+}
+
 /* ---- who owns what: the instance lock and the policy locks ---- */
 
 int actuator_lock_path(const char *state_path, char **ret) {
@@ -731,9 +747,11 @@ static int policy_put_back(const ActuatorSaved *s, char **error) {
         if (r < 0)
                 return error_set(error, r, "policy%u: cannot read %s/scaling_governor", s->id, s->dir);
         if (!streq(cur, "userspace")) {
-                if (!streq(cur, s->governor))
-                        log_info("policy%u: its governor is now '%s', set by another tool: left as it is (it was "
-                                 "'%s' before schedfreqd).", s->id, cur, s->governor);
+                /* Our own governor write, when a death came before the rate limit's: finish the job. */
+                if (streq(cur, s->governor))
+                        return restore_rate_limit(s, error);
+                log_info("policy%u: its governor is now '%s', set by another tool: left as it is (it was "
+                         "'%s' before schedfreqd).", s->id, cur, s->governor);
                 return 0;
         }
 
@@ -974,6 +992,7 @@ int actuator_take_over(const Topology *topo, const bool *manage, const char *sta
         r = state_file_check_absent(state_path, &error);
         if (r < 0)
                 return error_return(r, &error, ret_error);
+        state_file_remove_stale(state_path);
         r = actuator_acquire(a, &error);
         if (r < 0)
                 return error_return(r, &error, ret_error);
@@ -1134,6 +1153,8 @@ int actuator_restore_from_state_file(const char *state_path, bool force, char **
                         if (r >= 0)
                                 r = k;
                 }
+        if (r >= 0)
+                state_file_remove_stale(state_path);
         locks_close(locks, n);
         actuator_saved_free_many(s, n);
         if (r < 0)

@@ -142,6 +142,27 @@ int perf_events_set_lazy_cpus(PerfEvents *p, const cpu_set_t *cpus);
  */
 int perf_events_reconfigure(PerfEvents *p, const Config *cfg);
 
+/*
+ * CPU hotplug (the kernel drops a CPU's perf events for good when it goes offline; perf-events.c).
+ *
+ * perf_events_cpu_offline(): drains every ring first (what @cpu's ring holds is delivered, as are the
+ * others'), then closes that CPU's fds, ring and io source; later drains, reconfigures and quiet-set changes
+ * leave it out. Its ring's counters stay in the stats totals. A CPU without events (never opened, already
+ * offline) is just marked offline. Returns 0, -EINVAL, or the handler's negative return from the drain (then
+ * nothing was closed).
+ *
+ * perf_events_cpu_online(): opens @cpu again as the other CPUs are now: the same events and ring size, the
+ * lazy twins of the current quiet set if they are open, and enabled for the current wake-up state
+ * (watermark, immediate, or lazy with @cpu's bit of the lazy CPUs; adaptive's state and the drain timer are
+ * shared). A CPU outside the set given to perf_events_new() is added to it. Already open: 0, nothing done.
+ * Returns 0; -ENODEV when the kernel has @cpu offline (it stays closed); -EINVAL; -ENOMEM; or the errno of
+ * perf_event_open(2), mmap(2), an ioctl or sd-event (nothing of @cpu stays open).
+ *
+ * Neither may be called from a PerfEventsHandler or PerfEventsLostHandler (inside a drain).
+ */
+int perf_events_cpu_offline(PerfEvents *p, int cpu);
+int perf_events_cpu_online(PerfEvents *p, int cpu);
+
 const PerfEventsStats *perf_events_stats(const PerfEvents *p);
 
 /* Introspection, for tests: CPU @cpu's ring fd (-ENOENT if it has none), and the drain timer source. */

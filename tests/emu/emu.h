@@ -10,6 +10,7 @@
  *   tree.c      the directory tree, attribute show/store, path resolution
  *   emu-log.c   the write log
  *   fault.c     injected faults: the rules a test writes to .emu-faults (fault.h)
+ *   emu-uevent.c the kernel's CPU online/offline uevents (--uevents, in a private network namespace only)
  *   main.c      command line and the FUSE glue
  */
 
@@ -66,6 +67,8 @@ typedef struct Emu {
         struct timespec birth;        /* timestamps of every node */
         uint32_t sugov_global_rate_limit_us; /* cpufreq/schedutil/rate_limit_us, while any policy uses it */
         FaultSet faults;              /* what .emu-faults installed */
+        int uevent_fd;                /* --uevents: a NETLINK_KOBJECT_UEVENT socket, or -1 */
+        uint64_t uevent_seqnum;       /* SEQNUM= of the last uevent sent */
 } Emu;
 
 /* policy.c */
@@ -134,6 +137,10 @@ int emu_node_readlink(const Node *n, char *buf, size_t size);
 int emu_node_show(Emu *e, const Node *n, char *buf, size_t size);
 int emu_node_store(Emu *e, const Node *n, const char *buf);
 int emu_node_list(Emu *e, const Node *dir, EmuFillFunc fill, void *userdata);
+
+/* emu-uevent.c */
+int emu_uevent_open(Emu *e);    /* refuses (-EPERM) in the initial network namespace */
+void emu_uevent_cpu(Emu *e, unsigned cpu, bool online);
 
 /* emu-log.c */
 void emu_log_store_begin(Emu *e);

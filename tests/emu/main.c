@@ -3,7 +3,7 @@
  * cpufreq-emu: serves an emulated /sys/devices/system/cpu over FUSE (libfuse3 high-level API, one thread).
  *
  *   cpufreq-emu --topology FILE [--log FILE] [--ready-fd N] [--foreground] [--die-with-parent] [--debug]
- *               MOUNTPOINT
+ *               [--uevents] MOUNTPOINT
  *
  * Meant to run as root inside a private mount namespace (tests/emu-run). Mounted with allow_other so other
  * users' processes see the tree too, and without default_permissions: the emulator itself enforces what
@@ -12,6 +12,10 @@
  * Why the FUSE settings: every write() must reach the store function as one call, and its error must reach
  * the writer, so files are direct_io (through the page cache a failed write turns into EIO or is merged
  * with others); reads must never come from a cache, so entry, attribute and negative timeouts are 0.
+ *
+ * Hotplug announcements (--uevents): a write to cpuN/online that changes the CPU's state also sends the
+ * kernel's uevent (emu-uevent.c). Refused in the initial network namespace, where the host's udev would hear
+ * it: tests/emu-run --net --uevents runs the emulator and the command in a private one.
  *
  * Fault injection: the hidden file .emu-faults at the mount root (mode 0600, found by name, never listed)
  * takes commands that make chosen ops fail; the language is in fault.h. Each write is handled in this one
@@ -309,18 +313,20 @@ typedef struct Args {
         bool foreground;
         bool die_with_parent;
         bool debug;
+        bool uevents;
 } Args;
 
 static void help(void) {
         printf("Usage: cpufreq-emu --topology FILE [--log FILE] [--ready-fd N] [--foreground]\n"
-               "                   [--die-with-parent] [--debug] MOUNTPOINT\n"
+               "                   [--die-with-parent] [--debug] [--uevents] MOUNTPOINT\n"
                "Serves an emulated /sys/devices/system/cpu with the kernel's cpufreq semantics (see tests/emu-run).\n"
                "  --topology FILE     machine description (schedfreqd topology format)\n"
                "  --log FILE          append one line per write and per frequency change\n"
                "  --ready-fd N        write \"ready\\n\" to fd N and close it once mounted\n"
                "  --foreground        do not daemonize\n"
                "  --die-with-parent   exit (unmounting) when the parent process dies (with --foreground)\n"
-               "  --debug             libfuse debug output (implies --foreground)\n");
+               "  --debug             libfuse debug output (implies --foreground)\n"
+               "  --uevents           send the kernel's CPU online/offline uevents (private network namespace only)\n");
 }
 
 static int parse_int_fd(const char *s, int *ret) {
@@ -336,7 +342,7 @@ static int parse_int_fd(const char *s, int *ret) {
 }
 
 static int parse_args(int argc, char **argv, Args *a) {
-        enum { ARG_TOPOLOGY = 0x100, ARG_LOG, ARG_READY_FD, ARG_FOREGROUND, ARG_DIE_WITH_PARENT, ARG_DEBUG };
+        enum { ARG_TOPOLOGY = 0x100, ARG_LOG, ARG_READY_FD, ARG_FOREGROUND, ARG_DIE_WITH_PARENT, ARG_DEBUG, ARG_UEVENTS };
         static const struct option options[] = {
                 { "help",            no_argument,       NULL, 'h' },
                 { "topology",        required_argument, NULL, ARG_TOPOLOGY },
@@ -345,6 +351,7 @@ static int parse_args(int argc, char **argv, Args *a) {
                 { "foreground",      no_argument,       NULL, ARG_FOREGROUND },
                 { "die-with-parent", no_argument,       NULL, ARG_DIE_WITH_PARENT },
                 { "debug",           no_argument,       NULL, ARG_DEBUG },
+                { "uevents",         no_argument,       NULL, ARG_UEVENTS },
                 {}
         };
         int c;
@@ -373,6 +380,9 @@ static int parse_args(int argc, char **argv, Args *a) {
                         break;
                 case ARG_DEBUG:
                         a->debug = a->foreground = true;
+                        break;
+                case ARG_UEVENTS:
+                        a->uevents = true;
                         break;
                 default:
                         return -EINVAL;
@@ -411,6 +421,13 @@ static int emu_load(const Args *a, Emu **ret) {
                 return log_error_errno(r, "cannot set up the emulator: %m");
         TAKE_PTR(t);
         TAKE_FD(fd);
+        if (a->uevents) {
+                r = emu_uevent_open(*ret);
+                if (r < 0) {
+                        *ret = emu_free(*ret);
+                        return r;
+                }
+        }
         return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "emu.h"
 #include "macro.h"
@@ -337,6 +338,8 @@ int emu_cpu_set_online(Emu *e, unsigned cpu, bool online) {
         p = emu_policy_of_cpu(e, cpu);
         if (p)
                 policy_cpus_changed(e, p);
+        /* device_online()/device_offline() announce it once the CPU and cpufreq have followed. */
+        emu_uevent_cpu(e, cpu, online);
         return 0;
 }
 
@@ -378,6 +381,8 @@ static void policy_init(EmuPolicy *p, const PolicyDesc *d) {
 Emu *emu_free(Emu *e) {
         if (!e)
                 return NULL;
+        if (e->uevent_fd >= 0)
+                (void) close(e->uevent_fd);
         free(e->policies);
         topology_free(e->topology);
         free(e);
@@ -394,6 +399,7 @@ int emu_new(Topology *t, int log_fd, Emu **ret) {
         if (!e)
                 return -ENOMEM;
         e->log_fd = log_fd;
+        e->uevent_fd = -1;
         e->online = t->online;
         e->possible = t->possible;
         (void) clock_gettime(CLOCK_REALTIME, &e->birth);

@@ -18,6 +18,9 @@
 #   emu_start TOPOLOGY [LOG]   starts it; sets EMU_NS_PID (the namespace holder), EMU_PID (cpufreq-emu),
 #                              EMU_LOG (the write log; a temp file unless LOG is given) and exports them as
 #                              SCHEDFREQD_EMU_PID / SCHEDFREQD_EMU_LOG. One emulator at a time.
+#                              With EMU_NET=1 set before emu_start, the namespace holder also has a private
+#                              network namespace and the emulator sends the kernel's CPU online/offline
+#                              uevents there (tests/emu-run --net --uevents); emu_exec and emu_sh enter both.
 #   emu_exec CMD [ARGS...]     runs CMD inside that namespace (same working directory)
 #   emu_sh 'SHELL CODE'        runs bash -c 'SHELL CODE' inside it
 #   emu_stop                   tears it down (also done automatically at exit)
@@ -73,6 +76,7 @@ EMU_NS_PID=
 EMU_PID=
 EMU_LOG=
 EMU_OWN_LOG=
+EMU_NS_NET=
 
 ok() {
 	echo "ok - $1"
@@ -179,7 +183,13 @@ emu_start() { # TOPOLOGY [LOG]
 	# block; readiness is that one line, polled with a bound while emu-run is alive.
 	fifo=$(mktemp -u /tmp/schedfreqd-emu-ready.XXXXXX) && mkfifo "$fifo" || return 1
 	exec {fd}<>"$fifo"
-	"$REPO/tests/emu-run" --build "$BUILD" --log "$EMU_LOG" "$topology" -- \
+	local net_options=()
+	EMU_NS_NET=
+	if [ "${EMU_NET:-0}" = 1 ]; then
+		net_options=(--net --uevents)
+		EMU_NS_NET=1
+	fi
+	"$REPO/tests/emu-run" --build "$BUILD" --log "$EMU_LOG" "${net_options[@]}" "$topology" -- \
 		bash -c 'echo "$SCHEDFREQD_EMU_PID" >"$1"; exec sleep infinity' emu-holder "$fifo" </dev/null &
 	EMU_NS_PID=$!
 	while ! read -r -t 0.1 -u "$fd" line; do
@@ -200,12 +210,19 @@ emu_start() { # TOPOLOGY [LOG]
 	return 0
 }
 
+# nsenter's namespace options: the mount namespace, and the network one with EMU_NET=1.
+emu_ns_options() {
+	if [ -n "$EMU_NS_NET" ]; then echo "-m -n"; else echo "-m"; fi
+}
+
 emu_exec() {
-	nsenter -m -t "$EMU_NS_PID" --wd="$PWD" -- "$@"
+	# shellcheck disable=SC2046
+	nsenter $(emu_ns_options) -t "$EMU_NS_PID" --wd="$PWD" -- "$@"
 }
 
 emu_sh() { # SHELL CODE
-	nsenter -m -t "$EMU_NS_PID" --wd="$PWD" -- bash -c "$1"
+	# shellcheck disable=SC2046
+	nsenter $(emu_ns_options) -t "$EMU_NS_PID" --wd="$PWD" -- bash -c "$1"
 }
 
 emu_stop() {
@@ -221,6 +238,7 @@ emu_stop() {
 	EMU_NS_PID=
 	EMU_PID=
 	EMU_OWN_LOG=
+	EMU_NS_NET=
 	unset SCHEDFREQD_EMU_PID SCHEDFREQD_EMU_LOG
 	return 0
 }

@@ -28,7 +28,10 @@
 # the mean time; a "not ok" per failing kill (the first 10 in full) with what was done and the diff.
 # Runs as root; the loop runs inside the emulator's mount namespace (no process per sysfs read or write).
 
+# shellcheck disable=SC2016 # at_exit and until_within take code to eval later, single-quoted on purpose
+# shellcheck source=tests/integration/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tests/dbus/bus.sh
 . "$REPO/tests/dbus/bus.sh"
 
 SFD=$SCHEDFREQD
@@ -37,7 +40,7 @@ CPUFREQ=/sys/devices/system/cpu/cpufreq
 
 # ---- outside: the bus, the emulator, then this script again inside the emulator's namespace -------------------
 # Inside, the loop runs with no process per attribute read or write (bash builtins on the emulated sysfs) and no
-# nsenter per command: about 0.3 s per kill, most of it the daemon's own start-up.
+# nsenter per command: about 0.2 s per kill on a quiet VM, most of it the daemon starting and the kernel ending it.
 # Two trees, one after the other: three quarters of the kills on two per-CPU policies with global schedutil
 # tunables (two-policies.ini), a quarter on one policy shared by both CPUs whose driver keeps the tunables in
 # the policy's directory (policy0/schedutil/rate_limit_us, CPUFREQ_HAVE_GOVERNOR_PER_POLICY).
@@ -69,7 +72,7 @@ if [ "${1:-}" != --inside ]; then
 		[ "$n" -gt 0 ] || continue
 		emu_start "$topology" || { fail "emulator start ($topology)"; continue; }
 		KILLS_LABEL=$label KILLS_PART_N=$n KILLS_FIXED=$fixed KILLS_PART_SEED=$((KILLS_SEED + fixed)) TMP=$TMP \
-			nsenter -m -t "$EMU_NS_PID" --wd="$PWD" -- bash "$0" --inside || LIB_FAILED=1
+			nsenter -m -t "$EMU_NS_PID" --wd="$PWD" -- bash "$0" --inside || LIB_FAILED=1 # read by finish
 		emu_stop
 	done
 	finish
@@ -194,7 +197,7 @@ start_daemon() { # CRASH_AT BUS(0|1)
 	local bus=(--no-bus)
 	[ "$2" = 1 ] && bus=(--bus-address "$DBUS_ADDRESS")
 	: >"$TMP/err" # now, not in the child: the last run's "running." must not be read as this one's
-	SCHEDFREQD_CRASH_AT=$1 env --default-signal=INT "$SFD" -c "$TMP/schedfreqd.conf" --state-file "$STATE" \
+	SCHEDFREQD_CRASH_AT=$1 "$ENV" --default-signal=INT "$SFD" -c "$TMP/schedfreqd.conf" --state-file "$STATE" \
 		"${bus[@]}" >/dev/null 2>>"$TMP/err" &
 	daemon_pid=$!
 	# Out of the job table: bash would print "Segmentation fault ..." for every crash (it still reaps it).
@@ -221,7 +224,7 @@ ready_or_gone() {
 	return 1
 }
 
-# The daemon's state after Pause returned: its log says so.
+# TEXT is in the daemon's log.
 logged() { # TEXT
 	local line
 	while IFS= read -r line; do
@@ -258,7 +261,7 @@ P=${#POLICY_DIRS[@]}
 DURING=(reload pause resume shutdown)
 
 kill_one() {
-	local kind=$((RANDOM % 10)) sig delay_ms point driver bus=$((RANDOM % 4 == 0)) request n
+	local kind=$((RANDOM % 10)) sig delay_ms point driver use_bus=$((RANDOM % 4 == 0)) request n
 	[ -n "${FIXED_POINT:-}" ] && kind=4
 	random_signal
 	sig=$SIG
@@ -267,7 +270,7 @@ kill_one() {
 		delay_ms=$((RANDOM % 301))
 		MODE="signal $sig at 0..300 ms"
 		WHAT="kill -$sig ${delay_ms} ms after the start"
-		start_daemon "" "$bus"
+		start_daemon "" "$use_bus"
 		nap_ms "$delay_ms"
 		kill "-$sig" "$daemon_pid" 2>/dev/null
 	elif ((kind < 7)); then
@@ -283,8 +286,8 @@ kill_one() {
 		[ "$driver" != - ] && MODE+=" ($driver)"
 		WHAT="SCHEDFREQD_CRASH_AT=$point:$sig, driven by: $driver"
 		CRASH_AT="$point:$sig"
-		[[ $driver == @(pause|resume) ]] && bus=1
-		start_daemon "$CRASH_AT" "$bus"
+		[[ $driver == @(pause|resume) ]] && use_bus=1
+		start_daemon "$CRASH_AT" "$use_bus"
 		if [ "$driver" != - ]; then
 			until_within 10 ready_or_gone
 			case $driver in
@@ -307,10 +310,10 @@ kill_one() {
 		# takes a few ms after the TERM: the second signal comes within 8 ms to land in it.
 		[ "$request" = shutdown ] && [ "$sig" = TERM ] && sig=KILL
 		[ "$request" = shutdown ] && delay_ms=$((RANDOM % 8))
-		[[ $request == @(pause|resume) ]] && bus=1
+		[[ $request == @(pause|resume) ]] && use_bus=1
 		MODE="during $request"
 		WHAT="$request, then kill -$sig ${delay_ms} ms later"
-		start_daemon "" "$bus"
+		start_daemon "" "$use_bus"
 		until_within 10 ready_or_gone
 		case $request in
 		reload) kill -HUP "$daemon_pid" 2>/dev/null ;;
@@ -335,7 +338,7 @@ for ((iter = 1; iter <= KILLS_PART_N; iter++)); do
 	# The first kills are fixed cases, each a failure found by the random ones, so that every run has them:
 	#  1. killed between a schedutil policy's governor write and its rate limit's, no other policy on schedutil
 	#     (the tunables start again from the default), during the shutdown and during a pause.
-	FIXED_GOVS=() FIXED_RATE_LIMIT= FIXED_POINT=
+	FIXED_GOVS=() FIXED_RATE_LIMIT='' FIXED_POINT=''
 	case $((KILLS_FIXED ? iter : 0)) in
 	1) FIXED_GOVS=(performance schedutil) FIXED_RATE_LIMIT=500 FIXED_POINT="restore:governor#2 term KILL" ;;
 	2) FIXED_GOVS=(schedutil ondemand) FIXED_RATE_LIMIT=2000 FIXED_POINT="restore:governor#1 pause SEGV" ;;
@@ -345,14 +348,14 @@ for ((iter = 1; iter <= KILLS_PART_N; iter++)); do
 	before=$SNAPSHOT
 
 	# Busy now and then, so that the daemon is writing decisions when it dies: half a CPU, in 10 ms periods.
-	hog_pid= hog=no
+	hog_pid='' hog=no
 	if ((RANDOM % 3 == 0)); then
 		hog="cpu $((RANDOM % 2))"
 		"$HOG" --cpu "${hog#cpu }" --seconds 5 --duty 50 --period-ms 10 >/dev/null &
 		hog_pid=$!
 	fi
 
-	CRASH_AT= POINT_MISSED= MODE= WHAT=
+	CRASH_AT='' POINT_MISSED='' MODE='' WHAT=''
 	t_iter=$(now_us)
 	kill_one
 	problems=()
@@ -389,9 +392,12 @@ for ((iter = 1; iter <= KILLS_PART_N; iter++)); do
 	[ "$before" = "$after" ] || problems+=("policies differ after restore:" "$(diff <(echo "$before") <(echo "$after"))")
 	[ -e "$STATE" ] && problems+=("the state file is still there after restore")
 	# A death between the temporary state file's creation and its rename leaves it: not a policy left behind
-	# (docs/reliability.md "Kills"), so counted, not failed.
+	# (docs/reliability.md "Kills"). A restore that had a state file to put back removes such leftovers (it
+	# holds the locks); without one there is nothing to restore and the next take-over removes them: counted.
 	leftovers=("$STATE".*)
-	if [ -e "${leftovers[0]}" ]; then
+	if [ -e "${leftovers[0]}" ] && ((had_state)); then
+		problems+=("restore left temporary state files: ${leftovers[*]##*/}")
+	elif [ -e "${leftovers[0]}" ]; then
 		tmp_left=$((tmp_left + 1))
 		echo "# $KILLS_LABEL: kill $iter ($WHAT) left a temporary state file: ${leftovers[*]##*/}"
 		rm -f "${leftovers[@]}"
