@@ -202,6 +202,35 @@ static void watch_offline(Manager *m, unsigned i, uint64_t now_usec) {
         manager_watch_write_succeeded(m, i, now_usec);
 }
 
+void manager_watch_cpu_offline(Manager *m, unsigned cpu, uint64_t now_usec) {
+        const PolicyDesc *p = topology_policy_of_cpu(m->topology, cpu);
+        unsigned i;
+
+        if (!p)
+                return;
+        i = (unsigned) (p - m->topology->policies);
+        if (!m->managed[i] || m->health[i].state != POLICY_GOVERNED)
+                return;
+        for (int c = 0; c < CPU_SETSIZE; c++)
+                if (CPU_ISSET(c, &p->cpus) && engine_cpu_online(m->engine, c))
+                        return;
+        /* Its last CPU: the kernel has made the policy inactive (cpufreq_offline()), its files answer EBUSY. */
+        watch_fail(m, i, POLICY_OFFLINE, -EBUSY, NULL, now_usec);
+}
+
+void manager_watch_cpu_online(Manager *m, unsigned cpu, uint64_t now_usec) {
+        const PolicyDesc *p = topology_policy_of_cpu(m->topology, cpu);
+        unsigned i;
+
+        if (!p)
+                return;
+        i = (unsigned) (p - m->topology->policies);
+        if (!m->managed[i] || m->health[i].state != POLICY_OFFLINE)
+                return;
+        m->health[i].retry_usec = now_usec; /* its CPU is back: look now, not at the back-off's time */
+        watch_offline(m, i, now_usec);
+}
+
 /* A governed policy's limits and governor, re-read. Like sugov_limits() (kernel/sched/cpufreq_schedutil.c) a
  * limits change is applied at once, bypassing the rate limit. */
 static void watch_governed(Manager *m, unsigned i, uint64_t now_usec) {

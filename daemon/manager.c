@@ -31,6 +31,7 @@
 #include "governor.h"
 #include "log.h"
 #include "manager.h"
+#include "manager-hotplug.h"
 #include "manager-watch.h"
 #include "perf-events.h"
 #include "policy-health.h"
@@ -76,6 +77,7 @@ static Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
         bus_free(m->bus);
+        manager_hotplug_stop(m);
         proc_conn_free(m->proc);
         task_names_free(m->task_names);
         perf_events_free(m->perf);
@@ -629,6 +631,10 @@ static int manager_start(Manager *m) {
         manager_log_iowait(m);
 
         r = manager_start_proc_conn(m);
+        if (r < 0)
+                return r;
+
+        r = manager_hotplug_start(m);
         if (r < 0)
                 return r;
 

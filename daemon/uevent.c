@@ -171,8 +171,8 @@ static int uevent_monitor_receive_one(UEventMonitor *m) {
                 .msg_namelen = sizeof(from),
                 .msg_iov = &iov,
                 .msg_iovlen = 1,
-                .msg_control = &control,
-                .msg_controllen = sizeof(control),
+                .msg_control = control.buf,
+                .msg_controllen = sizeof(control.buf),
         };
         UEventCpu ev;
         ssize_t n;

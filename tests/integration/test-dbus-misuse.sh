@@ -176,8 +176,12 @@ if [ -n "$cpu" ]; then
 	low=1200000
 	mark=$(wc -l <"$EMU_LOG")
 	"$HOG" --cpu "$cpu" --seconds 1 >/dev/null
-	if tail -n +$((mark + 1)) "$EMU_LOG" | awk -v f="cpufreq/policy$cpu/scaling_setspeed" -v low="$low" \
-		'$2 == f && $4 == "ok" && $3 > low { raised = 1 } END { exit !raised }'; then
+	raised() {
+		tail -n +$((mark + 1)) "$EMU_LOG" | awk -v f="cpufreq/policy$cpu/scaling_setspeed" -v low="$low" \
+			'$2 == f && $4 == "ok" && $3 > low { raised = 1 } END { exit !raised }'
+	}
+	# Under valgrind the daemon's reaction can trail the 1 s hog: the raise may be written after it ended.
+	if raised || { under_valgrind && wait_for raised 2; }; then
 		ok "still governing: a hog on CPU $cpu raised policy$cpu above 1.2 GHz"
 	else
 		fail "still governing after the misuse" "policy$cpu was at <= 1.2 GHz" "$(tail -n 5 "$EMU_LOG")" "$(show_daemon_log)"

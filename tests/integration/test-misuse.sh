@@ -95,9 +95,12 @@ if start_daemon "$TMP/out.fifo" "$TMP/err" --print-decisions; then
 	else
 		fail "--print-decisions | head -1: warned once, still governing" "$(tail -n 20 "$TMP/err")"
 	fi
-	# Still governing: the frequency follows the hogs (up while one runs, down after it).
+	# Still governing: the frequency follows the hogs (up while one runs, down after it). Not under valgrind:
+	# the daemon's own load there can hold policy1 at its maximum, hog or not (nothing to write).
 	mark=$(wc -l <"$EMU_LOG")
-	if wait_for 'make_decisions; writes_since "$mark" | grep -q "policy1/scaling_setspeed"' 10; then
+	if under_valgrind; then
+		:
+	elif wait_for 'make_decisions; writes_since "$mark" | grep -q "policy1/scaling_setspeed"' 10; then
 		ok "--print-decisions | head -1: frequencies still written"
 	else
 		fail "--print-decisions | head -1: frequencies still written" "$(tail -n 20 "$TMP/err")"

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * manager-hotplug.c: see manager-hotplug.h.
+ *
+ * Kernel behaviour this relies on:
+ *  - kernel/cpu.c, drivers/base/cpu.c: a CPU going offline or online sends a KOBJ_OFFLINE/KOBJ_ONLINE uevent for
+ *    /devices/system/cpu/cpuN after the state change;
+ *  - kernel/events/core.c perf_event_exit_cpu_context(): a CPU going offline takes its per-CPU perf events out
+ *    of their context for good; perf_event_open() on an offline CPU fails with ENODEV;
+ *  - drivers/cpufreq/cpufreq.c cpufreq_offline()/cpufreq_online(): the policy loses the CPU from policy->cpus
+ *    (affected_cpus), and an inactive policy gets its last governor back with its first returning CPU.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "cpufreq-sysfs.h"
+#include "cpulist.h"
+#include "engine.h"
+#include "log.h"
+#include "manager-hotplug.h"
+#include "manager-watch.h"
+#include "perf-events.h"
+#include "uevent.h"
+
+static uint64_t now_usec(void) {
+        struct timespec ts;
+
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * UINT64_C(1000000) + (uint64_t) ts.tv_nsec / 1000;
+}
+
+static int hotplug_offline(Manager *m, unsigned cpu) {
+        int r;
+
+        r = perf_events_cpu_offline(m->perf, (int) cpu);
+        if (r < 0)
+                return log_error_errno(r, "cpu%u went offline, closing its events failed: %m", cpu);
+        if (engine_cpu_set_online(m->engine, (int) cpu, false) > 0)
+                log_info("cpu%u went offline: its events closed, dropped from the model.", cpu);
+        manager_watch_cpu_offline(m, cpu, now_usec());
+        return 0;
+}
+
+static int hotplug_online(Manager *m, unsigned cpu) {
+        int r;
+
+        r = perf_events_cpu_online(m->perf, (int) cpu);
+        if (r == -ENODEV) {
+                /* Gone again already: its offline uevent follows. */
+                log_debug("cpu%u: online uevent, but the kernel has it offline again.", cpu);
+                return 0;
+        }
+        if (r < 0) {
+                /* Governing goes on without that CPU's events; its policy's other CPUs still count. */
+                log_warning_errno(r, "cpu%u is back online, but its events cannot be opened: %m", cpu);
+                return 0;
+        }
+        if (engine_cpu_set_online(m->engine, (int) cpu, true) > 0)
+                log_info("cpu%u is back online: events re-opened.", cpu);
+        manager_watch_cpu_online(m, cpu, now_usec());
+        return 0;
+}
+
+static int on_cpu_uevent(unsigned cpu, bool online, void *userdata) {
+        Manager *m = ASSERT_PTR(userdata);
+
+        if (cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &m->topology->possible))
+                return 0;
+        return online ? hotplug_online(m, cpu) : hotplug_offline(m, cpu);
+}
+
+/* Uevents were lost: what the kernel says now is the truth. */
+static int on_uevent_overrun(void *userdata) {
+        Manager *m = ASSERT_PTR(userdata);
+        char buf[4096];
+        cpu_set_t online;
+        int r;
+
+        r = cpufreq_sysfs_read(SYSFS_CPU_DIR "/online", buf, sizeof(buf));
+        if (r >= 0)
+                r = cpulist_parse(buf, &online);
+        if (r < 0) {
+                log_warning_errno(r, "CPU hotplug notices were lost and %s/online is unreadable: %m", SYSFS_CPU_DIR);
+                return 0;
+        }
+        log_notice("CPU hotplug notices were lost: re-reading the online CPUs.");
+        for (unsigned cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+                bool now_online = CPU_ISSET(cpu, &online);
+
+                if (!CPU_ISSET(cpu, &m->topology->possible) || now_online == engine_cpu_online(m->engine, (int) cpu))
+                        continue;
+                r = now_online ? hotplug_online(m, cpu) : hotplug_offline(m, cpu);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int manager_hotplug_start(Manager *m) {
+        int r;
+
+        r = uevent_monitor_new(m->event, on_cpu_uevent, m, &m->uevents);
+        if (r < 0) {
+                if (!uevent_error_is_unavailable(r))
+                        return log_error_errno(r, "Failed to listen for CPU hotplug uevents: %m");
+                log_notice_errno(r, "No CPU hotplug uevents here (%m): a policy whose CPUs all go offline is noticed "
+                                 "at its next write, and a CPU's events are not re-opened when it comes back.");
+                return 0;
+        }
+        uevent_monitor_set_overrun_handler(m->uevents, on_uevent_overrun);
+        return 0;
+}
+
+void manager_hotplug_stop(Manager *m) {
+        m->uevents = uevent_monitor_free(m->uevents);
+}

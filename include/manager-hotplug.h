@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/*
+ * CPU hotplug while the daemon runs: the kernel's online/offline uevents (uevent.h) close a leaving CPU's
+ * perf events and drop it from the model (perf_events_cpu_offline(), engine_cpu_set_online()), and re-open and
+ * re-add it when it comes back; its policy's health follows (manager-watch.h). Lost uevents (a socket overrun)
+ * are made up for by re-reading /sys/devices/system/cpu/online.
+ */
+
+#include "manager.h"
+
+/* Subscribes; where uevents cannot be had (a sandbox, a container), says so once and returns 0: the daemon
+ * then notices a policy's CPUs going only by its failing writes (EBUSY). */
+int manager_hotplug_start(Manager *m);
+void manager_hotplug_stop(Manager *m);
