@@ -229,6 +229,18 @@ check "WriteErrors=3 for policy1" test "$(prop 1 WriteErrors)" = 3
 n=$(grep -c 'policy1: cannot write scaling_setspeed' "$TMP/err")
 [ "$n" -eq 1 ] && ok "one warning for the three failures" || fail "one warning for the three failures" "$n lines"
 
+# EINVAL is also what a switched-away governor gives; with the governor still userspace it is only a fault.
+fault clear
+fault fail cpufreq/policy1/scaling_setspeed EINVAL count=2
+if wait_for 'wiggle 1; [ "$(hits cpufreq/policy1/scaling_setspeed)" = 2 ] && [ "$(prop 1 State)" = governed ]' 30 &&
+	[ "$(grep -c 'policy1: governor switched' "$TMP/err")" = 0 ]; then
+	ok "2 injected EINVAL with the governor still userspace: backed off, not released, governed again"
+else
+	fail "2 injected EINVAL with the governor still userspace: backed off, not released, governed again" \
+		"hits=$(hits cpufreq/policy1/scaling_setspeed) State=$(prop 1 State)" "$(show_daemon_log)"
+fi
+fault clear
+
 # A policy that fails every write for 3 s: a handful of tries (10 ms doubling), not one per event.
 fault fail cpufreq/policy0/scaling_setspeed EIO
 mark=$(log_lines)
