@@ -159,7 +159,7 @@ else
 	fail "released policy1: policy0 still governed, in sync with the driver" "State=$(prop 0 State)"
 fi
 check "schedfreqctl status shows the released policy" sh -c \
-	"'$BUILD/schedfreqctl' status | grep -q '^policy1: released: another tool switched its governor'"
+	"$SCHEDFREQCTL status | grep -q '^policy1: released: another tool switched its governor'"
 
 # --- stop: policy0 back to schedutil under cpupower's limit, policy1 left on performance ------------------
 kill -TERM "$daemon_pid"
