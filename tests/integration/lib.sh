@@ -52,14 +52,20 @@ if [ "${SCHEDFREQD_VALGRIND:-0}" = 1 ]; then
 	# 1777 as /tmp: tests run schedfreqctl as other uids (setpriv), whose valgrind writes its log here too.
 	chmod 1777 "$LIB_VG_DIR"
 	LIB_TIME_SCALE=5
+	# Valgrind run as another uid opens the program and the suppressions itself: a clone in a private (0700)
+	# directory would refuse it. World-readable copies of both, in a 0755 directory of their own.
+	mkdir -m 755 "$LIB_VG_DIR/pub" && cp "$BUILD/schedfreqctl" "$REPO/tests/valgrind.supp" "$LIB_VG_DIR/pub/" \
+		&& chmod 755 "$LIB_VG_DIR/pub/schedfreqctl" && chmod 644 "$LIB_VG_DIR/pub/valgrind.supp" || exit 1
 	for prog in schedfreqd schedfreqctl; do
+		bin="$BUILD/$prog"
+		[ "$prog" = schedfreqctl ] && bin="$LIB_VG_DIR/pub/$prog"
 		# --track-fds=no: the daemon keeps sysfs, perf and bus fds open by design until it exits.
 		cat >"$LIB_VG_DIR/$prog" <<-EOF_WRAPPER
 		#!/bin/sh
 		exec valgrind --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect,possible \\
 			--errors-for-leak-kinds=definite,indirect,possible --track-fds=no \\
-			--suppressions="$REPO/tests/valgrind.supp" --log-file="$LIB_VG_DIR/$prog.%p.log" \\
-			"$BUILD/$prog" "\$@"
+			--suppressions="$LIB_VG_DIR/pub/valgrind.supp" --log-file="$LIB_VG_DIR/$prog.%p.log" \\
+			"$bin" "\$@"
 		EOF_WRAPPER
 		chmod 755 "$LIB_VG_DIR/$prog"
 	done
