@@ -24,6 +24,7 @@
 #include "manager.h"
 #include "perf-events.h"
 #include "schedfreqd-dbus.h"
+#include "time-util.h"
 
 #define UID_FMT "%" PRIu32
 
@@ -79,13 +80,6 @@ struct Bus {
         CpuValues *cpu_now, *cpu_sent;             /* per index into cpus */
 };
 
-static uint64_t now_usec(void) {
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * UINT64_C(1000000) + (uint64_t) ts.tv_nsec / 1000;
-}
-
 /* --- values ------------------------------------------------------------------------------------------ */
 
 static void daemon_values(const Bus *b, DaemonValues *v) {
@@ -95,7 +89,7 @@ static void daemon_values(const Bus *b, DaemonValues *v) {
 
         *v = (DaemonValues) {
                 .version = VERSION,
-                .uptime_usec = m->start_usec > 0 ? now_usec() - m->start_usec : 0,
+                .uptime_usec = m->start_usec > 0 ? monotonic_usec() - m->start_usec : 0,
                 .events = es->events,
                 .events_lost = ps ? ps->lost : 0,
                 .ring_overflows = es->resyncs,
@@ -732,7 +726,7 @@ int bus_new(Manager *m, Bus **ret) {
         b->manager = m;
         /* Uptime counts from here when the manager did not record its start. */
         if (m->start_usec == 0)
-                m->start_usec = now_usec();
+                m->start_usec = monotonic_usec();
 
         r = bus_alloc_tables(b);
         if (r < 0)

@@ -12,9 +12,9 @@
 #include "kernel-version.h"
 #include "log.h"
 #include "macro.h"
+#include "time-util.h"
 
 #define USEC_PER_MSEC UINT64_C(1000)
-#define NSEC_PER_USEC UINT64_C(1000)
 #define LATENCY_MULTIPLIER UINT64_C(1000)         /* include/linux/cpufreq.h before 6.12 */
 #define CPUFREQ_ETERNAL_NS UINT64_C(4294967295)   /* CPUFREQ_ETERNAL (-1) as cpuinfo_transition_latency shows it */
 

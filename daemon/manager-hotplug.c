@@ -23,13 +23,7 @@
 #include "manager-watch.h"
 #include "perf-events.h"
 #include "uevent.h"
-
-static uint64_t now_usec(void) {
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * UINT64_C(1000000) + (uint64_t) ts.tv_nsec / 1000;
-}
+#include "time-util.h"
 
 static int hotplug_offline(Manager *m, unsigned cpu) {
         int r;
@@ -39,7 +33,7 @@ static int hotplug_offline(Manager *m, unsigned cpu) {
                 return log_error_errno(r, "cpu%u went offline, closing its events failed: %m", cpu);
         if (engine_cpu_set_online(m->engine, (int) cpu, false) > 0)
                 log_info("cpu%u went offline: its events closed, dropped from the model.", cpu);
-        manager_watch_cpu_offline(m, cpu, now_usec());
+        manager_watch_cpu_offline(m, cpu, monotonic_usec());
         return 0;
 }
 
@@ -59,7 +53,7 @@ static int hotplug_online(Manager *m, unsigned cpu) {
         }
         if (engine_cpu_set_online(m->engine, (int) cpu, true) > 0)
                 log_info("cpu%u is back online: events re-opened.", cpu);
-        manager_watch_cpu_online(m, cpu, now_usec());
+        manager_watch_cpu_online(m, cpu, monotonic_usec());
         return 0;
 }
 

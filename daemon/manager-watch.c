@@ -26,6 +26,7 @@
 #include "macro.h"
 #include "manager-watch.h"
 #include "policy-health.h"
+#include "time-util.h"
 
 /* At most this often, and only at a wake-up while some CPU is busy: a changed limit matters when a frequency
  * is chosen, and an idle machine chooses none (each read is a wake-up of its own where sysfs is FUSE). A
@@ -44,13 +45,6 @@ static const char *const watch_names[_WATCH_FILES] = {
         [WATCH_MAX] = "scaling_max_freq",
         [WATCH_GOVERNOR] = "scaling_governor",
 };
-
-static uint64_t now_ns(void) {
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * UINT64_C(1000000000) + (uint64_t) ts.tv_nsec;
-}
 
 /* A sysfs attribute read again through a kept-open fd: one pread, no path walk; the trailing newline cut. */
 static int read_fd(int fd, char *buf, size_t size) {
@@ -202,33 +196,38 @@ static void watch_offline(Manager *m, unsigned i, uint64_t now_usec) {
         manager_watch_write_succeeded(m, i, now_usec);
 }
 
-void manager_watch_cpu_offline(Manager *m, unsigned cpu, uint64_t now_usec) {
+/* The index of @cpu's policy when this daemon manages it and it is in @state; -ENOENT otherwise. */
+static int managed_policy_of_cpu(const Manager *m, unsigned cpu, PolicyHealthState state) {
         const PolicyDesc *p = topology_policy_of_cpu(m->topology, cpu);
         unsigned i;
 
         if (!p)
-                return;
+                return -ENOENT;
         i = (unsigned) (p - m->topology->policies);
-        if (!m->managed[i] || m->health[i].state != POLICY_GOVERNED)
+        if (!m->managed[i] || m->health[i].state != state)
+                return -ENOENT;
+        return (int) i;
+}
+
+void manager_watch_cpu_offline(Manager *m, unsigned cpu, uint64_t now_usec) {
+        int i = managed_policy_of_cpu(m, cpu, POLICY_GOVERNED);
+
+        if (i < 0)
                 return;
         for (int c = 0; c < CPU_SETSIZE; c++)
-                if (CPU_ISSET(c, &p->cpus) && engine_cpu_online(m->engine, c))
+                if (CPU_ISSET(c, &m->topology->policies[i].cpus) && engine_cpu_online(m->engine, c))
                         return;
         /* Its last CPU: the kernel has made the policy inactive (cpufreq_offline()), its files answer EBUSY. */
-        watch_fail(m, i, POLICY_OFFLINE, -EBUSY, NULL, now_usec);
+        watch_fail(m, (unsigned) i, POLICY_OFFLINE, -EBUSY, NULL, now_usec);
 }
 
 void manager_watch_cpu_online(Manager *m, unsigned cpu, uint64_t now_usec) {
-        const PolicyDesc *p = topology_policy_of_cpu(m->topology, cpu);
-        unsigned i;
+        int i = managed_policy_of_cpu(m, cpu, POLICY_OFFLINE);
 
-        if (!p)
-                return;
-        i = (unsigned) (p - m->topology->policies);
-        if (!m->managed[i] || m->health[i].state != POLICY_OFFLINE)
+        if (i < 0)
                 return;
         m->health[i].retry_usec = now_usec; /* its CPU is back: look now, not at the back-off's time */
-        watch_offline(m, i, now_usec);
+        watch_offline(m, (unsigned) i, now_usec);
 }
 
 /* A governed policy's limits and governor, re-read. Like sugov_limits() (kernel/sched/cpufreq_schedutil.c) a
@@ -256,7 +255,7 @@ static void watch_governed(Manager *m, unsigned i, uint64_t now_usec) {
                 return;
         log_info("policy%u: scaling limits changed to %" PRIu32 "..%" PRIu32 " kHz.", m->topology->policies[i].id,
                  min_khz, max_khz);
-        (void) engine_set_limits(m->engine, i, min_khz, max_khz, now_ns());
+        (void) engine_set_limits(m->engine, i, min_khz, max_khz, monotonic_ns());
 }
 
 void manager_watch_poll(Manager *m, uint64_t now_usec) {

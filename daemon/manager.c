@@ -39,13 +39,7 @@
 #include "task-names.h"
 #include "replay.h"
 #include "topology.h"
-
-static uint64_t now_ns(void) {
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * UINT64_C(1000000000) + (uint64_t) ts.tv_nsec;
-}
+#include "time-util.h"
 
 static void latency_record(LatencyStats *s, uint64_t latency_ns) {
         uint64_t usec = latency_ns / 1000;
@@ -121,7 +115,7 @@ static void manager_print_decision(Manager *m, const Decision *d) {
 /* Engine → actuator. Runs on the hot path: no logging above debug, except when a policy changes health. */
 static int on_decision(const Decision *d, void *userdata) {
         Manager *m = ASSERT_PTR(userdata);
-        uint64_t now_usec = now_ns() / 1000;
+        uint64_t now_usec = monotonic_ns() / 1000;
         int r;
 
         if (!policy_health_may_write(&m->health[d->policy_index], now_usec))
@@ -134,7 +128,7 @@ static int on_decision(const Decision *d, void *userdata) {
         if (_unlikely_(m->health[d->policy_index].state != POLICY_GOVERNED))
                 manager_watch_write_succeeded(m, d->policy_index, now_usec);
 
-        uint64_t written_ns = now_ns();
+        uint64_t written_ns = monotonic_ns();
 
         m->commits++;
         decision_log_append(&m->decisions, d, written_ns);
@@ -154,7 +148,7 @@ static int tick_arm(Manager *m) {
         uint64_t period_ns = engine_tick_period_ns(m->engine), next_ns;
         int r;
 
-        next_ns = (now_ns() / period_ns + 1) * period_ns;
+        next_ns = (monotonic_ns() / period_ns + 1) * period_ns;
         r = sd_event_source_set_time(m->tick_source, next_ns / 1000);
         if (r < 0)
                 return r;
@@ -227,7 +221,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         if (r < 0)
                 log_warning_errno(r, "Failed to drain the perf rings, ignoring: %m");
 
-        r = engine_tick(m->engine, now_ns());
+        r = engine_tick(m->engine, monotonic_ns());
         if (r < 0)
                 return log_error_errno(r, "Engine tick failed: %m");
         if (r > 0)
@@ -448,7 +442,7 @@ static void manager_update_lazy(Manager *m, uint64_t now_usec) {
 /* After every wake-up of the loop (events, tick, bus, signals): the bookkeeping that must not run per event. */
 static int on_post(sd_event_source *s, void *userdata) {
         Manager *m = ASSERT_PTR(userdata);
-        uint64_t now_usec = now_ns() / 1000;
+        uint64_t now_usec = monotonic_ns() / 1000;
         int r;
 
         /* A CPU whose task's switch-out was lost is not a reason to tick (demand.c). */

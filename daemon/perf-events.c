@@ -58,6 +58,7 @@
 #include "perf-events.h"
 #include "perf-ring.h"
 #include "tp-format.h"
+#include "time-util.h"
 
 /*
  * PERF_SAMPLE_PERIOD is not optional: with it, a tracepoint that counts more than 1 per hit
@@ -162,13 +163,6 @@ struct PerfEvents {
         PerfRingStats retired;            /* counters of rings closed by a reconfigure */
         PerfEventsStats stats;
 };
-
-static uint64_t now_ns(void) {
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * UINT64_C(1000000000) + (uint64_t) ts.tv_nsec;
-}
 
 static bool is_wakeup(SchedEventType t) {
         return t == SCHED_EVENT_WAKEUP || t == SCHED_EVENT_WAKEUP_NEW;
@@ -497,7 +491,7 @@ static int perf_fd_set_enabled(PerfFd *f, bool enable) {
 static int perf_cpu_switch(PerfCpu *c, PerfState to) {
         PerfFd *sets[] = { c->fds, c->lazy, c->stale };
         const size_t counts[] = { c->n_fds, c->n_lazy, c->n_stale };
-        uint64_t from = now_ns();
+        uint64_t from = monotonic_ns();
         bool changed = false;
         int r = 0;
 
@@ -517,7 +511,7 @@ static int perf_cpu_switch(PerfCpu *c, PerfState to) {
                 return r;
         if (c->switch_until_ns == 0 || c->switch_until_ns < c->collected_ns)
                 c->switch_from_ns = from;
-        c->switch_until_ns = now_ns();
+        c->switch_until_ns = monotonic_ns();
         return r;
 }
 
@@ -629,7 +623,7 @@ static int perf_events_apply(PerfEvents *p, bool immediate, int *ret_lazy_error)
 /* Measures the event rate over RATE_WINDOW_NS windows (or longer: it is measured at drains, whatever
  * triggers them); adaptive mode switches with a 4:1 hysteresis. */
 static int perf_events_rate_update(PerfEvents *p, size_t n_events) {
-        uint64_t now = now_ns(), dt = now - p->window_start_ns;
+        uint64_t now = monotonic_ns(), dt = now - p->window_start_ns;
         int lazy_error;
 
         p->window_events += n_events;
@@ -731,7 +725,7 @@ static int perf_cpu_collect(PerfEvents *p, PerfCpu *c) {
         int k = 0;
 
         c->run = p->n_batch;
-        c->collected_ns = now_ns();
+        c->collected_ns = monotonic_ns();
         if (perf_ring_read_begin(c->ring) > 0)
                 while ((k = batch_reserve(p)) >= 0 && (k = perf_ring_read_sample(c->ring, &s)) > 0) {
                         SchedEvent *ev = &p->batch[p->n_batch];
@@ -946,7 +940,7 @@ int perf_events_new_flags(sd_event *event, const cpu_set_t *cpus, const Config *
         p->adaptive_high_per_sec = cfg->adaptive_high_per_sec;
         p->stats.mode = cfg->wakeup;
         p->state = STATE_WATERMARK; /* nothing enabled yet; the state is entered below */
-        p->window_start_ns = now_ns();
+        p->window_start_ns = monotonic_ns();
 
         p->heap = calloc(MAX((size_t) CPU_COUNT(cpus), (size_t) 1), sizeof(PerfCpu *));
         if (!p->heap)

@@ -53,6 +53,7 @@
 
 #include "log.h"
 #include "proc-conn.h"
+#include "time-util.h"
 
 /* include/linux/proc_ns.h (kernel-internal, stable since 3.8). */
 #define PROC_USER_INIT_INO UINT32_C(0xEFFFFFFD)
@@ -92,13 +93,6 @@ struct ProcConn {
 
         ProcConnStats stats;
 };
-
-static uint64_t now_ns(void) {
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * UINT64_C(1000000000) + (uint64_t) ts.tv_nsec;
-}
 
 /* ---- the decoder ---------------------------------------------------------------------------------- */
 
@@ -385,7 +379,7 @@ static uint32_t new_cookie(void) {
         uint32_t c;
 
         if (getrandom(&c, sizeof(c), GRND_NONBLOCK) != sizeof(c))
-                c = (uint32_t) now_ns() ^ ((uint32_t) getpid() << 16);
+                c = (uint32_t) monotonic_ns() ^ ((uint32_t) getpid() << 16);
         /* Events carry ack 0: never expect an ack of 0. */
         return c == UINT32_MAX ? 1 : c;
 }
@@ -470,7 +464,7 @@ static int on_msg_in(struct nl_msg *msg, void *userdata) {
 }
 
 static int rescan(ProcConn *p) {
-        ProcEvent ev = { .type = PROC_EVENT_TYPE_RESCAN, .cpu = UINT32_MAX, .timestamp_ns = now_ns() };
+        ProcEvent ev = { .type = PROC_EVENT_TYPE_RESCAN, .cpu = UINT32_MAX, .timestamp_ns = monotonic_ns() };
         uint64_t start = ev.timestamp_ns;
         int r;
 
@@ -480,7 +474,7 @@ static int rescan(ProcConn *p) {
         r = task_names_rescan(p->names);
         p->stats.rescans++;
         p->stats.events[PROC_EVENT_TYPE_RESCAN]++;
-        p->stats.rescan_ns += now_ns() - start;
+        p->stats.rescan_ns += monotonic_ns() - start;
         if (r < 0)
                 log_debug_errno(r, "proc connector: rescan failed: %m");
         return p->handler ? p->handler(&ev, NULL, p->userdata) : 0;
@@ -488,7 +482,7 @@ static int rescan(ProcConn *p) {
 
 /* Reads without blocking; sets *ret_handler_failed when a negative return comes from the handler. */
 static int drain(ProcConn *p, bool *ret_handler_failed) {
-        uint64_t start = now_ns();
+        uint64_t start = monotonic_ns();
         unsigned reads = 0;
         bool empty = false;
         int r = 0;
@@ -534,7 +528,7 @@ static int drain(ProcConn *p, bool *ret_handler_failed) {
         r = (int) p->batch;
 finish:
         p->stats.max_batch = MAX(p->stats.max_batch, (uint64_t) p->batch);
-        p->stats.drain_ns += now_ns() - start;
+        p->stats.drain_ns += monotonic_ns() - start;
         return r;
 }
 
@@ -565,7 +559,7 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
 
 /* Waits for the acknowledgement of a LISTEN, resending it if an overrun may have swallowed it. */
 static int subscribe(ProcConn *p, uint64_t timeout_usec) {
-        uint64_t deadline = now_ns() + timeout_usec * 1000;
+        uint64_t deadline = monotonic_ns() + timeout_usec * 1000;
         unsigned attempt = 0;
         bool handler_failed;
         int r;
@@ -589,7 +583,7 @@ resend:
                 if (p->stats.overruns != overruns && ++attempt < SUBSCRIBE_ATTEMPTS)
                         goto resend;
 
-                now = now_ns();
+                now = monotonic_ns();
                 if (now >= deadline)
                         return log_debug_errno(SYNTHETIC_ERRNO(ETIMEDOUT),
                                                "proc connector: no acknowledgement within %" PRIu64 " µs",

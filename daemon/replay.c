@@ -16,8 +16,8 @@
 #include "macro.h"
 #include "cpulist.h"
 #include "replay.h"
+#include "time-util.h"
 
-#define NSEC_PER_SEC UINT64_C(1000000000)
 
 /* Parses "<sec>.<frac>" where frac has 6 (µs) or 9 (ns) digits. Returns the end pointer or NULL. */
 static const char *parse_time(const char *p, uint64_t *ret_ns) {

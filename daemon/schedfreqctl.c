@@ -27,6 +27,7 @@
 #include "cpufreq-sysfs.h"
 #include "macro.h"
 #include "schedfreqd-dbus.h"
+#include "time-util.h"
 
 enum {
         EXIT_OK = 0,
@@ -362,15 +363,8 @@ static int snapshot_read(sd_bus *bus, Snapshot *ret) {
 
 /* --- formatting ---------------------------------------------------------------------------------------- */
 
-static uint64_t now_usec(void) {
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * UINT64_C(1000000) + (uint64_t) ts.tv_nsec / 1000;
-}
-
 static const char *format_ago(char *buf, size_t size, uint64_t then_usec) {
-        uint64_t now = now_usec();
+        uint64_t now = monotonic_usec();
 
         if (then_usec == 0)
                 snprintf(buf, size, "never");

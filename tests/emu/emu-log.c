@@ -28,13 +28,7 @@
 
 #include "emu.h"
 #include "macro.h"
-
-static uint64_t now_ns(void) {
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * UINT64_C(1000000000) + (uint64_t) ts.tv_nsec;
-}
+#include "time-util.h"
 
 /* Appends @value escaped; returns the new length. @buf has room for 4 bytes per input byte. */
 static size_t escape(char *buf, size_t len, const char *value, size_t n) {
@@ -78,7 +72,7 @@ static void log_flush(Emu *e, const char *buf, size_t len) {
 
 void emu_log_store_begin(Emu *e) {
         e->log_deferring = true;
-        e->log_store_ns = now_ns();
+        e->log_store_ns = monotonic_ns();
         e->log_deferred_len = 0;
 }
 
@@ -96,7 +90,7 @@ void emu_log_write(Emu *e, const char *path, const char *value, size_t len, int 
         }
 
         n = format_line(buf, sizeof(buf) - sizeof(e->log_deferred),
-                        e->log_deferring ? e->log_store_ns : now_ns(), path, value, len, result);
+                        e->log_deferring ? e->log_store_ns : monotonic_ns(), path, value, len, result);
         memcpy(buf + n, e->log_deferred, e->log_deferred_len);
         n += e->log_deferred_len;
 
@@ -112,7 +106,7 @@ void emu_log_cur(Emu *e, const EmuPolicy *p) {
 
         (void) snprintf(path, sizeof(path), "cpufreq/policy%u/scaling_cur_freq", p->desc->id);
         k = snprintf(value, sizeof(value), "%" PRIu32, p->cur_khz);
-        n = format_line(line, sizeof(line), now_ns(), path, value, (size_t) MAX(k, 0), "set");
+        n = format_line(line, sizeof(line), monotonic_ns(), path, value, (size_t) MAX(k, 0), "set");
 
         if (e->log_deferring && e->log_deferred_len + n <= sizeof(e->log_deferred)) {
                 memcpy(e->log_deferred + e->log_deferred_len, line, n);
