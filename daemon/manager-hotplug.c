@@ -51,6 +51,7 @@ static int hotplug_online(Manager *m, unsigned cpu) {
                 log_warning_errno(r, "cpu%u is back online, but its events cannot be opened: %m", cpu);
                 return 0;
         }
+        engine_set_runtime_reported(m->engine, perf_events_reports_runtime(m->perf)); /* its detector may be refused */
         if (engine_cpu_set_online(m->engine, (int) cpu, true) > 0)
                 log_info("cpu%u is back online: events re-opened.", cpu);
         manager_watch_cpu_online(m, cpu, monotonic_usec());

@@ -324,6 +324,7 @@ int manager_reload(Manager *m, char **ret_error) {
         r = perf_events_reconfigure(m->perf, &c);
         if (r < 0)
                 log_warning_errno(r, "Failed to apply the new event settings, ignoring: %m");
+        engine_set_runtime_reported(m->engine, perf_events_reports_runtime(m->perf)); /* new fds, same rule */
         r = 0;
 
         if (c.realtime_priority != m->config.realtime_priority)
@@ -595,7 +596,6 @@ static int manager_start(Manager *m) {
         if (r < 0)
                 return log_error_errno(r, "Failed to set up the governor: %m");
         engine_set_self(m->engine, m->self_pid);
-        engine_set_runtime_reported(m->engine, true); /* sched_stat_runtime is a required event */
 
         /* Accuracy of a sixteenth of a tick: sd-event's default (250 ms) would coalesce it away. */
         r = sd_event_add_time(m->event, &m->tick_source, CLOCK_MONOTONIC, UINT64_MAX,
@@ -621,6 +621,8 @@ static int manager_start(Manager *m) {
         if (r < 0)
                 return log_error_errno(r, "Failed to open the scheduler tracepoints: %m");
         perf_events_set_lost_handler(m->perf, on_events_lost);
+        /* Silence may end a task's run only when running tasks report themselves (demand_cpu_silent()). */
+        engine_set_runtime_reported(m->engine, perf_events_reports_runtime(m->perf));
 
         manager_log_iowait(m);
 

@@ -15,10 +15,11 @@
  *              manager's own tick while a CPU is busy (it calls perf_events_drain()).
  *   LAZY       IMMEDIATE with a quiet set (perf_events_set_quiet()): a third pair of sched_wakeup* fds, the
  *              "lazy twins", splits the wake-ups by pid: the quiet pids' go to a watermark twin (recorded,
- *              no wake-up), everyone else's to an immediate twin. Every wake-up is recorded exactly once. The
- *              busy detector (sched_stat_runtime, wakeup_events=1, runtime >= 1 ms) is enabled with them: a
- *              task that has run 1 ms without a break (a hog a quiet task started) wakes the daemon at the
- *              CPU's next tick.
+ *              no wake-up), everyone else's to an immediate twin. Every wake-up is recorded exactly once.
+ *
+ * The busy detector (sched_stat_runtime, wakeup_events=1, runtime >= 1 ms) is enabled in every state: a task
+ * that has run 1 ms without a break (in LAZY, a hog a quiet task started) wakes the daemon at the CPU's next
+ * tick, and its samples keep the model from ending a running task's run (role_enabled_in()).
  *
  * A tracepoint fd takes exactly one filter in its life (ftrace_profile_set_filter() returns EEXIST once
  * event->filter is set, checked on 6.18), so the lazy twins are opened anew for every quiet set and closed
@@ -174,8 +175,10 @@ static bool role_immediate(PerfFdRole role) {
 
 /*
  * In STATE_LAZY a CPU not in lazy_cpus keeps its immediate twins: a quiet task's wake-up recorded there may
- * change a frequency (its policy is above the floor). The detector runs on every CPU in STATE_LAZY: a quiet
- * task woken lazily elsewhere may run long here.
+ * change a frequency (its policy is above the floor). The detector runs on every CPU in every state: in
+ * STATE_LAZY a quiet task woken lazily elsewhere may run long here, and in all of them it is the evidence that
+ * a task still runs, without which the model takes a CPU's silence for a lost switch-out and ends the run of
+ * a hog after 3 ticks (demand_cpu_silent(); perf_events_reports_runtime()). A hog costs one sample per tick.
  */
 static bool role_enabled_in(PerfFdRole role, PerfState s, bool lazy_ok) {
         switch (role) {
@@ -186,12 +189,16 @@ static bool role_enabled_in(PerfFdRole role, PerfState s, bool lazy_ok) {
         case ROLE_IMMEDIATE:
                 return s == STATE_IMMEDIATE || (s == STATE_LAZY && !lazy_ok);
         case ROLE_DETECTOR:
-                return s == STATE_LAZY;
+                return true;
         case ROLE_LAZY_IMMEDIATE:
         case ROLE_LAZY_WATERMARK:
                 return s == STATE_LAZY && lazy_ok;
         }
         return false;
+}
+
+bool perf_events_reports_runtime(const PerfEvents *p) {
+        return p && (p->detector || (p->flags & PERF_EVENTS_STAT_RUNTIME));
 }
 
 static int config_check(const Config *cfg) {

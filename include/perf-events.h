@@ -22,9 +22,13 @@
  *
  * Lazy mode (perf_events_set_quiet()): while wake-ups are immediate, the wake-ups of a set of "quiet" tasks
  * (whose wake-ups cannot change a frequency now, the manager's call) are still recorded, in order, exactly
- * once, but wait in the ring instead of waking the daemon; a busy detector (sched_stat_runtime with
- * runtime >= 1 ms, wakeup_events=1) wakes it when any task other than the daemon has run 1 ms without a
- * break, at the kernel's next tick (HZ=250: within ~4 ms), its samples delivered as SCHED_EVENT_RUNTIME.
+ * once, but wait in the ring instead of waking the daemon.
+ *
+ * The busy detector (sched_stat_runtime with runtime >= 1 ms, wakeup_events=1), on in every mode, wakes the
+ * daemon when any task other than the daemon has run 1 ms without a break, at the kernel's next tick (HZ=250:
+ * within ~4 ms), its samples delivered as SCHED_EVENT_RUNTIME: in lazy mode it sees a hog a quiet task
+ * started, and in every mode it tells a running task from a CPU whose switch-out was lost
+ * (perf_events_reports_runtime()).
  *
  * sched_stat_runtime is otherwise off unless PERF_EVENTS_STAT_RUNTIME is given (it fires on every switch and
  * tick; with it no detector is opened, and in lazy mode a hog started by a quiet task is seen at the
@@ -126,6 +130,9 @@ int perf_events_drain(PerfEvents *p);
  * immediate mode. Another negative errno: an enable/disable ioctl failed (the state may then be mixed).
  */
 int perf_events_set_quiet(PerfEvents *p, const int32_t *pids, size_t n_pids);
+/* Whether a running task is reported (busy detector or PERF_EVENTS_STAT_RUNTIME): only then may silence end a
+ * run (engine_set_runtime_reported()). False once the kernel refused the detector's filter. */
+bool perf_events_reports_runtime(const PerfEvents *p);
 /*
  * The CPUs on which the quiet set's wake-ups may be lazy (default: all). On the others the quiet tasks'
  * wake-ups are immediate like everyone's; with none, lazy mode is plain immediate mode (the quiet set and its

@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# A CPU hog keeps its policy up for as long as it runs, whatever the ring wakeup state. The model ends a task's
+# run when its CPU has been silent for 3 ticks (a switch-out lost in the CPU's idle context, demand.c): that is
+# only sound while the busy detector (sched_stat_runtime, runtime >= 1 ms) reports running tasks, so the
+# detector must be on in every state, not only in lazy mode (perf-events.c role_enabled_in()). Per wakeup mode
+# (watermark: never lazy; immediate: lazy only once a quiet set is chosen; adaptive, the default), the real
+# daemon over the emulator and a 1 s hog pinned to CPU 1: policy1 reaches >= 90 % of max and no frequency
+# below that is set until the hog ends (the emulator's write log).
+
+. "$(dirname "$0")/lib.sh"
+
+HOG="$BUILD/tests/helpers/hog"
+TMP=$(mktemp -d /tmp/schedfreqd-test-hog.XXXXXX)
+at_exit 'rm -rf "$TMP"'
+CPUFREQ=/sys/devices/system/cpu/cpufreq
+HIGH=2160000 # 90 % of 2.4 GHz
+daemon_pid=
+at_exit '[ -n "$daemon_pid" ] && kill -KILL "$daemon_pid" 2>/dev/null'
+
+emu_start "$REPO/tests/fixtures/topology/two-policies.ini" || { fail "emulator starts"; finish; }
+
+for mode in watermark immediate adaptive; do
+	printf '[events]\nwakeup = %s\n' "$mode" >"$TMP/$mode.conf"
+	rm -f "$TMP/state"
+	nsenter -m -t "$EMU_NS_PID" -- "$SCHEDFREQD" -c "$TMP/$mode.conf" --state-file "$TMP/state" --no-bus \
+		>/dev/null 2>"$TMP/$mode.err" &
+	daemon_pid=$!
+	if ! wait_for '[ -e "$TMP/state" ] && [ "$(emu_sh "cat $CPUFREQ/policy*/scaling_governor | sort -u")" = userspace ]' 10; then
+		fail "wakeup=$mode: daemon takes over" "$(tail -n 20 "$TMP/$mode.err")"
+		continue
+	fi
+	"$HOG" --cpu 1 --seconds 1 >"$TMP/$mode.hog"
+	start=$(awk '/^start/ { print $2 }' "$TMP/$mode.hog")
+	end=$(awk '/^end/ { print $2 }' "$TMP/$mode.hog")
+	kill -TERM "$daemon_pid"
+	wait "$daemon_pid"
+	daemon_pid=
+	# policy1's frequency at the hog's start (its last change before) and its changes until the hog's end, in ms
+	# since the start: the first at >= HIGH (0 if it was there already), then any below it.
+	steps=$(awk -v s="$start" -v e="$end" '$2 == "cpufreq/policy1/scaling_cur_freq" && $4 == "set" {
+		if ($1 < s) { cur = $3; next } if ($1 > e) exit
+		if (!printed) { print 0, cur + 0; printed = 1 } print ($1 - s) / 1e6, $3 }
+		END { if (!printed) print 0, cur + 0 }' "$EMU_LOG")
+	rise=$(awk -v h="$HIGH" '$2 >= h { print $1; exit }' <<<"$steps")
+	drop=$(awk -v h="$HIGH" '$2 >= h { up = 1; next } up && $2 < h { print $1 " ms: " $2 " kHz"; exit }' <<<"$steps")
+	if under_valgrind; then
+		ok "wakeup=$mode: the daemon ran a hog through (timing not judged under valgrind)"
+	elif [ -n "$rise" ] && [ -z "$drop" ]; then
+		ok "wakeup=$mode: policy1 >= 90 % of max $rise ms into a 1 s hog, and stays there until it ends"
+	else
+		fail "wakeup=$mode: policy1 stays up while a hog runs" "rise at: ${rise:-never}; drop at: ${drop:-none}" \
+			"steps (ms since the hog's start, kHz):" "$steps" "$(tail -n 5 "$TMP/$mode.err")"
+	fi
+	: >"$EMU_LOG" # the next daemon's take-over is logged from the start
+done
+emu_stop
+finish
