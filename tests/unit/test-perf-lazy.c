@@ -586,8 +586,8 @@ TEST(leaving_lazy_restores_immediate) {
 /*
  * A quiet task that starts to run: lazy mode must not hide it. The child spins 20 ms on CPU 1 while this
  * process waits on CPU 0: CPU 1's ring must become readable (the detector's wakeup_events=1) within a tick
- * or two of the child's first millisecond, and a SCHED_EVENT_RUNTIME of the child be delivered. Not in
- * immediate mode (the detector is enabled in lazy mode only).
+ * or two of the child's first millisecond, and a SCHED_EVENT_RUNTIME of the child be delivered. In immediate
+ * mode too: the detector is on in every state (the model's evidence that a task still runs).
  */
 TEST(busy_detector_wakes_for_quiet_hog) {
         _cleanup_(fixture_done) Fixture f;
@@ -596,10 +596,11 @@ TEST(busy_detector_wakes_for_quiet_hog) {
         ASSERT_OK(fixture_start(&f, WAKEUP_MODE_IMMEDIATE, 0));
         ASSERT_OK(pin_to(0));
 
-        /* Immediate: the hog's runtime is not delivered. */
+        /* Immediate: the hog's runtime is delivered as well, in >= 1 ms pieces (the detector's filter). */
         ASSERT_OK(child_poke(&f.child[QUIET], 's'));
         ASSERT_OK(perf_events_drain(f.p));
-        ASSERT_EQ(f.runtime_samples, 0);
+        ASSERT_TRUE(f.runtime_samples >= 1);
+        ASSERT_TRUE(f.runtime_max_ns >= 1000000);
 
         ASSERT_OK(perf_events_set_quiet(f.p, f.quiet, f.n_quiet));
         ASSERT_TRUE(perf_events_stats(f.p)->lazy);
@@ -625,17 +626,13 @@ TEST(busy_detector_wakes_for_quiet_hog) {
         ASSERT_TRUE(worst_ms <= 15); /* 1 ms of running, then the next tick (4 ms at HZ=250) */
         ASSERT_TRUE(f.runtime_max_ns >= 1000000);
 
-        /*
-         * Left lazy: the detector is off again. The last hog's switch-out may have been recorded after the
-         * drain above (its ack comes first, and that switch-out's runtime is up to a tick): delivered by the
-         * settle, which reads everything recorded before the disable returned.
-         */
+        /* Left lazy: the detector stays on (it is on in every state), so the hog is still seen. */
         ASSERT_OK(perf_events_set_quiet(f.p, NULL, 0));
         ASSERT_OK(settle(&f));
         f.runtime_samples = 0;
         ASSERT_OK(child_poke(&f.child[QUIET], 's'));
         ASSERT_OK(perf_events_drain(f.p));
-        ASSERT_EQ(f.runtime_samples, 0);
+        ASSERT_TRUE(f.runtime_samples >= 1);
 }
 
 /*
