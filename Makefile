@@ -261,6 +261,14 @@ soak: deps
 		KILLS_N=1000 BUILD=$(BUILD) bash tests/integration/test-kills.sh $(BUILD) || rc=1; \
 	fi; exit $$rc
 
+# The benchmarks side by side with the peers (issue 12; root, about 15 min, not part of `make check`):
+# bench/run-all.sh runs each bench/bench-*.sh part alone, writes CSVs and summaries to $(BUILD)/bench-out/ and
+# the plots to docs/bench/. BENCH_PARTS and the parts' knobs (see each script) narrow it.
+.PHONY: bench
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@bench/run-all.sh $(BUILD)
+
 PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
 BINDIR ?= $(PREFIX)/bin
