@@ -106,7 +106,7 @@ plot_cdf() {
 
 plot_rss() {
 	have memory.csv rss-tasks.png || return 0
-	awk -F, 'NR > 1 && $2 == 2 { print $3, $4 / 1024 }' "$CSV/memory.csv" | sort -n >"$DAT/rss"
+	awk -F, 'NR > 1 && $1 == "tasks" && $2 == 2 { print $3, $4 / 1024 }' "$CSV/memory.csv" | sort -n >"$DAT/rss"
 	[ -s "$DAT/rss" ] || { echo "plot-bench: memory.csv has no 2-CPU rows, rss-tasks.png left out" >&2; return 0; }
 	gnuplot <<-EOF
 	$TERM_PNG
