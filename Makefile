@@ -325,4 +325,4 @@ uninstall:
 clean:
 	rm -rf build build-asan
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD) -path '$(BUILD)/peers' -prune -o -type f -name '*.d' -print 2>/dev/null)
