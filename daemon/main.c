@@ -138,6 +138,7 @@ ANALYZER_FALSE_POSITIVE_BEGIN("-Wanalyzer-use-of-uninitialized-value")
 static int verb_replay(const char *topology_path, const char *config_path, bool config_given, const char *trace,
                        bool print_util) {
         _cleanup_(topology_freep) Topology *topo = NULL;
+        _cleanup_free_ char *in_buffer = NULL; /* declared before owned: freed after it is closed */
         _cleanup_fclose_ FILE *owned = NULL;
         _cleanup_free_ char *error = NULL;
         ReplayStats stats = {};
@@ -168,6 +169,10 @@ static int verb_replay(const char *topology_path, const char *config_path, bool 
                 owned = fopen(trace, "re");
                 if (!owned)
                         return log_error_errno(errno, "%s: %m", trace);
+                /* Only a speed-up (REPLAY_READ_BUFFER_SIZE), so none without the memory. */
+                in_buffer = malloc(REPLAY_READ_BUFFER_SIZE);
+                if (in_buffer)
+                        (void) setvbuf(owned, in_buffer, _IOFBF, REPLAY_READ_BUFFER_SIZE);
                 in = owned;
         } else
                 trace = "<stdin>";

@@ -103,6 +103,53 @@ TEST(comm_with_spaces_and_brackets) {
         ASSERT_EQ(ev.wakeup.target_cpu, 2);
 }
 
+/*
+ * How the one-pass field scan (trace-fields.c) splits a line: a value runs to the next " word=", so a key inside
+ * a comm ends the comm and counts as the first occurrence; '=' without a space before it, spaces, a newline.
+ */
+TEST(fields_split) {
+        SchedEvent ev;
+
+        /* A comm holding " prev_pid=": the first occurrence wins, as the old strstr() lookup had it. */
+        ASSERT_EQ(parse("x 1 [000] 1.000000: sched:sched_switch: prev_comm=evil prev_pid=7 prev_pid=4533 prev_prio=120 "
+                        "prev_state=S ==> next_comm=a b=c d next_pid=9 next_prio=120\n", &ev),
+                  REPLAY_LINE_EVENT);
+        ASSERT_STREQ(ev.sw.prev_comm, "evil");
+        ASSERT_EQ(ev.sw.prev_pid, 7);
+        ASSERT_STREQ(ev.sw.next_comm, "a");
+        ASSERT_EQ(ev.sw.next_pid, 9);
+
+        /* '=' inside a word and spaces inside a comm do not end it; " ==> " does; comms are cut at 15 bytes. */
+        ASSERT_EQ(parse("x 1 [000] 1.000000: sched:sched_switch: prev_comm=a=b c prev_pid=1 prev_prio=1 "
+                        "prev_state=S|D ==> next_comm=Web Content Process next_pid=2 next_prio=3", &ev),
+                  REPLAY_LINE_EVENT);
+        ASSERT_STREQ(ev.sw.prev_comm, "a=b c");
+        ASSERT_EQ(ev.sw.prev_state, 0x3);
+        ASSERT_STREQ(ev.sw.next_comm, "Web Content Pro");
+
+        /* A key right after the event name, without a space; a "[ns]" ending runtime=; strtol()'s forms. */
+        ASSERT_EQ(parse("sh 5 [001] 1.000000: sched:sched_stat_runtime:comm=sh pid= +5 runtime=7 [ns]", &ev),
+                  REPLAY_LINE_EVENT);
+        ASSERT_STREQ(ev.runtime.comm, "sh");
+        ASSERT_EQ(ev.runtime.pid, 5);
+        ASSERT_U64_EQ(ev.runtime.runtime_ns, 7);
+        ASSERT_EQ(parse("sh 5 [001] 1.000000: sched:sched_stat_runtime: comm=sh pid=5 runtime=12 [ns]", &ev),
+                  REPLAY_LINE_EVENT);
+        ASSERT_U64_EQ(ev.runtime.runtime_ns, 12);
+        ASSERT_EQ(parse("sh 5 [001] 1.000000: sched:sched_process_exit: comm=sh pid=-2147483648 "
+                        "prio=0000000000000000000000000000000001", &ev), REPLAY_LINE_EVENT);
+        ASSERT_EQ(ev.exit.pid, INT32_MIN);
+        ASSERT_EQ(ev.exit.prio, 0); /* only the first 31 bytes are read */
+        ASSERT_EQ(parse("sh 5 [001] 1.000000: sched:sched_process_exit: comm=sh pid=2147483648 prio=1", &ev), -EINVAL);
+        ASSERT_EQ(parse("sh 5 [001] 1.000000: sched:sched_stat_iowait: comm=sh pid=5 delay=-0 [ns]", &ev), -EINVAL);
+
+        /* A newline ends a value, a key after it (and a space) still counts. */
+        ASSERT_EQ(parse("sh 5 [001] 1.000000: sched:sched_process_exit: comm=sh\n pid=5 prio=1", &ev),
+                  REPLAY_LINE_EVENT);
+        ASSERT_STREQ(ev.exit.comm, "sh");
+        ASSERT_EQ(ev.exit.pid, 5);
+}
+
 TEST(other_events) {
         SchedEvent ev;
 
