@@ -266,6 +266,7 @@ soak: deps
 # the plots to docs/bench/. BENCH_PARTS and the parts' knobs (see each script) narrow it.
 .PHONY: bench
 bench: deps
+	@scripts/install-deps bench
 	@$(MAKE) --no-print-directory all
 	@bench/run-all.sh $(BUILD)
 

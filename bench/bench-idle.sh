@@ -23,8 +23,17 @@
 #   one's wake-ups are the other's events), waited for up to QUIET_WAIT_S (default 120) s. A window is marked
 #   "noisy" if that was not reached, or if its background (the machine-wide rate minus twice the daemon's and
 #   the emulator's wake-ups) was above QUIET_MAX. Medians are printed over all runs and over the quiet ones.
+#
+# Usage: bench/bench-idle.sh peers BUILD [SECONDS] [RUNS]   the governors of bench/lib-peers.sh side by side
+#   instead (nothing, schedfreqd, the ondemand-style sampler, cpufreqd): runs bench/bench-idle-peers.sh, which
+#   writes idle.csv (its knobs: IDLE_SETTLE_S, IDLE_QUIET_MAX, IDLE_GOVERNORS, BENCH_OUT).
 # shellcheck disable=SC2016 # conditions for wait_for and at_exit are evaluated later, on purpose
 set -u
+if [ "${1:-}" = peers ]; then
+	[ -n "${3:-}" ] && export IDLE_SECONDS=$3
+	[ -n "${4:-}" ] && export IDLE_RUNS=$4
+	exec bash "$(dirname "$0")/bench-idle-peers.sh" "${2:?usage: bench/bench-idle.sh peers BUILD [SECONDS] [RUNS]}"
+fi
 BUILDS_ARG=${1:?usage: bench/bench-idle.sh BUILD[,BUILD...] [SECONDS] [RUNS]}
 SECS=${2:-20}
 RUNS=${3:-3}

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2016 # conditions for wait_for and code for emu_sh are evaluated later
 #
 # The governors the benchmarks compare, each started the same way over the emulated cpufreq tree (issue #12).
 # Source it after tests/integration/lib.sh, with the emulator running (emu_start):
@@ -26,13 +26,14 @@
 #                      are unpacked under BUILD/peers/cpufreqd (no init script, nothing started on the host); its
 #                      plugin path is compiled in (/usr/lib/cpufreqd/), so it runs in a mount namespace of its own
 #                      inside the emulator's, with the unpacked /usr/lib overlaid on the real one.
-# and, for the overhead table only, perf-record (perf record -a of the daemon's seven sched tracepoints, those
-# this kernel has, to a file in PEER_DIR).
+# and, for the overhead table only, perf-record (perf record -a of the daemon's sched tracepoints, those this
+# kernel has, sched_stat_runtime with the daemon's filter, to a file in PEER_DIR).
 #
-# peer_start snapshots every policy's governor and limits; peer_stop puts back whatever the governor left
-# changed (cpufreqd exits on SIGTERM with its last profile in place). Everything a peer writes is in its own
+# peer_start snapshots every policy's governor, limits and frequency; peer_stop puts back whatever the governor
+# left changed (cpufreqd exits on SIGTERM with its last profile in place). Everything a peer writes is in its own
 # temp dir ($PEER_DIR, removed by the next peer_start and at exit); peers log to $PEER_DIR/log.
 
+# shellcheck disable=SC2034 # for the scripts that source this
 PEER_NAMES="schedfreqd schedfreqd-local ondemand cpufreqd"
 PEER_CPUFREQD_ROOT=${PEER_CPUFREQD_ROOT:-$BUILD/peers/cpufreqd}
 PEER_PID=
@@ -123,11 +124,15 @@ peer__start_cpufreqd() {
 }
 
 peer__start_perf_record() {
-	local events=() t
+	local tracepoints=() t
+	# What the daemon opens by default (daemon/perf-events.c, perf_cpu_plan()): the five, sched_stat_iowait where
+	# the kernel has it, and sched_stat_runtime as its busy detector, filtered in the kernel to runtime >= 1 ms.
 	for t in sched_switch sched_wakeup sched_wakeup_new sched_migrate_task sched_process_exit sched_stat_runtime sched_stat_iowait; do
-		[ -d "/sys/kernel/tracing/events/sched/$t" ] || [ -d "/sys/kernel/debug/tracing/events/sched/$t" ] && events+=(-e "sched:$t")
+		[ -d "/sys/kernel/tracing/events/sched/$t" ] || [ -d "/sys/kernel/debug/tracing/events/sched/$t" ] || continue
+		tracepoints+=(-e "sched:$t")
+		[ "$t" = sched_stat_runtime ] && tracepoints+=(--filter 'runtime >= 1000000')
 	done
-	perf record -a -k CLOCK_MONOTONIC "${events[@]}" -o "$PEER_DIR/perf.data" >"$PEER_DIR/out" 2>"$PEER_DIR/log" &
+	perf record -a -k CLOCK_MONOTONIC "${tracepoints[@]}" -o "$PEER_DIR/perf.data" >"$PEER_DIR/out" 2>"$PEER_DIR/log" &
 	PEER_PID=$!
 	# Recording: perf has opened its events (its data file has its header) — polled, bounded.
 	wait_for '[ -s "$PEER_DIR/perf.data" ] || ! kill -0 "$PEER_PID" 2>/dev/null' 10 && kill -0 "$PEER_PID" 2>/dev/null
@@ -137,20 +142,35 @@ peer__snapshot() { # the policies' governors and limits, as "FILE VALUE" lines
 	emu_sh 'cd /sys/devices/system/cpu/cpufreq && for f in policy*/scaling_governor policy*/scaling_max_freq policy*/scaling_min_freq; do echo "$f $(cat "$f")"; done'
 }
 
-peer__restore() { # puts back the snapshot: governor first, then max, then min (as they were listed)
-	local f v
+peer__snapshot_cur() { # each policy's current frequency, as "POLICY KHZ" lines
+	emu_sh 'cd /sys/devices/system/cpu/cpufreq && for p in policy*; do echo "$p $(cat "$p/scaling_cur_freq")"; done'
+}
+
+# Puts back the snapshot: governor first, then max, then min (as they were listed); then each policy's
+# frequency, which a governor such as schedutil keeps from whoever set it last (cpufreqd's powersave leaves the
+# minimum): through the userspace governor (its start takes the current frequency as setspeed,
+# cpufreq_userspace_policy_start()), then the governor back.
+peer__restore() {
+	local f v p khz gov
 	[ -s "$PEER_DIR/snapshot" ] || return 0
 	while read -r f v; do
 		[ "$(emu_exec cat "/sys/devices/system/cpu/cpufreq/$f")" = "$v" ] && continue
 		emu_sh "echo '$v' > /sys/devices/system/cpu/cpufreq/$f" || echo "peer_stop: cannot put $f back to $v" >&2
 	done <"$PEER_DIR/snapshot"
+	while read -r p khz; do
+		f=/sys/devices/system/cpu/cpufreq/$p
+		[ "$(emu_exec cat "$f/scaling_cur_freq")" = "$khz" ] && continue
+		gov=$(emu_exec cat "$f/scaling_governor")
+		emu_sh "echo userspace > $f/scaling_governor && echo $khz > $f/scaling_setspeed && echo $gov > $f/scaling_governor" ||
+			echo "peer_stop: cannot put $p back to $khz kHz" >&2
+	done <"$PEER_DIR/snapshot-cur"
 }
 
 peer_start() { # NAME [EXTRA_CONFIG]
 	PEER_NAME=$1
 	[ -n "$PEER_DIR" ] && rm -rf "$PEER_DIR"
 	PEER_DIR=$(mktemp -d /tmp/schedfreqd-peer.XXXXXX) || return 1
-	[ "$PEER_NAME" = perf-record ] || peer__snapshot >"$PEER_DIR/snapshot"
+	[ "$PEER_NAME" = perf-record ] || { peer__snapshot >"$PEER_DIR/snapshot" && peer__snapshot_cur >"$PEER_DIR/snapshot-cur"; }
 	case $PEER_NAME in
 	schedfreqd) peer__start_schedfreqd yes "${2:-}" ;;
 	schedfreqd-local) peer__start_schedfreqd no "${2:-}" ;;

@@ -10,11 +10,15 @@
  *     as idle (io_is_busy = 0); a policy's load is the maximum over its CPUs (dbs_update());
  *   - above UP_THRESHOLD (80 %) the policy goes to its maximum; below, to
  *     min + load * (max - min) / 100 of cpuinfo's range, resolved to the closest table frequency
- *     (CPUFREQ_RELATION_C), as od_update() does; the write goes to scaling_setspeed through a kept-open fd,
+ *     (CPUFREQ_RELATION_CE since 5.16: C among the efficient frequencies, every one of a table that marks
+ *     none inefficient), as od_update() does; the write goes to scaling_setspeed through a kept-open fd,
  *     and only when the frequency changes (__cpufreq_driver_target() returns early on the current one).
  *
- * /proc/stat counts in USER_HZ ticks (10 ms), so a 10 ms sample sees a CPU as 0 % or 100 % busy; the kernel's
- * ondemand reads the idle time in µs. That coarseness is the price of sampling from user space, kept here.
+ * /proc/stat counts in USER_HZ ticks (10 ms), so a 10 ms sample sees a CPU as 0 % or 100 % busy, or sees no
+ * tick at all; the kernel's ondemand reads the idle time in µs. An interval without a tick reuses the CPU's
+ * previous load, as dbs_update() does when no time elapsed ("the previous load value can be used then"): read
+ * as idle, it would drop a hog's policy to the minimum one sample in three. That coarseness is the price of
+ * sampling from user space, kept here.
  *
  * It takes every policy over with the userspace governor and puts each governor (and a userspace policy's
  * setspeed) back on SIGTERM or SIGINT. Usage: ondemand-sampler [--sampling-ms N] [--up-threshold PCT]
@@ -56,6 +60,7 @@ typedef struct Policy {
 
 typedef struct CpuTimes {
         uint64_t busy, idle;
+        int load;  /* percent, over the last interval with a tick (prev_load) */
         bool seen;
 } CpuTimes;
 
@@ -227,12 +232,10 @@ static int sample(int stat_fd, int load[MAX_CPUS]) {
                 if (last[cpu].seen) {
                         uint64_t db = busy - last[cpu].busy, di = idle - last[cpu].idle;
 
-                        if (db + di > 0)
-                                load[cpu] = (int) (100 * db / (db + di));
-                        else
-                                load[cpu] = 0; /* no tick accounted in the interval: as idle */
+                        /* No tick accounted in the interval: the previous load (dbs_update()'s prev_load). */
+                        load[cpu] = db + di > 0 ? (int) (100 * db / (db + di)) : last[cpu].load;
                 }
-                last[cpu] = (CpuTimes) { .busy = busy, .idle = idle, .seen = true };
+                last[cpu] = (CpuTimes) { .busy = busy, .idle = idle, .load = load[cpu] < 0 ? 0 : load[cpu], .seen = true };
         }
         return 0;
 }

@@ -26,6 +26,7 @@ color() {
 	case $1 in
 	schedfreqd) echo '#1f77b4' ;;
 	schedfreqd-local) echo '#17becf' ;;
+	schedfreqd-immediate) echo '#2ca02c' ;;
 	ondemand) echo '#ff7f0e' ;;
 	cpufreqd) echo '#d62728' ;;
 	perf-record) echo '#9467bd' ;;
@@ -55,14 +56,21 @@ plot_freq_a() {
 		plots+=("'$f' using 1:2 with steps lw 2 lc rgb '$(color "$g")' title '$g'")
 	done
 	gnuplot <<-EOF
-	$TERM_PNG
+	set terminal pngcairo size 1400,520 font 'DejaVu Sans,10' noenhanced
 	set output '$OUT/reaction-freq-a.png'
-	set title "Scenario (a): policy1's frequency around the heavy task's wake-up (t = 0) on CPU 1"
-	set xlabel 'ms since the wake-up'
+	set multiplot layout 1,2 title "Scenario (a): policy1's frequency around the heavy task's wake-up (t = 0) on CPU 1, one trial per governor"
 	set ylabel 'MHz'
 	set key bottom right
 	set grid
+	set yrange [700:2500]
+	set title 'the first 300 ms'
+	set xlabel 'ms since the wake-up'
+	set xrange [-20:300]
 	plot $(IFS=,; echo "${plots[*]}")
+	set title 'zoom: the first 2 ms'
+	set xrange [-0.2:2]
+	plot $(IFS=,; echo "${plots[*]}")
+	unset multiplot
 	EOF
 }
 
@@ -76,7 +84,7 @@ plot_cdf() {
 		echo "set multiplot layout 1,3 title 'Reaction latency: trigger to the first raise of policy1 (solid: idle, dashed: loaded)'"
 		echo "set logscale x; set xtics ('10 µs' 10, '100 µs' 100, '1 ms' 1000, '10 ms' 10000, '100 ms' 100000, '1 s' 1e6, '10 s' 1e7)"
 		echo "set xlabel 'latency (log scale)'; set ylabel 'fraction of trials'; set grid; set yrange [0:1]"
-		echo "set key bottom right"
+		echo "set key top left; set xrange [10:2e6]"
 		for s in a b c; do
 			case $s in
 			a) title='(a) remote wake-up of a heavy task' ;;
@@ -90,10 +98,13 @@ plot_cdf() {
 					awk -F, -v s="$s" -v g="$g" -v l="$load" 'NR > 1 && $1 == g && $2 == s && $3 == l && $5 > 0 { print $5 }' \
 						"$CSV/reaction.csv" | sort -g | awk '{ v[NR] = $1 } END { for (i = 1; i <= NR; i++) print v[i], i / NR }' >"$f"
 					[ -s "$f" ] || continue
+					# One legend entry per governor: its idle line, or its loaded one if it ran loaded only.
 					if [ "$load" = idle ]; then
 						plots+=("'$f' using 1:2 with lines lw 2 lc rgb '$(color "$g")' title '$g'")
-					else
+					elif [ -s "$DAT/cdf-$s-$g-idle" ]; then
 						plots+=("'$f' using 1:2 with lines lw 2 dt 2 lc rgb '$(color "$g")' notitle")
+					else
+						plots+=("'$f' using 1:2 with lines lw 2 dt 2 lc rgb '$(color "$g")' title '$g (loaded only)'")
 					fi
 				done
 			done
