@@ -12,8 +12,13 @@
  *
  * The file and line of policies= and of each [policyN] section are kept in the Config, so that
  * config_check_topology() can name them when it finds policies the machine does not have.
+ *
+ * [rule:NAME] sections (daemon/config-rules.c knows their keys) are matched by NAME across files, so a drop-in
+ * can change a rule key by key; a rule is judged as a whole once every file is read, at its last header.
+ * inih cuts section names at 49 bytes, so the reader keeps the full name of the header it serves.
  */
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <ini.h>
@@ -27,6 +32,7 @@
 #include <sys/stat.h>
 
 #include "config.h"
+#include "config-rules.h"
 #include "cpulist.h"
 #include "log.h"
 #include "macro.h"
@@ -93,6 +99,7 @@ void config_set_defaults(Config *c) {
                 .tick_usec = 4 * 1000,             /* CONFIG_HZ=250 */
                 .manage_all = true,
                 .remote = REMOTE_MODE_AUTO,
+                .rules.n = 0,                      /* no [rule:NAME] */
         };
         CPU_ZERO(&c->manage);
         /* A [policyN] section without remote= follows [governor] remote=, whatever order they come in. */
@@ -367,7 +374,10 @@ typedef struct ErrorList {
         ConfigError *items;
         size_t n, allocated;
         bool oom;
+        uint32_t bad_rules;       /* rules with a bad key or value: not judged as a whole too (bit = index) */
 } ErrorList;
+
+_Static_assert(RULES_MAX <= 32, "ErrorList.bad_rules has a bit per rule");
 
 static void error_list_done(ErrorList *l) {
         for (size_t i = 0; i < l->n; i++)
@@ -453,6 +463,8 @@ typedef struct ParseState {
         size_t next;              /* index of the next line to serve; so the line served last is 'next' (1-based) */
         unsigned section_line;    /* line of the last "[section]" header served */
         unsigned reported_section_line; /* a bad section is reported once, at its header */
+        bool keys_pass;           /* the pass that calls config_handler() (not the syntax pre-pass) */
+        char section[INI_MAX_LINE]; /* keys pass: the name of that header, uncut */
         Config *config;
         ErrorList *errors;
 } ParseState;
@@ -572,6 +584,8 @@ static bool is_section_header(const char *line) {
         return line[strspn(line, " \t")] == '[';
 }
 
+static void section_served(ParseState *st, const char *line);
+
 /* An ini_reader: fgets() over the lines in memory. */
 static char *parse_state_reader(char *str, int num, void *stream) {
         ParseState *st = stream;
@@ -592,8 +606,11 @@ static char *parse_state_reader(char *str, int num, void *stream) {
         if (st->blank[i])
                 line = "\n";
 
-        if (is_section_header(line))
+        if (is_section_header(line)) {
                 st->section_line = (unsigned) i + 1;
+                if (st->keys_pass)
+                        section_served(st, line);
+        }
 
         strcpy(str, line); /* fits: longer lines were blanked above */
         return str;
@@ -676,12 +693,141 @@ static void config_note_origin(ParseState *st, const ConfigItem *item, void *bas
         *o = (ConfigOrigin) { .file = config_origin_intern(st->config, st->file), .line = line };
 }
 
+/* ---- [rule:NAME] sections ---- */
+
+/*
+ * The rule of the "rule:NAME" @section, or -1 after reporting why there is none (once per header). Its origin
+ * becomes the header served last when it is new or when @at_header (the reader is serving that header).
+ */
+static int rule_section_index(ParseState *st, const char *section, bool at_header) {
+        const char *name = rule_section_name(section);
+        unsigned n = st->config->rules.n;
+        int index;
+
+        if (!rule_name_valid(name)) {
+                if (report_section_once(st))
+                        error_add(st->errors, st->section_line, "%s:%u: invalid section [%s]: expected [rule:NAME] "
+                                  "with a NAME of 1 to %d letters, digits, '_', '.' or '-'", st->file,
+                                  st->section_line, section, RULE_NAME_MAX - 1);
+                return -1;
+        }
+        index = rule_set_find_or_add(&st->config->rules, name);
+        if (index < 0) {
+                if (report_section_once(st))
+                        error_add(st->errors, st->section_line, "%s:%u: [%s]: more than %d rules", st->file,
+                                  st->section_line, section, RULES_MAX);
+                return -1;
+        }
+        if (at_header || st->config->rules.n > n)
+                st->config->rules.rule[index].origin = (ConfigOrigin) {
+                        .file = config_origin_intern(st->config, st->file),
+                        .line = st->section_line,
+                };
+        return index;
+}
+
+/*
+ * A header line was served (keys pass): keep its section name whole and, for a rule, register it now, so that
+ * a section without keys is a rule too (and judged: it has no match key), and its origin is this header.
+ */
+static void section_served(ParseState *st, const char *line) {
+        const char *start = line, *end;
+
+        if (startswith_bom(start))
+                start += strlen(UTF8_BOM);
+        while (isspace((unsigned char) *start))
+                start++;
+        /* As inih: the name runs to the first ']' (a header without one is a syntax error, blanked by now). */
+        end = strchr(++start, ']');
+        if (!end) {
+                st->section[0] = '\0';
+                return;
+        }
+        snprintf(st->section, sizeof(st->section), "%.*s", (int) (end - start), start);
+
+        if (rule_section_name(st->section))
+                (void) rule_section_index(st, st->section, true);
+}
+
+/* inih's MAX_SECTION (ini.c): it hands the handler a section name cut to this many bytes less one. */
+#define INIH_SECTION_MAX 50
+
+static int rule_handler(ParseState *st, const char *section, const char *key, const char *value) {
+        const char *reason = NULL;
+        unsigned line = parse_state_lineno(st);
+        int index;
+
+        /* The whole name of a long section: inih's is a cut copy of the header served last. */
+        if (strlen(section) == INIH_SECTION_MAX - 1 && strncmp(st->section, section, strlen(section)) == 0)
+                section = st->section;
+
+        index = rule_section_index(st, section, false);
+        if (index < 0)
+                return 0;
+
+        switch (rule_set_key(&st->config->rules.rule[index], key, value, &reason)) {
+        case 0:
+                return 1;
+        case -ENOENT:
+                error_add(st->errors, line, "%s:%u: unknown key '%s' in section [%s] (valid keys: " RULE_KEYS ")",
+                          st->file, line, key, section);
+                break;
+        default:
+                error_add(st->errors, line, "%s:%u: %s=%s: %s", st->file, line, key, value, reason ?: "invalid value");
+                break;
+        }
+        st->errors->bad_rules |= UINT32_C(1) << index;
+        return 0;
+}
+
+static int rule_origin_cmp(const void *a, const void *b) {
+        const Rule *x = *(const Rule *const *) a, *y = *(const Rule *const *) b;
+
+        if (x->origin.file != y->origin.file)
+                return x->origin.file < y->origin.file ? -1 : 1;
+        return x->origin.line < y->origin.line ? -1 : x->origin.line > y->origin.line;
+}
+
+/* Judges each rule as a whole, once every file is read: its problems at its last header, in load order. */
+static void config_check_rules(const Config *c, ErrorList *errors) {
+        const Rule *rules[RULES_MAX];
+        size_t n = 0;
+
+        for (unsigned i = 0; i < c->rules.n; i++)
+                if (!(errors->bad_rules & (UINT32_C(1) << i)))
+                        rules[n++] = &c->rules.rule[i];
+        if (n > 1)
+                qsort(rules, n, sizeof(rules[0]), rule_origin_cmp);
+
+        for (size_t i = 0; i < n; i++) {
+                const Rule *r = rules[i];
+                const char *file = config_origin_file(c, r->origin);
+                unsigned p = rule_problems(r), line = r->origin.line;
+
+                if (p & RULE_PROBLEM_NO_MATCH_KEY)
+                        error_add(errors, 0, "%s:%u: rule '%s' has no match key (comm=, exe= or cgroup=)", file,
+                                  line, r->name);
+                if (p & RULE_PROBLEM_NO_ACTION)
+                        error_add(errors, 0, "%s:%u: rule '%s' has no action (min_util=, max_util=, rt_boost=yes "
+                                  "or ignore=yes)", file, line, r->name);
+                if (p & RULE_PROBLEM_IGNORE_AND_MORE)
+                        error_add(errors, 0, "%s:%u: rule '%s': ignore=yes excludes the other actions (min_util=, "
+                                  "max_util=, rt_boost=)", file, line, r->name);
+                if (p & RULE_PROBLEM_MIN_ABOVE_MAX)
+                        error_add(errors, 0, "%s:%u: rule '%s': min_util=%u is above max_util=%u", file, line,
+                                  r->name, r->min_util, r->max_util);
+        }
+}
+
 static int config_handler(void *user, const char *section, const char *key, const char *value) {
         ParseState *st = user;
         const ConfigItem *item;
         const char *reason = NULL;
         unsigned line;
         void *base;
+
+        if (rule_section_name(section))
+                return rule_handler(st, section, key, value);
 
         item = handler_lookup(st, section, key, &base);
         if (!item)
@@ -761,6 +907,7 @@ static int config_parse_file(FILE *f, const char *file, Config *c, ErrorList *er
                 return r;
 
         parse_state_rewind(&st);
+        st.keys_pass = true;
         r = ini_parse_stream(parse_state_reader, &st, config_handler, &st);
         if (r == -2)
                 return -ENOMEM;
@@ -909,6 +1056,7 @@ int config_load(const char *path, bool missing_ok, Config *ret, char **ret_error
         r = config_load_dropins(path, &c, &errors, ret_error);
         if (r < 0)
                 return r;
+        config_check_rules(&c, &errors);
         if (errors.oom)
                 return -ENOMEM;
 

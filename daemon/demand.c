@@ -29,6 +29,7 @@
 #include "demand.h"
 #include "macro.h"
 #include "pelt.h"
+#include "rules.h"
 #include "task-table.h"
 #include "util-est.h"
 
@@ -62,6 +63,8 @@ typedef struct DemandCpu {
         unsigned freq_scale;      /* arch_scale_freq_capacity(): cur/max x 1024 */
         uint64_t idle_calls;      /* completed idle periods: counted when the CPU leaves idle (see demand.h) */
         uint64_t updates;         /* the signal changed: decayed, attach, detach (where the kernel calls cpufreq) */
+        uint16_t nr_rule[RULES_MAX]; /* queued tasks (cfs or rt, counted above) per rule: the rq's uclamp buckets */
+        uint16_t idle_max_util;   /* uclamp_max kept while the rq is empty (uclamp_idle_value()) */
 } DemandCpu;
 
 struct Demand {
@@ -71,6 +74,8 @@ struct Demand {
         uint64_t silence_ns;      /* demand_cpu_silent(): 0 = the source does not report sched_stat_runtime */
         uint64_t lost_switches;   /* switches the events' context showed were lost */
         uint64_t resyncs;         /* demand_cpu_resync() calls */
+        const RuleSet *rules;     /* demand_set_rules(): the caller's, NULL = none */
+        uint16_t rules_gen;       /* bumped by each demand_set_rules(): tasks are matched again */
 };
 
 int demand_new_with_limit(unsigned n_cpus, size_t max_tasks, Demand **ret) {
@@ -88,7 +93,7 @@ int demand_new_with_limit(unsigned n_cpus, size_t max_tasks, Demand **ret) {
                 return r;
         d->n_cpus = n_cpus;
         for (unsigned i = 0; i < n_cpus; i++)
-                d->cpus[i] = (DemandCpu) { .cpu_scale = PELT_SCALE, .freq_scale = PELT_SCALE };
+                d->cpus[i] = (DemandCpu) { .cpu_scale = PELT_SCALE, .freq_scale = PELT_SCALE, .idle_max_util = RULE_UTIL_MAX };
 
         *ret = TAKE_PTR(d);
         return 0;
@@ -207,6 +212,7 @@ static void task_sync_rq(Demand *d, Task *k) {
                 return;
         k->on_rq = k->running = false;
         k->queued_rt = k->queued_stop = false;
+        k->queued_rule = -1;
         k->util_est_enqueued = 0;
 }
 
@@ -344,13 +350,79 @@ static void task_enqueue(Demand *d, Task *k, int cpu, uint64_t now_ns);
 static void task_dequeue(Demand *d, Task *k, uint64_t now_ns, bool sleep);
 
 /*
+ * ---- per-process rules (rules.h) ----
+ *
+ * A task's rule is matched on the name the events print for it (comm), again whenever that name changes
+ * (exec, prctl(PR_SET_NAME)) or the rule set does, unless the live daemon pinned it from what the proc connector
+ * knows (exe, cgroup: demand_task_set_rule()). Each CPU counts its queued tasks per rule, as the kernel's rq
+ * counts its tasks per uclamp bucket (uclamp_rq_inc()/uclamp_rq_dec(), kernel/sched/core.c), so that
+ * demand_cpu_clamp() is the max over the runnable tasks' clamps.
+ */
+static const Rule *task_rule(const Demand *d, const Task *k) {
+        if (k->rule < 0 || !d->rules || (unsigned) k->rule >= d->rules->n)
+                return NULL;
+        return &d->rules->rule[k->rule];
+}
+
+/* FNV-1a of a task name, never 0 (0 is "not matched yet"). */
+static uint32_t comm_hash(const char *comm) {
+        uint32_t h = 2166136261u;
+
+        for (size_t i = 0; i < TASK_COMM_LEN && comm[i] != '\0'; i++)
+                h = (h ^ (uint8_t) comm[i]) * 16777619u;
+        return h | 1;
+}
+
+static void task_unqueue_rule(Demand *d, DemandCpu *c, Task *k) {
+        if (k->queued_rule < 0)
+                return;
+        c->nr_rule[k->queued_rule] -= c->nr_rule[k->queued_rule] > 0;
+        k->queued_rule = -1;
+}
+
+static void cpu_clear_rules(DemandCpu *c) {
+        memset(c->nr_rule, 0, sizeof(c->nr_rule));
+}
+
+/* Gives @k rule @rule (-1: none); a queued task is requeued so that its CPU's counts follow. */
+static void task_set_rule(Demand *d, Task *k, int rule, uint64_t now_ns) {
+        int queued_on = k->on_rq && cpu_valid(d, k->cpu) ? k->cpu : -1;
+
+        if (k->rule == rule)
+                return;
+        if (queued_on >= 0)
+                task_dequeue(d, k, now_ns, false);
+        k->rule = (int8_t) rule;
+        if (queued_on >= 0)
+                task_enqueue(d, k, queued_on, now_ns);
+}
+
+/* Matches @k's rule on @comm when it is new to the task or to the rule set. Returns whether @k has a rule. */
+static bool task_match_rule(Demand *d, Task *k, const char *comm, uint64_t now_ns) {
+        uint32_t h;
+
+        if (!d->rules || d->rules->n == 0)
+                return false;
+        if (comm[0] != '\0' && !k->rule_pinned) {
+                h = comm_hash(comm);
+                if (h != k->comm_hash || k->rule_gen != d->rules_gen) {
+                        k->comm_hash = h;
+                        k->rule_gen = d->rules_gen;
+                        task_set_rule(d, k, rules_match(d->rules, comm, NULL, NULL), now_ns);
+                }
+        }
+        return task_rule(d, k) != NULL;
+}
+
+/*
  * The scheduling class a task was last seen in, from the prio (and comm) a tracepoint printed for it. A task
  * leaving CFS (sched_setscheduler(), PI boosting) takes its util out of its CPU's cfs signal at once:
  * switched_from_fair() → detach_task_cfs_rq() (kernel/sched/fair.c); back in CFS it is attached again at its
  * next enqueue.
  */
 static void task_set_class(Demand *d, Task *k, int32_t prio, const char *comm, int cpu, uint64_t now_ns) {
-        bool rt = prio < MAX_RT_PRIO, stop = rt && comm_is_stopper(comm, cpu);
+        bool ignored = task_match_rule(d, k, comm, now_ns) && task_rule(d, k)->ignore;
+        bool rt = prio < MAX_RT_PRIO || ignored, stop = (rt && comm_is_stopper(comm, cpu)) || ignored;
         int queued_on = k->on_rq && cpu_valid(d, k->cpu) ? k->cpu : -1;
 
         if (rt == k->rt && stop == k->stop)
@@ -381,6 +453,10 @@ static void task_enqueue(Demand *d, Task *k, int cpu, uint64_t now_ns) {
         k->rq_epoch = c->epoch;
         k->queued_rt = k->rt && !k->stop;
         k->queued_stop = k->stop;
+        if (!k->stop && task_rule(d, k)) {
+                k->queued_rule = k->rule;
+                c->nr_rule[k->rule]++;
+        }
         if (k->rt) {
                 c->nr_rt += k->queued_rt;
                 return;
@@ -423,6 +499,7 @@ static void task_dequeue(Demand *d, Task *k, uint64_t now_ns, bool sleep) {
         (void) demand_advance(d, (unsigned) k->cpu, now_ns);   /* the counts change below */
         task_advance(d, k, now_ns);
         k->on_rq = false;
+        task_unqueue_rule(d, c, k);
         if (k->queued_rt || k->queued_stop) {
                 if (k->queued_rt)
                         c->nr_rt -= c->nr_rt > 0;
@@ -531,6 +608,7 @@ static void cpu_set_idle(DemandCpu *c, uint64_t now_ns) {
         c->curr_inferred = false;
         /* Nothing is runnable here any more, whatever events were lost (task_sync_rq()). */
         c->epoch++;
+        cpu_clear_rules(c);
         c->nr_cfs = c->nr_rt = 0;
         c->util_est_sum = 0;
 }
@@ -661,6 +739,7 @@ void demand_cpu_resync(Demand *d, unsigned cpu, uint64_t now_ns) {
         c->seen_ns = MAX(now_ns, c->clock.task_ns);
         /* Every task queued here is forgotten (task_sync_rq()): the next switch-in or wake-up re-adds it. */
         c->epoch++;
+        cpu_clear_rules(c);
         c->nr_cfs = c->nr_rt = 0;
         c->util_est_sum = 0;
         d->resyncs++;
@@ -938,6 +1017,7 @@ int demand_task_info(const Demand *d, int32_t pid, DemandTaskInfo *ret) {
 }
 
 typedef struct QuietScan {
+        const Demand *d;
         unsigned util_max;
         DemandQuietTask *out;
         size_t n, max;
@@ -945,6 +1025,7 @@ typedef struct QuietScan {
 
 static void quiet_visit(Task *k, void *userdata) {
         QuietScan *q = userdata;
+        const Rule *r = task_rule(q->d, k);
         DemandQuietTask t;
         size_t i;
 
@@ -952,7 +1033,8 @@ static void quiet_visit(Task *k, void *userdata) {
          * Only CFS tasks the model has seen wake, whose every signal is small. Whether one runs now does not
          * matter (its next wake-up does), and the set stays the same while the tasks come and go.
          */
-        if (k->rt || k->wakeups == 0 ||
+        /* A task a rule boosts is never light: its wake-ups raise its policy (rules.h). */
+        if (k->rt || k->wakeups == 0 || (r && (r->min_util > 0 || r->rt_boost)) ||
             MAX(MAX(k->util.util_avg, k->runnable.util_avg), k->util_est) > q->util_max)
                 return;
         t = (DemandQuietTask) { .pid = k->pid, .wakeups = k->wakeups };
@@ -968,7 +1050,7 @@ static void quiet_visit(Task *k, void *userdata) {
 }
 
 size_t demand_quiet_tasks(Demand *d, unsigned util_max, DemandQuietTask *out, size_t max) {
-        QuietScan q = { .util_max = util_max, .out = out, .max = max };
+        QuietScan q = { .d = d, .util_max = util_max, .out = out, .max = max };
 
         if (max == 0)
                 return 0;
@@ -982,4 +1064,83 @@ size_t demand_n_tasks(const Demand *d) {
 
 uint64_t demand_task_evictions(const Demand *d) {
         return task_table_evictions(d->tasks);
+}
+
+/* ---- rules: the public side ---- */
+
+static void task_forget_rule(Task *k, void *userdata) {
+        Demand *d = userdata;
+
+        /* Matched again at its next event; out of its CPU's counts now, so that they hold no stale index. */
+        if (k->queued_rule >= 0 && cpu_valid(d, k->cpu))
+                task_unqueue_rule(d, &d->cpus[k->cpu], k);
+        k->rule = -1;
+        k->comm_hash = 0;
+        k->rule_pinned = false;
+}
+
+void demand_set_rules(Demand *d, const RuleSet *rules) {
+        task_table_foreach(d->tasks, task_forget_rule, d);
+        d->rules = rules && rules->n > 0 ? rules : NULL;
+        d->rules_gen++;
+}
+
+int demand_task_set_rule(Demand *d, int32_t pid, int rule, uint64_t now_ns) {
+        Task *k;
+        int r;
+
+        if (!d->rules || rule < -1 || (rule >= 0 && (unsigned) rule >= d->rules->n))
+                return -EINVAL;
+        r = task_lookup_or_add(d, pid, now_ns, &k);
+        if (r < 0)
+                return r;
+        k->rule_pinned = true;
+        k->rule_gen = d->rules_gen;
+        task_set_rule(d, k, rule, now_ns);
+        return 0;
+}
+
+int demand_task_rule(const Demand *d, int32_t pid) {
+        const Task *k = task_table_get(d->tasks, pid);
+
+        return k ? (task_rule(d, k) ? k->rule : -1) : -ENOENT;
+}
+
+/*
+ * uclamp_rq_util_with() inputs for @cpu (kernel/sched/sched.h, core.c): the max over its queued tasks' uclamp
+ * min and max, a task without a rule counting as 0 and 1024; while the rq is empty, min 0 and the max the last
+ * task left (uclamp_idle_value()). @ret_boost: a queued task's rule says rt_boost.
+ */
+void demand_cpu_clamp(Demand *d, unsigned cpu, unsigned *ret_min, unsigned *ret_max, bool *ret_boost) {
+        DemandCpu *c;
+        unsigned min = 0, max = 0, ruled = 0;
+        bool boost = false;
+
+        *ret_min = 0;
+        *ret_max = RULE_UTIL_MAX;
+        *ret_boost = false;
+        if (cpu >= d->n_cpus || !d->rules)
+                return;
+        c = &d->cpus[cpu];
+        for (unsigned i = 0; i < d->rules->n; i++) {
+                const Rule *r = &d->rules->rule[i];
+
+                if (c->nr_rule[i] == 0)
+                        continue;
+                ruled += c->nr_rule[i];
+                min = MAX(min, (unsigned) r->min_util);
+                max = MAX(max, (unsigned) r->max_util);
+                boost = boost || r->rt_boost;
+        }
+        if (c->nr_cfs + c->nr_rt == 0) {
+                /* Idle: the max clamp of the last task to leave stays (no boosted blocked util), min is 0. */
+                *ret_max = c->idle_max_util;
+                return;
+        }
+        if (c->nr_cfs + c->nr_rt > ruled)
+                max = RULE_UTIL_MAX;              /* an unclamped task is queued */
+        c->idle_max_util = (uint16_t) max;
+        *ret_min = min;
+        *ret_max = max;
+        *ret_boost = boost;
 }

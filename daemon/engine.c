@@ -64,6 +64,7 @@ struct Engine {
         EngineStats stats;
         bool paused;              /* model only: nothing is committed */
         int32_t self_pid;         /* the governor's own task (engine_set_self()), 0 = none */
+        RuleSet *rules;           /* the configuration's per-process rules (the demand model points here) */
 };
 
 static const char *const decision_kind_table[_DECISION_KIND_MAX] = {
@@ -76,6 +77,7 @@ static const char *const decision_reason_table[_DECISION_REASON_MAX] = {
         [DECISION_REASON_RT] = "rt",
         [DECISION_REASON_IOWAIT] = "iowait",
         [DECISION_REASON_LIMITS] = "limits",
+        [DECISION_REASON_RULE] = "rule",
 };
 
 const char *decision_kind_to_string(DecisionKind k) {
@@ -102,6 +104,7 @@ Engine *engine_free(Engine *e) {
         free(e->hooked);
         free(e->offline);
         demand_free(e->demand);
+        free(e->rules);
         free(e);
         return NULL;
 }
@@ -189,6 +192,8 @@ static uint64_t engine_tick_ns(const Config *cfg) {
         return (cfg->tick_usec > 0 ? cfg->tick_usec : 4000) * 1000;
 }
 
+static int engine_set_rules(Engine *e, const RuleSet *rules);
+
 int engine_new(const Topology *topo, const Config *cfg, EngineCommitFn commit, void *userdata, Engine **ret) {
         _cleanup_(engine_freep) Engine *e = NULL;
         unsigned n_cpus;
@@ -225,6 +230,9 @@ int engine_new(const Topology *topo, const Config *cfg, EngineCommitFn commit, v
                 if (r < 0)
                         return r;
         }
+        r = engine_set_rules(e, &cfg->rules);
+        if (r < 0)
+                return r;
 
         *ret = TAKE_PTR(e);
         return 0;
@@ -241,9 +249,36 @@ void engine_set_runtime_reported(Engine *e, bool reported) {
         demand_set_silence(e->demand, reported ? SILENCE_TICKS * e->tick_ns : 0);
 }
 
+/*
+ * The configuration's rules, copied (the demand model points into the copy); every task is matched again at its
+ * next event. None: no copy, and the model skips the rules altogether.
+ */
+static int engine_set_rules(Engine *e, const RuleSet *rules) {
+        if (rules->n == 0) {
+                demand_set_rules(e->demand, NULL);
+                free(e->rules);
+                e->rules = NULL;
+                return 0;
+        }
+        if (!e->rules) {
+                e->rules = malloc(sizeof(RuleSet));
+                if (!e->rules)
+                        return -ENOMEM;
+        }
+        demand_set_rules(e->demand, NULL);       /* forgets every task's index before the set changes */
+        *e->rules = *rules;
+        demand_set_rules(e->demand, e->rules);
+        return 0;
+}
+
 int engine_reconfigure(Engine *e, const Config *cfg) {
+        int r;
+
         if (!e || !cfg)
                 return -EINVAL;
+        r = engine_set_rules(e, &cfg->rules);
+        if (r < 0)
+                return r;
 
         e->tick_ns = engine_tick_ns(cfg);
         engine_set_runtime_reported(e, e->runtime_reported);
@@ -256,21 +291,55 @@ int engine_reconfigure(Engine *e, const Config *cfg) {
 /* ---- the governor side ---- */
 
 /*
+ * uclamp in sugov_effective_cpu_perf() (kernel/sched/cpufreq_schedutil.c, 6.8+): perf = max(min, min(max,
+ * util × headroom)), with min and max the rq's clamps. The governor applies the headroom itself
+ * (governor_util_to_khz()), so this returns the utilisation whose perf is the clamped one: for a bound that
+ * decides, the bound divided by the headroom, rounded so that the governor's product lands on the bound (it may
+ * differ by 1/1024 of capacity from the kernel's, docs/fidelity.md).
+ */
+static unsigned clamp_util(unsigned util, unsigned min, unsigned max, unsigned headroom_x1024) {
+        uint64_t perf = (uint64_t) util * headroom_x1024 / 1024, h = MAX(headroom_x1024, 1u);
+
+        if (perf > max)
+                return (unsigned) ((uint64_t) max * 1024 / h);
+        if (perf < min && min > 0)
+                return (unsigned) (((uint64_t) min * 1024 + h - 1) / h);
+        return util;
+}
+
+/*
  * A CPU's utilisation as schedutil sees it, from the signals as of their last update (the kernel reads them
  * without updating): effective_cpu_util() of 6.8+ (kernel/sched/syscalls.c) with sugov_get_util()'s
  * cpu_util_cfs_boost(). util = cfs (runnable-boosted) + avg_rt, capped at the capacity; while an RT/DL task is
  * runnable "min = scale" when uclamp is unused, so the capacity. No uclamp, no IRQ or DL signal (fidelity.md).
  */
+static unsigned cpu_headroom_x1024(const Engine *e, unsigned cpu) {
+        int p = e->policy_of_cpu[cpu];
+
+        return p >= 0 ? e->policies[p].gov.headroom_x1024 : 1280;
+}
+
 static unsigned cpu_demand(const Engine *e, unsigned cpu, DecisionReason *ret_reason) {
-        unsigned cap = demand_cpu_capacity(e->demand, cpu), util;
+        unsigned cap = demand_cpu_capacity(e->demand, cpu), util, min, max, clamped;
+        bool boost;
 
         if (demand_cpu_nr_rt(e->demand, cpu) > 0) {
                 *ret_reason = DECISION_REASON_RT;
                 return cap;
         }
         *ret_reason = DECISION_REASON_DEMAND;
-        util = demand_cpu_util(e->demand, cpu) + demand_cpu_rt_avg(e->demand, cpu);
-        return MIN(util, cap);
+        util = MIN(demand_cpu_util(e->demand, cpu) + demand_cpu_rt_avg(e->demand, cpu), cap);
+        if (!e->rules)
+                return util;
+        demand_cpu_clamp(e->demand, cpu, &min, &max, &boost);
+        if (boost) {
+                *ret_reason = DECISION_REASON_RULE;
+                return cap;
+        }
+        clamped = clamp_util(util, MIN(min, cap), MIN(max, cap), cpu_headroom_x1024(e, cpu));
+        if (clamped != util)
+                *ret_reason = DECISION_REASON_RULE;
+        return clamped;
 }
 
 /*

@@ -138,7 +138,8 @@ int task_table_add(TaskTable *t, int32_t pid, uint64_t now_ns, Task **ret) {
 
         i = t->free_head;
         t->free_head = slot(t, i)->next;
-        *slot(t, i) = (Task) { .pid = pid, .cpu = -1, .last_seen_ns = now_ns, .next = t->buckets[b] };
+        *slot(t, i) = (Task) { .pid = pid, .cpu = -1, .last_seen_ns = now_ns, .rule = -1, .queued_rule = -1,
+                               .next = t->buckets[b] };
         t->buckets[b] = i;
         t->n_tasks++;
         *ret = slot(t, i);

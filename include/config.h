@@ -3,8 +3,8 @@
 
 /*
  * The daemon's configuration: /etc/schedfreqd.conf plus /etc/schedfreqd.conf.d/ *.conf drop-ins in name
- * order (later wins per [section] key). Every key, its default and its range is documented in
- * conf/schedfreqd.conf. Unknown sections or keys and bad values are errors "FILE:LINE: reason"; a file
+ * order (later wins per [section] key, [rule:NAME] sections included). Every key, its default and its range
+ * is documented in conf/schedfreqd.conf. Unknown sections or keys and bad values are errors "FILE:LINE: reason"; a file
  * with errors is rejected as a whole, so a reload with a bad file keeps the running config.
  */
 
@@ -12,6 +12,9 @@
 #include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "config-origin.h"
+#include "rules.h"
 
 #define CONFIG_DEFAULT_PATH "/etc/schedfreqd.conf"
 
@@ -33,18 +36,8 @@ typedef enum RemoteMode {
 
 #define CONFIG_POLICIES_MAX CPU_SETSIZE
 
-/*
- * Where a setting was read, for messages that come after the load (config_check_topology()): a file name
- * kept in Config.origin_files and a line. Config stays a plain value (copied, never freed), so the names
- * live inside it; line 0 = not read from a file.
- */
-typedef struct ConfigOrigin {
-        uint32_t file;            /* offset of the NUL-terminated name in Config.origin_files */
-        uint32_t line;
-} ConfigOrigin;
-
-/* Room for the names of the files that set policies= or a [policyN] section: at least two PATH_MAX paths
- * (a name that does not fit is shown as "(a configuration file)"). */
+/* Room for the names of the files that set policies=, a [policyN] or a [rule:NAME] section: at least two
+ * PATH_MAX paths (a name that does not fit is shown as "(a configuration file)"). */
 #define CONFIG_ORIGIN_FILES_SIZE 8192
 
 typedef struct PolicyConfig {
@@ -71,6 +64,8 @@ typedef struct Config {
         RemoteMode remote;                /* remote = auto (default for policies without a section) */
         ConfigOrigin manage_origin;       /* the policies= line in force */
         PolicyConfig policy[CONFIG_POLICIES_MAX]; /* [policyN] sections */
+        /* [rule:NAME] sections, in the order of their first header (include/rules.h, daemon/config-rules.c) */
+        RuleSet rules;
 
         char origin_files[CONFIG_ORIGIN_FILES_SIZE]; /* names the ConfigOrigins point into, NUL-separated */
         size_t origin_files_used;

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rules.h"
 #include "sched-event.h"
 
 typedef struct Demand Demand;
@@ -149,3 +150,20 @@ typedef struct DemandQuietTask {
 } DemandQuietTask;
 size_t demand_quiet_tasks(Demand *d, unsigned util_max, DemandQuietTask *out, size_t max);
 uint64_t demand_task_evictions(const Demand *d);
+
+/*
+ * Per-process rules (rules.h). @rules is the caller's and must outlive its use (NULL or empty: none); each call
+ * forgets every task's rule, which is matched again on the name of its next event. A task whose rule is
+ * "ignore" is out of every accounting while it runs or waits, as the stopper is: its CPU looks idle to the model.
+ */
+void demand_set_rules(Demand *d, const RuleSet *rules);
+/* Pins @pid's rule (index into the rule set, -1 = none), as the proc connector's exe/cgroup showed it; names
+ * no longer change it. -EINVAL without rules or for a bad index; -ENOMEM/-ENOSPC from the task table. */
+int demand_task_set_rule(Demand *d, int32_t pid, int rule, uint64_t now_ns);
+/* @pid's rule index, -1 for none, -ENOENT for an unknown task. */
+int demand_task_rule(const Demand *d, int32_t pid);
+/*
+ * The rq's clamps for @cpu: uclamp min and max over its queued tasks (0 and 1024 without rules), and whether a
+ * queued task's rule asks for rt_boost.
+ */
+void demand_cpu_clamp(Demand *d, unsigned cpu, unsigned *ret_min, unsigned *ret_max, bool *ret_boost);

@@ -30,6 +30,7 @@ typedef enum DecisionReason {
         DECISION_REASON_RT,       /* an RT/DL task is runnable: max */
         DECISION_REASON_IOWAIT,   /* iowait boost dominated */
         DECISION_REASON_LIMITS,   /* scaling limits changed */
+        DECISION_REASON_RULE,     /* a per-process rule's clamp or rt_boost decided it (rules.h) */
         _DECISION_REASON_MAX,
         _DECISION_REASON_INVALID = -EINVAL,
 } DecisionReason;

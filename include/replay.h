@@ -49,7 +49,7 @@ void decision_print(FILE *f, const Decision *d, const Topology *t);
 
 /*
  * The same line with what the live daemon knows besides (`schedfreqd --print-decisions`), appended as more
- * key=value fields: ` reason=<demand|rt|iowait|limits>`, and for a change that applied a demand change a
+ * key=value fields: ` reason=<demand|rt|iowait|limits|rule>`, and for a change that applied a demand change a
  * disallowed remote event had left, ` deferred=<ns it waited>`.
  */
 void decision_print_details(FILE *f, const Decision *d, const Topology *t);

@@ -40,7 +40,7 @@
  *   s  Event               "sched_switch", "sched_wakeup", … or "tick"
  *   s  Kind                "local" or "remote"
  *   b  Deferred            it applied a demand change a disallowed remote event had to leave for later
- *   s  Reason              "demand", "rt", "iowait", "limits"
+ *   s  Reason              "demand", "rt", "iowait", "limits", "rule"
  *   u  Demand              the policy's utilisation, 0..1024
  *   t  WrittenUSec         CLOCK_MONOTONIC µs when the scaling_setspeed write completed
  *   t  DeferredSinceUSec   when the deferred change was recorded (0 unless Deferred)

@@ -130,7 +130,7 @@ found=$(python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))["data"][0]
 hits = [r for r in d if r[1] == 1 and r[0] >= int(sys.argv[2]) and r[3] >= 2160000 and r[6] in ("local", "remote")
-        and r[5] and r[8] in ("demand", "rt", "iowait", "limits")]
+        and r[5] and r[8] in ("demand", "rt", "iowait", "limits", "rule")]
 print(len(hits))' "$TMP/decisions.json" "$hog_start_us" 2>&1)
 [ "${found:-0}" -ge 1 ] 2>/dev/null && ok "GetDecisions: the hog raised policy1 to >= 2.16 GHz ($found decisions)" \
 	|| fail "GetDecisions shows the hog's decision" "$found" "$(head -c 2000 "$TMP/decisions.json")"

@@ -155,4 +155,31 @@ expect gap_signals "$(cd "$T" && timeout 10 "$SFD" replay --topology two-dt.ini 
 t=1292000000 cpu=0 util=0 util_est=0 runnable=0 rt=0 eff=0
 t=10000001000000000 cpu=1 util=1023 util_est=0 runnable=1023 rt=0 eff=1023"
 
+# Per-process rules (issue #13) on rules.txt: a hog "indexer" on cpu0, a light "ui" (1 ms every 10 ms) on cpu1.
+rules_conf() { # CONFIG_TEXT: a config file holding it
+	local f
+	f=$(mktemp)
+	at_exit "rm -f '$f'"
+	printf '%b' "$1" >"$f"
+	echo "$f"
+}
+expect rules_none_policy1 "$(replay two-dt.ini rules.txt | grep -c policy=1)" "0"
+# A boosted light task raises its policy at every wake-up (min_util: perf 1024 = util 820 x 1.25), and only then.
+boost=$(replay two-dt.ini rules.txt --config "$(rules_conf '[rule:ui]\ncomm = ui\nmin_util = 1024\n')" | grep policy=1)
+expect rules_boost_first "$(head -n 2 <<<"$boost")" "\
+t=1002000000 policy=1 freq=2000000 cpu=1 kind=local util=820
+t=1003000000 policy=1 freq=500000 cpu=1 kind=local util=20"
+expect rules_boost_every_wakeup "$(grep -c 'freq=2000000' <<<"$boost")" "50"
+# rt_boost: as an RT task, the capacity itself.
+expect rules_rt_boost "$(replay two-dt.ini rules.txt --config "$(rules_conf '[rule:ui]\ncomm = u?\nrt_boost = yes\n')" |
+	grep policy=1 | head -n 1)" "t=1002000000 policy=1 freq=2000000 cpu=1 kind=local util=1024"
+# A capped hog holds policy0 at its cap's frequency (512 / 1024 of 2 GHz) instead of climbing to 2 GHz.
+expect rules_cap "$(replay two-dt.ini rules.txt --config "$(rules_conf '[rule:ix]\ncomm = index*\nmax_util = 512\n')")" \
+	"t=1044000000 policy=0 freq=1000000 cpu=0 kind=local util=208"
+# An ignored hog leaves policy0 at its minimum: no decision at all.
+expect rules_ignore "$(replay two-dt.ini rules.txt --config "$(rules_conf '[rule:ix]\ncomm = indexer\nignore = yes\n')")" ""
+# A rule with an exe= key never matches in a replay (a trace has names only): the hog counts as without rules.
+expect rules_exe_never_in_replay "$(replay two-dt.ini rules.txt \
+	--config "$(rules_conf '[rule:ix]\ncomm = indexer\nexe = /usr/bin/*\nignore = yes\n')" | grep -c policy=0)" "3"
+
 finish

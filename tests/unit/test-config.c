@@ -3,7 +3,8 @@
  * test-config.c: defaults, every key with good and bad values, drop-in order, "FILE:LINE: reason" messages,
  * missing files, NUL bytes and huge files, the shipped conf/schedfreqd.conf (which must parse, and whose
  * commented-out values must be the compile-time defaults), and config_check_topology(): policies that a
- * topology lacks, named by the FILE:LINE of the setting in force.
+ * topology lacks, named by the FILE:LINE of the setting in force; [rule:NAME] sections (issue #13): their
+ * keys, drop-ins that change a rule, and every error, at its FILE:LINE.
  */
 
 #include <errno.h>
@@ -136,7 +137,8 @@ static bool config_equal_defaults(const Config *c) {
             c->ring_pages != d.ring_pages || c->wakeup != d.wakeup ||
             c->adaptive_high_per_sec != d.adaptive_high_per_sec || c->headroom_x1024 != d.headroom_x1024 ||
             c->rate_limit_usec != d.rate_limit_usec || c->tick_usec != d.tick_usec ||
-            c->manage_all != d.manage_all || !CPU_EQUAL(&c->manage, &d.manage) || c->remote != d.remote)
+            c->manage_all != d.manage_all || !CPU_EQUAL(&c->manage, &d.manage) || c->remote != d.remote ||
+            c->rules.n != d.rules.n)
                 return false;
         for (unsigned id = 0; id < CONFIG_POLICIES_MAX; id++)
                 if (config_policy_remote(c, id) != REMOTE_MODE_AUTO)
@@ -168,6 +170,7 @@ TEST(defaults) {
                 ASSERT_EQ(config_policy_remote(&c, id), REMOTE_MODE_AUTO);
         }
         ASSERT_TRUE(config_manages_policy(&c, 5000));
+        ASSERT_EQ(c.rules.n, 0);
         ASSERT_TRUE(config_equal_defaults(&c));
 }
 
@@ -697,6 +700,238 @@ TEST(origin_file_names) {
         ASSERT_EQ(copy.policy[99].origin.line, 9);
         ASSERT_STREQ(config_origin_file(&copy, copy.policy[0].origin), MISSING ".d/50-more.conf");
         ASSERT_EQ(copy.manage_origin.line, 4);
+}
+
+/* ---- [rule:NAME] ---- */
+
+static const Rule *rule_named(const Config *c, const char *name) {
+        for (unsigned i = 0; i < c->rules.n; i++)
+                if (streq(c->rules.rule[i].name, name))
+                        return &c->rules.rule[i];
+        return NULL;
+}
+
+TEST(rules_parsed) {
+        _cleanup_free_ char *error = NULL;
+        const Rule *r;
+        Config c;
+
+        ASSERT_OK(load_text("[rule:browser]\n"
+                            "comm = firefox*\n"
+                            "max_util = 512\n"
+                            "\n"
+                            "[governor]\n"
+                            "tick_ms = 8\n"
+                            "[rule:Game_1.x-y]\n"
+                            "exe = /usr/games/*\n"
+                            "cgroup = /user.slice/*\n"
+                            "min_util = 0\n"
+                            "min_util = 256\n"
+                            "max_util = 1024\n"
+                            "rt_boost = yes\n"
+                            "[rule:idle]\n"
+                            "cgroup = /system.slice/[ab]*.service\n"
+                            "ignore = yes\n"
+                            "[rule:lit]\n"
+                            "comm = [[:alpha:]]\\[x\\]\n"
+                            "min_util = 1024\n", &c, &error));
+        ASSERT_TRUE(!error);
+        ASSERT_U64_EQ(c.tick_usec, 8000);
+        ASSERT_EQ(c.rules.n, 4);
+
+        r = &c.rules.rule[0];
+        ASSERT_STREQ(r->name, "browser");
+        ASSERT_STREQ(r->comm, "firefox*");
+        ASSERT_STREQ(r->exe, "");
+        ASSERT_STREQ(r->cgroup, "");
+        ASSERT_EQ(r->min_util, 0);
+        ASSERT_EQ(r->max_util, 512);
+        ASSERT_TRUE(!r->rt_boost && !r->ignore);
+        ASSERT_EQ(r->origin.line, 1);
+
+        r = &c.rules.rule[1];
+        ASSERT_STREQ(r->name, "Game_1.x-y");
+        ASSERT_STREQ(r->comm, "");
+        ASSERT_STREQ(r->exe, "/usr/games/*");
+        ASSERT_STREQ(r->cgroup, "/user.slice/*");
+        ASSERT_EQ(r->min_util, 256);
+        ASSERT_EQ(r->max_util, 1024);
+        ASSERT_TRUE(r->rt_boost && !r->ignore);
+        ASSERT_EQ(r->origin.line, 7);
+
+        r = &c.rules.rule[2];
+        ASSERT_STREQ(r->cgroup, "/system.slice/[ab]*.service");
+        ASSERT_TRUE(r->ignore && !r->rt_boost);
+        ASSERT_EQ(r->max_util, RULE_UTIL_MAX);
+
+        ASSERT_STREQ(c.rules.rule[3].comm, "[[:alpha:]]\\[x\\]");
+        ASSERT_EQ(rules_match(&c.rules, "a[x]", NULL, NULL), 3);
+
+        ASSERT_EQ(rules_match(&c.rules, "firefox-esr", "/usr/lib/firefox/firefox", NULL), 0);
+        ASSERT_EQ(rules_match(&c.rules, "a.service", NULL, "/system.slice/a.service"), 2);
+}
+
+/* A drop-in that repeats [rule:NAME] changes that rule key by key; its header becomes the rule's origin. */
+TEST(rules_dropin_override) {
+        _cleanup_(scratch_done) Scratch s = {};
+        _cleanup_free_ char *error = NULL, *expect = NULL;
+        const Rule *r;
+        Config c;
+
+        ASSERT_OK(scratch_init(&s));
+        ASSERT_OK(write_file(s.path, "[rule:build]\ncomm = cc1*\nmax_util = 300\n\n"
+                                     "[rule:player]\ncomm = mpv\nmin_util = 200\n"));
+        ASSERT_OK(scratch_dropin(&s, "50-local.conf", "# local\n[rule:build]\nmax_util = 600\nexe = /usr/lib/gcc/*\n"
+                                                       "[rule:new]\ncgroup = /batch.slice/*\nignore = yes\n"));
+        ASSERT_OK(config_load(s.path, false, &c, &error));
+        ASSERT_EQ(c.rules.n, 3);
+
+        r = rule_named(&c, "build");
+        ASSERT_TRUE(r == &c.rules.rule[0]);
+        ASSERT_STREQ(r->comm, "cc1*");
+        ASSERT_STREQ(r->exe, "/usr/lib/gcc/*");
+        ASSERT_EQ(r->max_util, 600);
+        ASSERT_TRUE(asprintf(&expect, "%s.d/50-local.conf", s.path) > 0);
+        ASSERT_STREQ(config_origin_file(&c, r->origin), expect);
+        ASSERT_EQ(r->origin.line, 2);
+
+        r = rule_named(&c, "player");
+        ASSERT_TRUE(r);
+        ASSERT_STREQ(config_origin_file(&c, r->origin), s.path);
+        ASSERT_EQ(r->origin.line, 5);
+        ASSERT_EQ(r->min_util, 200);
+
+        ASSERT_TRUE(rule_named(&c, "new") == &c.rules.rule[2]);
+
+        /* A drop-in can make a rule invalid: judged at the drop-in's header. */
+        ASSERT_OK(scratch_dropin(&s, "60-bad.conf", "\n[rule:player]\nmax_util = 100\n"));
+        free(error);
+        error = NULL;
+        free(expect);
+        expect = NULL;
+        ASSERT_ERROR(config_load(s.path, false, &c, &error), EINVAL);
+        ASSERT_TRUE(asprintf(&expect, "%s.d/60-bad.conf:2: rule 'player': min_util=200 is above max_util=100",
+                             s.path) > 0);
+        ASSERT_STREQ(error, expect);
+}
+
+TEST(rule_value_errors) {
+        _cleanup_free_ char *e1 = NULL, *e2 = NULL, *e3 = NULL, *e4 = NULL;
+        char text[512];
+
+        e1 = load_error("[rule:x]\n"
+                        "comm = [abc\n"
+                        "exe = /bin/foo\\\n"
+                        "cgroup =\n"
+                        "comm = [!]\n"
+                        "comm = a[[:alpha:]\n"
+                        "min_util = 1025\n"
+                        "max_util = -1\n"
+                        "min_util = 0x10\n"
+                        "max_util =\n"
+                        "rt_boost = maybe\n"
+                        "ignore = 1\n"
+                        "colour = red\n");
+        ASSERT_STREQ(e1, "F:2: comm=[abc: '[' without its ']' in the glob (write \\[ for a '[')\n"
+                         "F:3: exe=/bin/foo\\: a glob may not end with a lone '\\' (write \\\\ for a backslash)\n"
+                         "F:4: cgroup=: expected a glob, not an empty value\n"
+                         "F:5: comm=[!]: '[' without its ']' in the glob (write \\[ for a '[')\n"
+                         "F:6: comm=a[[:alpha:]: '[' without its ']' in the glob (write \\[ for a '[')\n"
+                         "F:7: min_util=1025: expected an integer between 0 and 1024\n"
+                         "F:8: max_util=-1: expected an integer between 0 and 1024\n"
+                         "F:9: min_util=0x10: expected an integer between 0 and 1024\n"
+                         "F:10: max_util=: expected an integer between 0 and 1024\n"
+                         "F:11: rt_boost=maybe: expected yes or no\n"
+                         "F:12: ignore=1: expected yes or no\n"
+                         "F:13: unknown key 'colour' in section [rule:x] (valid keys: comm, exe, cgroup, min_util, "
+                         "max_util, rt_boost, ignore)");
+
+        /* Too long for the field: comm holds 63 bytes (a 64-byte one is refused), exe and cgroup 255, which an
+         * inih line (198 characters) cannot reach. */
+        snprintf(text, sizeof(text), "[rule:x]\ncomm = %0*d\nignore = yes\n", 63, 0);
+        e2 = load_error(text);
+        ASSERT_TRUE(!e2);
+        snprintf(text, sizeof(text), "[rule:x]\ncomm = %0*d\nignore = yes\n", 64, 0);
+        e3 = load_error(text);
+        ASSERT_TRUE(e3 && strstr(e3, "F:2: comm=0000"));
+        ASSERT_TRUE(e3 && strstr(e3, ": expected a glob of at most 63 bytes") && !strchr(e3, '\n'));
+
+        /* A rule with a bad value is not judged as a whole as well (no "has no match key" after a bad comm=). */
+        e4 = load_error("[rule:y]\ncomm = a\\\nmin_util = 2000\n");
+        ASSERT_STREQ(e4, "F:2: comm=a\\: a glob may not end with a lone '\\' (write \\\\ for a backslash)\n"
+                         "F:3: min_util=2000: expected an integer between 0 and 1024");
+}
+
+TEST(rule_section_errors) {
+        _cleanup_free_ char *e1 = NULL, *e2 = NULL, *e3 = NULL, *e4 = NULL;
+        _cleanup_free_ char *text = NULL;
+        char name63[64], line[128];
+        size_t n = 0;
+        Config c;
+
+        memset(name63, 'n', 63);
+        name63[63] = '\0';
+
+        e1 = load_error("[rule:]\ncomm = a\n"
+                        "[rule:has space]\ncomm = a\nignore = yes\n"
+                        "[rule:slash/x]\n"
+                        "[rule:nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn]\ncomm = a\n"
+                        "[Rule:x]\ncomm = a\n");
+        ASSERT_STREQ(e1, "F:1: invalid section [rule:]: expected [rule:NAME] with a NAME of 1 to 63 letters, "
+                         "digits, '_', '.' or '-'\n"
+                         "F:3: invalid section [rule:has space]: expected [rule:NAME] with a NAME of 1 to 63 letters, "
+                         "digits, '_', '.' or '-'\n"
+                         "F:6: invalid section [rule:slash/x]: expected [rule:NAME] with a NAME of 1 to 63 letters, "
+                         "digits, '_', '.' or '-'\n"
+                         "F:7: invalid section [rule:nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn]: "
+                         "expected [rule:NAME] with a NAME of 1 to 63 letters, digits, '_', '.' or '-'\n"
+                         "F:9: unknown section [Rule:x]");
+
+        /* 63 characters is fine, though inih cuts section names at 49 bytes. */
+        snprintf(line, sizeof(line), "[rule:%s]\ncomm = a\nmin_util = 1\n", name63);
+        ASSERT_OK(load_text(line, &c, NULL));
+        ASSERT_EQ(c.rules.n, 1);
+        ASSERT_STREQ(c.rules.rule[0].name, name63);
+        ASSERT_STREQ(c.rules.rule[0].comm, "a");
+
+        /* RULES_MAX rules are fine, one more is an error at its header. */
+        text = malloc(64 * (RULES_MAX + 2));
+        ASSERT_TRUE(text);
+        for (unsigned i = 0; i < RULES_MAX + 1; i++)
+                n += (size_t) sprintf(text + n, "[rule:r%u]\ncomm = a\nignore = yes\n", i);
+        e2 = load_error(text);
+        ASSERT_STREQ(e2, "F:97: [rule:r32]: more than 32 rules");
+        text[n - strlen("[rule:r32]\ncomm = a\nignore = yes\n")] = '\0';
+        ASSERT_OK(load_text(text, &c, NULL));
+        ASSERT_EQ(c.rules.n, RULES_MAX);
+
+        /* Repeating a section is not another rule. */
+        ASSERT_OK(load_text("[rule:a]\ncomm = a\n[rule:b]\ncomm = b\nignore = yes\n[rule:a]\nmax_util = 5\n", &c, NULL));
+        ASSERT_EQ(c.rules.n, 2);
+        ASSERT_EQ(c.rules.rule[0].max_util, 5);
+        ASSERT_EQ(c.rules.rule[0].origin.line, 6);
+
+        /* Problems of a rule as a whole, after every file: at its header, in file order. */
+        e3 = load_error("[rule:empty]\n"
+                        "\n"
+                        "[rule:nokey]\nmin_util = 100\n"
+                        "[rule:noaction]\ncomm = a\nrt_boost = no\nmin_util = 0\nmax_util = 1024\n"
+                        "[rule:both]\ncomm = a\nignore = yes\nrt_boost = yes\n"
+                        "[rule:both2]\ncomm = a\nignore = yes\nmax_util = 1023\n"
+                        "[rule:minmax]\nexe = /a\nmin_util = 600\nmax_util = 500\n"
+                        "[rule:ok]\ncgroup = /a\nignore = yes\nmin_util = 0\nrt_boost = no\n");
+        ASSERT_STREQ(e3, "F:1: rule 'empty' has no match key (comm=, exe= or cgroup=)\n"
+                         "F:1: rule 'empty' has no action (min_util=, max_util=, rt_boost=yes or ignore=yes)\n"
+                         "F:3: rule 'nokey' has no match key (comm=, exe= or cgroup=)\n"
+                         "F:5: rule 'noaction' has no action (min_util=, max_util=, rt_boost=yes or ignore=yes)\n"
+                         "F:10: rule 'both': ignore=yes excludes the other actions (min_util=, max_util=, rt_boost=)\n"
+                         "F:14: rule 'both2': ignore=yes excludes the other actions (min_util=, max_util=, rt_boost=)\n"
+                         "F:18: rule 'minmax': min_util=600 is above max_util=500");
+
+        /* Line errors come first, then the rules' (judged after every file). */
+        e4 = load_error("[rule:a]\ncomm = a\n[events]\nring_pages = 3\n");
+        ASSERT_STREQ(e4, "F:4: ring_pages=3: expected a power of two between 1 and 4096\n"
+                         "F:1: rule 'a' has no action (min_util=, max_util=, rt_boost=yes or ignore=yes)");
 }
 
 TEST(shipped_conf_parses_to_defaults) {

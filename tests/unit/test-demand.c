@@ -6,6 +6,7 @@
  */
 
 #include <errno.h>
+#include <stdio.h>
 
 #include "demand.h"
 #include "macro.h"
@@ -329,6 +330,92 @@ TEST(wakeup_on_idle_cpu_runs_without_switch_in) {
         ASSERT_TRUE(demand_cpu_busy(d, 1));
         ASSERT_OK(feed(d, sw(T0 + 102 * MSEC_NS, 1, 42, false, 0, 120), &eff)); /* both sleep (43's run missed) */
         ASSERT_TRUE(!demand_cpu_busy(d, 1));
+}
+
+/* A named wake-up and switch-in, for the rule tests: the name is what a rule matches. */
+static SchedEvent wake_named(uint64_t t, int cpu, int pid, const char *comm) {
+        SchedEvent ev = wake(SCHED_EVENT_WAKEUP, t, cpu, pid, 120, cpu);
+
+        snprintf(ev.wakeup.comm, sizeof(ev.wakeup.comm), "%s", comm);
+        return ev;
+}
+
+static SchedEvent sw_named(uint64_t t, int cpu, int prev, const char *prev_comm, bool prev_runnable, int next,
+                           const char *next_comm) {
+        SchedEvent ev = sw(t, cpu, prev, prev_runnable, next, 120);
+
+        snprintf(ev.sw.prev_comm, sizeof(ev.sw.prev_comm), "%s", prev_comm);
+        snprintf(ev.sw.next_comm, sizeof(ev.sw.next_comm), "%s", next_comm);
+        return ev;
+}
+
+/*
+ * Per-process rules (rules.h) as the rq's uclamp (kernel/sched/core.c uclamp_rq_inc()/dec(),
+ * uclamp_idle_value()): the max over the queued tasks' clamps, an unruled task counting as 0..1024; the max
+ * clamp kept while the rq is empty; rt_boost; ignore takes the task out of the CPU's signal.
+ */
+TEST(rules_clamp_the_rq) {
+        _cleanup_(demand_freep) Demand *d = NULL;
+        RuleSet rs = { .n = 3 };
+        unsigned min, max;
+        bool boost;
+        uint64_t t = T0;
+
+        snprintf(rs.rule[0].comm, sizeof(rs.rule[0].comm), "capped");
+        rs.rule[0].max_util = 300;
+        snprintf(rs.rule[1].comm, sizeof(rs.rule[1].comm), "ui*");
+        rs.rule[1].min_util = 600;
+        rs.rule[1].max_util = RULE_UTIL_MAX;
+        rs.rule[1].rt_boost = true;
+        snprintf(rs.rule[2].comm, sizeof(rs.rule[2].comm), "ign");
+        rs.rule[2].max_util = RULE_UTIL_MAX;
+        rs.rule[2].ignore = true;
+
+        ASSERT_OK(demand_new(2, &d));
+        demand_set_rules(d, &rs);
+
+        /* Only the capped task queued: max = 300, min = 0. */
+        ASSERT_OK(feed(d, wake_named(t, 0, 10, "capped"), NULL));
+        ASSERT_OK(feed(d, sw_named(t, 0, 0, "swapper/0", true, 10, "capped"), NULL));
+        ASSERT_EQ(demand_task_rule(d, 10), 0);
+        demand_cpu_clamp(d, 0, &min, &max, &boost);
+        ASSERT_EQ(min, 0u);
+        ASSERT_EQ(max, 300u);
+        ASSERT_TRUE(!boost);
+
+        /* An unruled task joins: max back to 1024 (its own clamp is 0..1024). */
+        ASSERT_OK(feed(d, wake_named(t + MSEC_NS, 0, 11, "other"), NULL));
+        ASSERT_EQ(demand_task_rule(d, 11), -1);
+        demand_cpu_clamp(d, 0, &min, &max, &boost);
+        ASSERT_EQ(max, 1024u);
+
+        /* A "ui" task: min 600 and the boost, while it is queued. */
+        ASSERT_OK(feed(d, wake_named(t + 2 * MSEC_NS, 0, 12, "ui-main"), NULL));
+        demand_cpu_clamp(d, 0, &min, &max, &boost);
+        ASSERT_EQ(min, 600u);
+        ASSERT_TRUE(boost);
+
+        /* Everyone sleeps (the CPU idles): min 0, no boost, and the max of the last state is kept. */
+        ASSERT_OK(feed(d, sw_named(t + 3 * MSEC_NS, 0, 10, "capped", false, 0, "swapper/0"), NULL));
+        demand_cpu_clamp(d, 0, &min, &max, &boost);
+        ASSERT_EQ(min, 0u);
+        ASSERT_TRUE(!boost);
+
+        /* An ignored hog on cpu1: it runs, but the CPU's signal stays as idle. */
+        ASSERT_OK(feed(d, wake_named(t, 1, 20, "ign"), NULL));
+        ASSERT_OK(feed(d, sw_named(t, 1, 0, "swapper/1", true, 20, "ign"), NULL));
+        ASSERT_OK(feed(d, sw_named(t + 200 * MSEC_NS, 1, 20, "ign", false, 0, "swapper/1"), NULL));
+        (void) demand_advance(d, 1, t + 200 * MSEC_NS);
+        ASSERT_EQ(demand_cpu_util(d, 1), 0u);
+        ASSERT_EQ(demand_task_rule(d, 20), 2);
+
+        /* A rename (exec) matches again; a new rule set forgets every task's rule until its next event. */
+        ASSERT_OK(feed(d, wake_named(t + 201 * MSEC_NS, 1, 20, "renamed"), NULL));
+        ASSERT_EQ(demand_task_rule(d, 20), -1);
+        demand_set_rules(d, NULL);
+        ASSERT_EQ(demand_task_rule(d, 10), -1);
+        demand_cpu_clamp(d, 0, &min, &max, &boost);
+        ASSERT_EQ(max, 1024u);
 }
 
 DEFINE_TEST_MAIN
