@@ -65,6 +65,7 @@ typedef struct DemandCpu {
         uint64_t updates;         /* the signal changed: decayed, attach, detach (where the kernel calls cpufreq) */
         uint16_t nr_rule[RULES_MAX]; /* queued tasks (cfs or rt, counted above) per rule: the rq's uclamp buckets */
         uint16_t idle_max_util;   /* uclamp_max kept while the rq is empty (uclamp_idle_value()) */
+        int8_t idle_max_rule;     /* the rule behind it, -1 = none */
 } DemandCpu;
 
 struct Demand {
@@ -93,7 +94,8 @@ int demand_new_with_limit(unsigned n_cpus, size_t max_tasks, Demand **ret) {
                 return r;
         d->n_cpus = n_cpus;
         for (unsigned i = 0; i < n_cpus; i++)
-                d->cpus[i] = (DemandCpu) { .cpu_scale = PELT_SCALE, .freq_scale = PELT_SCALE, .idle_max_util = RULE_UTIL_MAX };
+                d->cpus[i] = (DemandCpu) { .cpu_scale = PELT_SCALE, .freq_scale = PELT_SCALE, .idle_max_util = RULE_UTIL_MAX,
+                                            .idle_max_rule = -1 };
 
         *ret = TAKE_PTR(d);
         return 0;
@@ -1091,6 +1093,9 @@ int demand_task_set_rule(Demand *d, int32_t pid, int rule, uint64_t now_ns) {
 
         if (!d->rules || rule < -1 || (rule >= 0 && (unsigned) rule >= d->rules->n))
                 return -EINVAL;
+        /* No rule for a task the model has not seen: nothing to remember (its events would match nothing either). */
+        if (rule < 0 && !task_get(d, pid))
+                return 0;
         r = task_lookup_or_add(d, pid, now_ns, &k);
         if (r < 0)
                 return r;
@@ -1109,16 +1114,15 @@ int demand_task_rule(const Demand *d, int32_t pid) {
 /*
  * uclamp_rq_util_with() inputs for @cpu (kernel/sched/sched.h, core.c): the max over its queued tasks' uclamp
  * min and max, a task without a rule counting as 0 and 1024; while the rq is empty, min 0 and the max the last
- * task left (uclamp_idle_value()). @ret_boost: a queued task's rule says rt_boost.
+ * task left (uclamp_idle_value()). boost: a queued task's rule says rt_boost.
  */
-void demand_cpu_clamp(Demand *d, unsigned cpu, unsigned *ret_min, unsigned *ret_max, bool *ret_boost) {
+void demand_cpu_clamp(Demand *d, unsigned cpu, DemandClamp *ret) {
+        DemandClamp k = { .max_util = RULE_UTIL_MAX, .min_rule = -1, .max_rule = -1, .boost_rule = -1 };
+        unsigned ruled = 0, max = 0;
+        int max_rule = -1;
         DemandCpu *c;
-        unsigned min = 0, max = 0, ruled = 0;
-        bool boost = false;
 
-        *ret_min = 0;
-        *ret_max = RULE_UTIL_MAX;
-        *ret_boost = false;
+        *ret = k;
         if (cpu >= d->n_cpus || !d->rules)
                 return;
         c = &d->cpus[cpu];
@@ -1128,19 +1132,55 @@ void demand_cpu_clamp(Demand *d, unsigned cpu, unsigned *ret_min, unsigned *ret_
                 if (c->nr_rule[i] == 0)
                         continue;
                 ruled += c->nr_rule[i];
-                min = MAX(min, (unsigned) r->min_util);
-                max = MAX(max, (unsigned) r->max_util);
-                boost = boost || r->rt_boost;
+                if (r->min_util > k.min_util) {
+                        k.min_util = r->min_util;
+                        k.min_rule = (int) i;
+                }
+                if (r->max_util > max || max_rule < 0) {
+                        max = r->max_util;
+                        max_rule = (int) i;
+                }
+                if (r->rt_boost && !k.boost) {
+                        k.boost = true;
+                        k.boost_rule = (int) i;
+                }
         }
         if (c->nr_cfs + c->nr_rt == 0) {
                 /* Idle: the max clamp of the last task to leave stays (no boosted blocked util), min is 0. */
-                *ret_max = c->idle_max_util;
+                ret->max_util = c->idle_max_util;
+                ret->max_rule = c->idle_max_util < RULE_UTIL_MAX ? c->idle_max_rule : -1;
                 return;
         }
-        if (c->nr_cfs + c->nr_rt > ruled)
-                max = RULE_UTIL_MAX;              /* an unclamped task is queued */
-        c->idle_max_util = (uint16_t) max;
-        *ret_min = min;
-        *ret_max = max;
-        *ret_boost = boost;
+        if (c->nr_cfs + c->nr_rt == ruled && max < RULE_UTIL_MAX) {
+                /* Every queued task is capped: the highest cap applies. */
+                k.max_util = max;
+                k.max_rule = max_rule;
+        }
+        c->idle_max_util = (uint16_t) k.max_util;
+        c->idle_max_rule = (int8_t) k.max_rule;
+        *ret = k;
+}
+
+typedef struct RuleTasks {
+        const Demand *d;
+        int rule;
+        int32_t *pids;
+        size_t n, max;
+} RuleTasks;
+
+static void rule_tasks_visit(Task *k, void *userdata) {
+        RuleTasks *q = userdata;
+
+        if (k->rule != q->rule || !task_rule(q->d, k))
+                return;
+        if (q->n < q->max)
+                q->pids[q->n] = k->pid;
+        q->n++;
+}
+
+size_t demand_rule_tasks(Demand *d, int rule, int32_t *pids, size_t max) {
+        RuleTasks q = { .d = d, .rule = rule, .pids = pids, .max = max };
+
+        task_table_foreach(d->tasks, rule_tasks_visit, &q);
+        return q.n;
 }

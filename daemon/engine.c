@@ -65,6 +65,7 @@ struct Engine {
         bool paused;              /* model only: nothing is committed */
         int32_t self_pid;         /* the governor's own task (engine_set_self()), 0 = none */
         RuleSet *rules;           /* the configuration's per-process rules (the demand model points here) */
+        uint64_t rule_decisions[RULES_MAX]; /* changes each rule decided (reason "rule"), since the rules were set */
 };
 
 static const char *const decision_kind_table[_DECISION_KIND_MAX] = {
@@ -266,6 +267,7 @@ static int engine_set_rules(Engine *e, const RuleSet *rules) {
                         return -ENOMEM;
         }
         demand_set_rules(e->demand, NULL);       /* forgets every task's index before the set changes */
+        memset(e->rule_decisions, 0, sizeof(e->rule_decisions));
         *e->rules = *rules;
         demand_set_rules(e->demand, e->rules);
         return 0;
@@ -319,10 +321,12 @@ static unsigned cpu_headroom_x1024(const Engine *e, unsigned cpu) {
         return p >= 0 ? e->policies[p].gov.headroom_x1024 : 1280;
 }
 
-static unsigned cpu_demand(const Engine *e, unsigned cpu, DecisionReason *ret_reason) {
-        unsigned cap = demand_cpu_capacity(e->demand, cpu), util, min, max, clamped;
-        bool boost;
+/* A CPU's demand, why, and (@ret_rule, -1: none) the rule that decided it. */
+static unsigned cpu_demand(const Engine *e, unsigned cpu, DecisionReason *ret_reason, int *ret_rule) {
+        unsigned cap = demand_cpu_capacity(e->demand, cpu), util, clamped;
+        DemandClamp k;
 
+        *ret_rule = -1;
         if (demand_cpu_nr_rt(e->demand, cpu) > 0) {
                 *ret_reason = DECISION_REASON_RT;
                 return cap;
@@ -331,14 +335,17 @@ static unsigned cpu_demand(const Engine *e, unsigned cpu, DecisionReason *ret_re
         util = MIN(demand_cpu_util(e->demand, cpu) + demand_cpu_rt_avg(e->demand, cpu), cap);
         if (!e->rules)
                 return util;
-        demand_cpu_clamp(e->demand, cpu, &min, &max, &boost);
-        if (boost) {
+        demand_cpu_clamp(e->demand, cpu, &k);
+        if (k.boost) {
                 *ret_reason = DECISION_REASON_RULE;
+                *ret_rule = k.boost_rule;
                 return cap;
         }
-        clamped = clamp_util(util, MIN(min, cap), MIN(max, cap), cpu_headroom_x1024(e, cpu));
-        if (clamped != util)
+        clamped = clamp_util(util, MIN(k.min_util, cap), MIN(k.max_util, cap), cpu_headroom_x1024(e, cpu));
+        if (clamped != util) {
                 *ret_reason = DECISION_REASON_RULE;
+                *ret_rule = clamped > util ? k.min_rule : k.max_rule;
+        }
         return clamped;
 }
 
@@ -347,18 +354,21 @@ static unsigned cpu_demand(const Engine *e, unsigned cpu, DecisionReason *ret_re
  * max(demand, iowait boost) (sugov_iowait_apply() runs for every CPU, 6.x sugov_next_freq_shared()), RT/DL
  * runnable → capacity. Returns the utilisation and why it is what it is.
  */
-static unsigned policy_effective_util(Engine *e, const EnginePolicy *ep, uint64_t now_ns, DecisionReason *ret_reason) {
+static unsigned policy_effective_util(Engine *e, const EnginePolicy *ep, uint64_t now_ns, DecisionReason *ret_reason,
+                                      int *ret_rule) {
         DecisionReason best_reason = DECISION_REASON_DEMAND;
         unsigned util = 0;
+        int best_rule = -1;
 
         for (unsigned c = 0; c < ep->n_cpus; c++) {
                 unsigned cpu = ep->cpus[c], u, boost;
                 DecisionReason reason;
+                int rule;
 
                 /* sugov_next_freq_shared() walks policy->cpus: the online ones. */
                 if (e->offline[cpu])
                         continue;
-                u = cpu_demand(e, cpu, &reason);
+                u = cpu_demand(e, cpu, &reason, &rule);
                 /* Only a real hook call consumes (halves) the boost; our extra evaluations just look at it. */
                 if (e->hooked[cpu])
                         boost = governor_iowait_apply(&e->iowait[cpu], now_ns, demand_cpu_capacity(e->demand, cpu),
@@ -373,9 +383,11 @@ static unsigned policy_effective_util(Engine *e, const EnginePolicy *ep, uint64_
                 if (u > util || c == 0) {
                         util = MAX(u, util);
                         best_reason = reason;
+                        best_rule = reason == DECISION_REASON_RULE ? rule : -1;
                 }
         }
         *ret_reason = best_reason;
+        *ret_rule = best_rule;
         return util;
 }
 
@@ -420,7 +432,8 @@ bool engine_busy(const Engine *e) {
         return any_busy && blocked;
 }
 
-static void engine_commit(Engine *e, size_t i, const Decision *d) {
+/* @rule: the rule that decided it (-1: none), counted once the change is in force. */
+static void engine_commit(Engine *e, size_t i, const Decision *d, int rule) {
         EnginePolicy *ep = &e->policies[i];
         int r;
 
@@ -435,6 +448,8 @@ static void engine_commit(Engine *e, size_t i, const Decision *d) {
         }
 
         governor_commit(&ep->gov, d->time_ns, d->new_khz, true);
+        if (rule >= 0 && d->reason == DECISION_REASON_RULE && (unsigned) rule < RULES_MAX)
+                e->rule_decisions[rule]++;
         ep->stats.last_change_ns = d->time_ns;
         ep->stats.last_reason = d->reason;
         /* Frequency invariance: from now on, running time on these CPUs counts at the new speed. */
@@ -445,10 +460,10 @@ static void engine_commit(Engine *e, size_t i, const Decision *d) {
 /* The frequency policy @i asks for now: the effective util through the governor (with the busy-hold rule
  * for single-CPU policies). */
 static uint32_t policy_next_khz(Engine *e, EnginePolicy *ep, uint64_t now_ns, unsigned *ret_util,
-                                DecisionReason *ret_reason) {
+                                DecisionReason *ret_reason, int *ret_rule) {
         GovernorCpu single_cpu;
 
-        *ret_util = policy_effective_util(e, ep, now_ns, ret_reason);
+        *ret_util = policy_effective_util(e, ep, now_ns, ret_reason, ret_rule);
         if (ep->n_cpus == 1)
                 single_cpu = (GovernorCpu) {
                         .busy = demand_cpu_busy(e->demand, ep->cpus[0]),
@@ -469,6 +484,7 @@ static void engine_evaluate(Engine *e, size_t i, uint64_t now_ns, int cpu, Decis
         uint64_t since;
         uint32_t next_khz;
         unsigned util;
+        int rule;
 
         if (e->paused || !ep->managed || !governor_should_update(&ep->gov, now_ns))
                 return;
@@ -479,7 +495,7 @@ static void engine_evaluate(Engine *e, size_t i, uint64_t now_ns, int cpu, Decis
         ep->deferred_pending = false;
         limits = ep->gov.limits_changed;
 
-        next_khz = policy_next_khz(e, ep, now_ns, &util, &reason);
+        next_khz = policy_next_khz(e, ep, now_ns, &util, &reason, &rule);
         /* Write only on change: the kernel returns early too (sugov_update_next_freq(), __cpufreq_driver_target()). */
         if (next_khz == ep->gov.cur_khz) {
                 ep->gov.limits_changed = false;
@@ -499,7 +515,7 @@ static void engine_evaluate(Engine *e, size_t i, uint64_t now_ns, int cpu, Decis
                 .event = event,
                 .deferred = deferred,
                 .deferred_since_ns = deferred ? since : 0,
-        });
+        }, rule);
 }
 
 /* ---- inputs ---- */
@@ -894,9 +910,10 @@ unsigned engine_policy_util(const Engine *e, unsigned policy_index) {
         ep = &e->policies[policy_index];
         for (unsigned c = 0; c < ep->n_cpus; c++) {
                 DecisionReason reason;
+                int rule;
 
                 if (!e->offline[ep->cpus[c]])
-                        util = MAX(util, cpu_demand(e, ep->cpus[c], &reason));
+                        util = MAX(util, cpu_demand(e, ep->cpus[c], &reason, &rule));
         }
         return util;
 }
@@ -923,6 +940,7 @@ int engine_policy_stats(const Engine *e, unsigned policy_index, PolicyStats *ret
 
 int engine_cpu_state(const Engine *e, unsigned cpu, CpuState *ret) {
         DecisionReason reason;
+        int rule;
 
         if (cpu >= demand_n_cpus(e->demand) || e->policy_of_cpu[cpu] < 0)
                 return -ENOENT;
@@ -934,7 +952,7 @@ int engine_cpu_state(const Engine *e, unsigned cpu, CpuState *ret) {
                 .busy = demand_cpu_busy(e->demand, cpu),
                 .runnable_avg = demand_cpu_runnable_avg(e->demand, cpu),
                 .rt_avg = demand_cpu_rt_avg(e->demand, cpu),
-                .effective = cpu_demand(e, cpu, &reason),
+                .effective = cpu_demand(e, cpu, &reason, &rule),
         };
         return 0;
 }
@@ -986,4 +1004,24 @@ void engine_resume(Engine *e, const uint32_t *cur_khz) {
 
 bool engine_is_paused(const Engine *e) {
         return e->paused;
+}
+
+/* ---- per-process rules: status and the live daemon's pinning ---- */
+
+const RuleSet *engine_rules(const Engine *e) {
+        return e->rules;
+}
+
+uint64_t engine_rule_decisions(const Engine *e, unsigned rule) {
+        return e->rules && rule < e->rules->n ? e->rule_decisions[rule] : 0;
+}
+
+size_t engine_rule_tasks(Engine *e, unsigned rule, int32_t *pids, size_t max) {
+        return e->rules && rule < e->rules->n ? demand_rule_tasks(e->demand, (int) rule, pids, max) : 0;
+}
+
+int engine_task_set_rule(Engine *e, int32_t pid, int rule) {
+        if (!e->rules)
+                return -EINVAL;
+        return demand_task_set_rule(e->demand, pid, rule, e->now_ns);
 }

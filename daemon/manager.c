@@ -32,6 +32,7 @@
 #include "log.h"
 #include "manager.h"
 #include "manager-hotplug.h"
+#include "manager-rules.h"
 #include "manager-watch.h"
 #include "perf-events.h"
 #include "policy-health.h"
@@ -325,6 +326,10 @@ int manager_reload(Manager *m, char **ret_error) {
         if (r < 0)
                 log_warning_errno(r, "Failed to apply the new event settings, ignoring: %m");
         engine_set_runtime_reported(m->engine, perf_events_reports_runtime(m->perf)); /* new fds, same rule */
+        /* The engine forgot every task's rule: match them again, from the proc connector's table. */
+        r = manager_rules_scan(m);
+        if (r < 0)
+                log_warning_errno(r, "Failed to match the rules against the running tasks, ignoring: %m");
         r = 0;
 
         if (c.realtime_priority != m->config.realtime_priority)
@@ -553,6 +558,22 @@ static void manager_log_iowait(Manager *m) {
                 log_info("iowait boost from sched:sched_stat_iowait.");
 }
 
+/* A task appeared or changed its name: its rule (manager-rules.c); after lost events, every task again. */
+static int on_proc_event(const ProcEvent *ev, const TaskName *task, void *userdata) {
+        Manager *m = userdata;
+
+        switch (ev->type) {
+        case PROC_EVENT_TYPE_FORK:
+        case PROC_EVENT_TYPE_EXEC:
+        case PROC_EVENT_TYPE_COMM:
+                return task ? manager_rules_task(m, task->pid, task->tgid, task->comm) : 0;
+        case PROC_EVENT_TYPE_RESCAN:
+                return manager_rules_scan(m);
+        default:
+                return 0;
+        }
+}
+
 /* Task names and lifecycle; optional: where the connector is unavailable we run on tracepoints alone. */
 static int manager_start_proc_conn(Manager *m) {
         const char *why;
@@ -562,11 +583,12 @@ static int manager_start_proc_conn(Manager *m) {
         if (r < 0)
                 return log_oom();
 
-        r = proc_conn_new(m->event, m->task_names, &m->proc);
+        r = proc_conn_new_full(m->event, m->task_names,
+                               &(const ProcConnOptions) { .handler = on_proc_event, .userdata = m }, &m->proc);
         if (r == -ENOMEM)
                 return log_oom();
         if (r >= 0)
-                return 0;
+                return manager_rules_scan(m) == -ENOMEM ? log_oom() : 0;
 
         why = proc_conn_unavailable_reason(r);
         if (why)

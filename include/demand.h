@@ -162,8 +162,12 @@ void demand_set_rules(Demand *d, const RuleSet *rules);
 int demand_task_set_rule(Demand *d, int32_t pid, int rule, uint64_t now_ns);
 /* @pid's rule index, -1 for none, -ENOENT for an unknown task. */
 int demand_task_rule(const Demand *d, int32_t pid);
-/*
- * The rq's clamps for @cpu: uclamp min and max over its queued tasks (0 and 1024 without rules), and whether a
- * queued task's rule asks for rt_boost.
- */
-void demand_cpu_clamp(Demand *d, unsigned cpu, unsigned *ret_min, unsigned *ret_max, bool *ret_boost);
+/* The rq's clamps for @cpu, and the rule behind each bound (-1: none decides it). */
+typedef struct DemandClamp {
+        unsigned min_util, max_util;              /* uclamp min and max over its queued tasks (0, 1024: none) */
+        bool boost;                               /* a queued task's rule says rt_boost */
+        int min_rule, max_rule, boost_rule;
+} DemandClamp;
+void demand_cpu_clamp(Demand *d, unsigned cpu, DemandClamp *ret);
+/* The tasks whose rule is @rule: fills up to @max pids, returns how many there are. */
+size_t demand_rule_tasks(Demand *d, int rule, int32_t *pids, size_t max);

@@ -200,3 +200,14 @@ int engine_reconfigure(Engine *e, const Config *cfg);
 
 const char *decision_kind_to_string(DecisionKind k);
 const char *decision_reason_to_string(DecisionReason r);
+
+/*
+ * Per-process rules (rules.h): the configuration's, as engine_new()/engine_reconfigure() copied them (NULL: none);
+ * how many frequency changes rule @rule decided (reason "rule") since; the tasks the model holds that have it
+ * (fills up to @max pids, returns how many); and, for the live daemon, a task's rule as the proc connector's
+ * exe and cgroup decide it (@rule -1: none), which the task's name then no longer changes.
+ */
+const RuleSet *engine_rules(const Engine *e);
+uint64_t engine_rule_decisions(const Engine *e, unsigned rule);
+size_t engine_rule_tasks(Engine *e, unsigned rule, int32_t *pids, size_t max);
+int engine_task_set_rule(Engine *e, int32_t pid, int rule);

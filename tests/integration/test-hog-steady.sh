@@ -31,6 +31,15 @@ for mode in watermark immediate adaptive; do
 		fail "wakeup=$mode: daemon takes over" "$(tail -n 20 "$TMP/$mode.err")"
 		continue
 	fi
+	# From policy1 at its minimum, so that a rise is the hog's: the daemon takes over at the maximum and lowers an
+	# idle policy only at its CPU's next event, which in watermark mode can come after the hog's start.
+	if ! wait_for '[ "$(emu_exec cat $CPUFREQ/policy1/scaling_cur_freq)" -le 800000 ]' 10; then
+		fail "wakeup=$mode: policy1 falls to its minimum while idle" "$(emu_exec cat $CPUFREQ/policy1/scaling_cur_freq)"
+		kill -TERM "$daemon_pid"
+		wait "$daemon_pid"
+		daemon_pid=
+		continue
+	fi
 	"$HOG" --cpu 1 --seconds 1 >"$TMP/$mode.hog"
 	start=$(awk '/^start/ { print $2 }' "$TMP/$mode.hog")
 	end=$(awk '/^end/ { print $2 }' "$TMP/$mode.hog")

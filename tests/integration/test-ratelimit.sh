@@ -96,17 +96,24 @@ done
 expect "the tunable is gone while we hold the policies" "$(emu_sh "ls $CF")" "$(printf 'policy0\npolicy1')"
 expect "the state file keeps the tunable" "$(grep -c '^rate_limit_us = 200000$' "$TMP/state")" 2
 
-# Writes to policy1 while a hog runs on CPU 1 and after it stops: at least two (the ramp), never closer than the
-# rate limit (10 % slack for scheduling jitter between the decision and the write).
+# Writes to policy1 while a hog runs on CPU 1 and after it stops: at least two (the ramp), and the decisions
+# behind them never closer than the rate limit. The rate limit is on the decisions' event times, as the kernel's
+# (sugov_should_update_freq() compares the update's time): the writes themselves may come closer when the
+# daemon catches up on a backlog (under valgrind, the first decision of a hog is written ~100 ms late).
 start_line=$(wc -l <"$EMU_LOG")
+start_out=$(wc -l <"$TMP/out")
 "$HOG" --cpu 1 --seconds 1.5 >/dev/null
 wait_for "[ \$(tail -n +$((start_line + 1)) \"$EMU_LOG\" | grep -c 'policy1/scaling_setspeed') -ge 3 ]" 3
-gaps=$(tail -n +$((start_line + 1)) "$EMU_LOG" | awk '/policy1\/scaling_setspeed/ { if (n++) { g = ($1 - t) / 1000; if (min == "" || g < min) min = g } t = $1 } END { printf "%d %d\n", n, min }')
-read -r n_writes min_gap_us <<<"$gaps"
-if [ "$n_writes" -ge 2 ] && [ "$min_gap_us" -ge 180000 ]; then
-	ok "writes spaced by the kernel's 200 ms ($n_writes writes, min gap $min_gap_us us)"
+n_writes=$(tail -n +$((start_line + 1)) "$EMU_LOG" | grep -c 'policy1/scaling_setspeed')
+gaps=$(tail -n +$((start_out + 1)) "$TMP/out" | awk '/ policy=1 / && !/reason=limits/ {
+	sub(/^t=/, "", $1); if (n++) { g = ($1 - t) / 1000; if (min == "" || g < min) min = g } t = $1 }
+	END { printf "%d %d\n", n, min }')
+read -r n_decisions min_gap_us <<<"$gaps"
+if [ "$n_writes" -ge 2 ] && [ "$n_decisions" -ge 2 ] && [ "$min_gap_us" -ge 200000 ]; then
+	ok "writes spaced by the kernel's 200 ms ($n_writes writes; $n_decisions decisions, min gap $min_gap_us us)"
 else
-	fail "writes spaced by the kernel's 200 ms" "$n_writes writes, min gap $min_gap_us us" \
+	fail "writes spaced by the kernel's 200 ms" "$n_writes writes; $n_decisions decisions, min gap $min_gap_us us" \
+		"$(tail -n +$((start_out + 1)) "$TMP/out" | grep ' policy=1 ')" \
 		"$(tail -n +$((start_line + 1)) "$EMU_LOG" | grep policy1/scaling_setspeed)"
 fi
 

@@ -4,7 +4,8 @@
 # Per-process rules live (issue #13): the real daemon over the emulator and a real light process, `hog --duty 2
 # --period-ms 10` pinned to CPU 1 (0.2 ms of work every 10 ms), started after the daemon. With a rule
 # `comm = hog`, `min_util = 1024` its policy goes to the maximum within a few ms of its wake-ups; without the
-# rule it does not (the emulator's write log). The rule is matched on the name the scheduler events carry.
+# rule it does not (the emulator's write log). A comm= rule is matched on the name the scheduler events carry,
+# an exe= rule on the executable the proc connector's exec event leads to (manager-rules.c).
 
 . "$(dirname "$0")/lib.sh"
 
@@ -51,6 +52,17 @@ if run_case rule '[rule:light]\ncomm = hog\nmin_util = 1024\n'; then
 	else
 		fail "rule: min_util = 1024 raises policy1 at the light process's wake-ups" "first max at: ${first:-never} ms;" \
 			"max sets after 300 ms: $late_max" "sets (ms kHz):" "$(head -n 20 <<<"$SETS")" "$(tail -n 5 "$TMP/rule.err")"
+	fi
+fi
+
+# The same by executable: matched from the proc connector's exec event (/proc/PID/exe), not the name.
+if run_case exe '[rule:by-exe]\nexe = */tests/helpers/hog\nmin_util = 1024\n'; then
+	late_max=$(awk -v m="$MAX" '$1 >= 300 && $2 == m' <<<"$SETS" | wc -l)
+	if under_valgrind || [ "$late_max" -ge 10 ]; then
+		ok "exe rule: policy1 at max at $late_max of the light process's wake-ups in the last 300 ms"
+	else
+		fail "exe rule: exe = */tests/helpers/hog raises policy1" "max sets after 300 ms: $late_max" \
+			"$(head -n 20 <<<"$SETS")" "$(tail -n 5 "$TMP/exe.err")"
 	fi
 fi
 

@@ -357,8 +357,8 @@ static SchedEvent sw_named(uint64_t t, int cpu, int prev, const char *prev_comm,
 TEST(rules_clamp_the_rq) {
         _cleanup_(demand_freep) Demand *d = NULL;
         RuleSet rs = { .n = 3 };
-        unsigned min, max;
-        bool boost;
+        DemandClamp k;
+        int32_t pids[4];
         uint64_t t = T0;
 
         snprintf(rs.rule[0].comm, sizeof(rs.rule[0].comm), "capped");
@@ -378,28 +378,35 @@ TEST(rules_clamp_the_rq) {
         ASSERT_OK(feed(d, wake_named(t, 0, 10, "capped"), NULL));
         ASSERT_OK(feed(d, sw_named(t, 0, 0, "swapper/0", true, 10, "capped"), NULL));
         ASSERT_EQ(demand_task_rule(d, 10), 0);
-        demand_cpu_clamp(d, 0, &min, &max, &boost);
-        ASSERT_EQ(min, 0u);
-        ASSERT_EQ(max, 300u);
-        ASSERT_TRUE(!boost);
+        demand_cpu_clamp(d, 0, &k);
+        ASSERT_EQ(k.min_util, 0u);
+        ASSERT_EQ(k.max_util, 300u);
+        ASSERT_EQ(k.max_rule, 0);
+        ASSERT_TRUE(!k.boost);
+        ASSERT_EQ(demand_rule_tasks(d, 0, pids, ELEMENTSOF(pids)), 1u);
+        ASSERT_EQ(pids[0], 10);
 
         /* An unruled task joins: max back to 1024 (its own clamp is 0..1024). */
         ASSERT_OK(feed(d, wake_named(t + MSEC_NS, 0, 11, "other"), NULL));
         ASSERT_EQ(demand_task_rule(d, 11), -1);
-        demand_cpu_clamp(d, 0, &min, &max, &boost);
-        ASSERT_EQ(max, 1024u);
+        demand_cpu_clamp(d, 0, &k);
+        ASSERT_EQ(k.max_util, 1024u);
+        ASSERT_EQ(k.max_rule, -1);
 
         /* A "ui" task: min 600 and the boost, while it is queued. */
         ASSERT_OK(feed(d, wake_named(t + 2 * MSEC_NS, 0, 12, "ui-main"), NULL));
-        demand_cpu_clamp(d, 0, &min, &max, &boost);
-        ASSERT_EQ(min, 600u);
-        ASSERT_TRUE(boost);
+        demand_cpu_clamp(d, 0, &k);
+        ASSERT_EQ(k.min_util, 600u);
+        ASSERT_EQ(k.min_rule, 1);
+        ASSERT_TRUE(k.boost);
+        ASSERT_EQ(k.boost_rule, 1);
 
         /* Everyone sleeps (the CPU idles): min 0, no boost, and the max of the last state is kept. */
         ASSERT_OK(feed(d, sw_named(t + 3 * MSEC_NS, 0, 10, "capped", false, 0, "swapper/0"), NULL));
-        demand_cpu_clamp(d, 0, &min, &max, &boost);
-        ASSERT_EQ(min, 0u);
-        ASSERT_TRUE(!boost);
+        demand_cpu_clamp(d, 0, &k);
+        ASSERT_EQ(k.min_util, 0u);
+        ASSERT_TRUE(!k.boost);
+        ASSERT_EQ(k.max_util, 1024u);
 
         /* An ignored hog on cpu1: it runs, but the CPU's signal stays as idle. */
         ASSERT_OK(feed(d, wake_named(t, 1, 20, "ign"), NULL));
@@ -414,8 +421,8 @@ TEST(rules_clamp_the_rq) {
         ASSERT_EQ(demand_task_rule(d, 20), -1);
         demand_set_rules(d, NULL);
         ASSERT_EQ(demand_task_rule(d, 10), -1);
-        demand_cpu_clamp(d, 0, &min, &max, &boost);
-        ASSERT_EQ(max, 1024u);
+        demand_cpu_clamp(d, 0, &k);
+        ASSERT_EQ(k.max_util, 1024u);
 }
 
 DEFINE_TEST_MAIN
