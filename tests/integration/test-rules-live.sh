@@ -74,5 +74,62 @@ if run_case none ''; then
 		fail "no rule: policy1 stays below max" "max sets after 300 ms: $late_max" "$(head -n 20 <<<"$SETS")"
 	fi
 fi
+# Tasks already running: the light process starts first, then the daemon with an exe= rule (the walk of the
+# proc connector's table at start-up), then reloads without the rule and with it again (the walk at reload).
+# Judged on the daemon's decisions (--print-decisions: reason=rule and the event's time), not on when the writes
+# land: under load the rings are drained every 4 ms (adaptive → watermark) and a backlog of raises and drops is
+# written in a burst, after the reload that ended the rule.
+MONO="$BUILD/tests/helpers/monotonic"
+rule_decisions_between() { # FROM_NS TO_NS: policy1's reason=rule decisions for events in that window
+	awk -v a="$1" -v b="$2" '/ policy=1 / && / reason=rule/ { t = substr($1, 3) + 0; if (t >= a && t < b) n++ }
+		END { print n + 0 }' "$TMP/scan.out"
+}
+reload_to() { # CONFIG_TEXT: rewrites the config, SIGHUP, waits for the reload's log line; prints the time before
+	local n t
+	n=$(grep -c 'Configuration reloaded' "$TMP/scan.err")
+	printf '%b' "$1" >"$TMP/scan.conf"
+	t=$("$MONO")
+	kill -HUP "$daemon_pid"
+	wait_for "[ \$(grep -c 'Configuration reloaded' '$TMP/scan.err') -gt $n ]" 10 || return 1
+	echo "$t $("$MONO")"
+}
+"$HOG" --cpu 1 --seconds 4 --duty 2 --period-ms 10 >"$TMP/scan.hog" &
+hog_pid=$!
+at_exit '[ -n "$hog_pid" ] && kill -KILL "$hog_pid" 2>/dev/null'
+wait_for '[ -s "$TMP/scan.hog" ]' 5
+printf '[rule:by-exe]\nexe = */tests/helpers/hog\nmin_util = 1024\n' >"$TMP/scan.conf"
+rm -f "$TMP/state"
+nsenter -m -t "$EMU_NS_PID" -- "$SCHEDFREQD" -c "$TMP/scan.conf" --state-file "$TMP/state" --no-bus \
+	--print-decisions >"$TMP/scan.out" 2>"$TMP/scan.err" &
+daemon_pid=$!
+if wait_for '[ -e "$TMP/state" ] && [ "$(emu_sh "cat $CPUFREQ/policy*/scaling_governor | sort -u")" = userspace ]' 10; then
+	t0=$("$MONO")
+	wait_for "[ \$(rule_decisions_between $t0 \$(\"$MONO\")) -ge 10 ]" 5
+	read -r t1a t1 <<<"$(reload_to '[governor]\n')"
+	wait_for "[ \$((\$(\"$MONO\") - ${t1:-0})) -ge 400000000 ]" 5 # 400 ms of running without the rule
+	read -r t2a t2 <<<"$(reload_to '[rule:by-exe]\nexe = */tests/helpers/hog\nmin_util = 1024\n')"
+	wait_for "[ \$(rule_decisions_between ${t2:-0} \$(\"$MONO\")) -ge 10 ]" 5
+	t3=$("$MONO")
+	kill -TERM "$daemon_pid"
+	wait "$daemon_pid"
+	daemon_pid=
+	with1=$(rule_decisions_between "$t0" "${t1a:-0}") without=$(rule_decisions_between "${t1:-0}" "${t2a:-0}")
+	with2=$(rule_decisions_between "${t2:-0}" "$t3")
+	if under_valgrind; then
+		ok "running before the daemon: start-up and reloads went through (counts not judged under valgrind)"
+	elif [ "$with1" -ge 10 ] && [ "$without" -eq 0 ] && [ "$with2" -ge 10 ]; then
+		ok "running before the daemon: the rule decides from start-up ($with1 decisions), not after a reload without it ($without), again after one with it ($with2)"
+	else
+		fail "rules follow start-up and reloads for a running process" \
+			"rule decisions: $with1 at start-up, $without without the rule, $with2 with it again" \
+			"t0=$t0 t1=$t1a..$t1 t2=$t2a..$t2 t3=$t3" "$(grep ' policy=1 ' "$TMP/scan.out" | tail -n 20)" "$(tail -n 5 "$TMP/scan.err")"
+	fi
+else
+	fail "daemon takes over (running process)" "$(tail -n 20 "$TMP/scan.err")"
+fi
+kill -TERM "$hog_pid" 2>/dev/null
+wait "$hog_pid" 2>/dev/null
+hog_pid=
+
 emu_stop
 finish
