@@ -321,8 +321,12 @@ static unsigned cpu_headroom_x1024(const Engine *e, unsigned cpu) {
         return p >= 0 ? e->policies[p].gov.headroom_x1024 : 1280;
 }
 
-/* A CPU's demand, why, and (@ret_rule, -1: none) the rule that decided it. */
-static unsigned cpu_demand(const Engine *e, unsigned cpu, DecisionReason *ret_reason, int *ret_rule) {
+/*
+ * A CPU's demand with its iowait boost @iowait (sugov_get_util(): util = max(util, boost), then the clamps), why,
+ * and (@ret_rule, -1: none) the rule that decided it.
+ */
+static unsigned cpu_demand(const Engine *e, unsigned cpu, unsigned iowait, DecisionReason *ret_reason,
+                           int *ret_rule) {
         unsigned cap = demand_cpu_capacity(e->demand, cpu), util, clamped;
         DemandClamp k;
 
@@ -333,6 +337,10 @@ static unsigned cpu_demand(const Engine *e, unsigned cpu, DecisionReason *ret_re
         }
         *ret_reason = DECISION_REASON_DEMAND;
         util = MIN(demand_cpu_util(e->demand, cpu) + demand_cpu_rt_avg(e->demand, cpu), cap);
+        if (iowait > util) {
+                util = iowait;
+                *ret_reason = DECISION_REASON_IOWAIT;
+        }
         if (!e->rules)
                 return util;
         demand_cpu_clamp(e->demand, cpu, &k);
@@ -347,6 +355,24 @@ static unsigned cpu_demand(const Engine *e, unsigned cpu, DecisionReason *ret_re
                 *ret_rule = clamped > util ? k.min_rule : k.max_rule;
         }
         return clamped;
+}
+
+/*
+ * uclamp_rq_is_capped() (kernel/sched/sched.h): cpu_util_cfs() + cpu_util_rt() >= the rq's uclamp max, when a
+ * rule caps it. cpu_util_cfs() is max(util_avg, util_est), without the runnable boost.
+ */
+static bool cpu_capped(const Engine *e, unsigned cpu) {
+        unsigned util;
+        DemandClamp k;
+
+        if (!e->rules)
+                return false;
+        demand_cpu_clamp(e->demand, cpu, &k);
+        if (k.max_util >= RULE_UTIL_MAX)
+                return false;
+        util = MAX(demand_cpu_util_avg(e->demand, cpu), demand_cpu_util_est_sum(e->demand, cpu));
+        util = MIN(util, demand_cpu_capacity(e->demand, cpu)) + demand_cpu_rt_avg(e->demand, cpu);
+        return util >= k.max_util;
 }
 
 /*
@@ -368,7 +394,6 @@ static unsigned policy_effective_util(Engine *e, const EnginePolicy *ep, uint64_
                 /* sugov_next_freq_shared() walks policy->cpus: the online ones. */
                 if (e->offline[cpu])
                         continue;
-                u = cpu_demand(e, cpu, &reason, &rule);
                 /* Only a real hook call consumes (halves) the boost; our extra evaluations just look at it. */
                 if (e->hooked[cpu])
                         boost = governor_iowait_apply(&e->iowait[cpu], now_ns, demand_cpu_capacity(e->demand, cpu),
@@ -376,10 +401,7 @@ static unsigned policy_effective_util(Engine *e, const EnginePolicy *ep, uint64_
                 else
                         boost = governor_iowait_peek(&e->iowait[cpu], now_ns, demand_cpu_capacity(e->demand, cpu),
                                                      e->tick_ns);
-                if (reason != DECISION_REASON_RT && boost > u) {
-                        u = boost;
-                        reason = DECISION_REASON_IOWAIT;
-                }
+                u = cpu_demand(e, cpu, boost, &reason, &rule);
                 if (u > util || c == 0) {
                         util = MAX(u, util);
                         best_reason = reason;
@@ -468,6 +490,7 @@ static uint32_t policy_next_khz(Engine *e, EnginePolicy *ep, uint64_t now_ns, un
                 single_cpu = (GovernorCpu) {
                         .busy = demand_cpu_busy(e->demand, ep->cpus[0]),
                         .idle_calls = demand_cpu_idle_calls(e->demand, ep->cpus[0]),
+                        .capped = cpu_capped(e, ep->cpus[0]),
                 };
         return governor_next_khz(&ep->gov, &ep->desc, *ret_util, ep->n_cpus == 1 ? &single_cpu : NULL);
 }
@@ -913,7 +936,7 @@ unsigned engine_policy_util(const Engine *e, unsigned policy_index) {
                 int rule;
 
                 if (!e->offline[ep->cpus[c]])
-                        util = MAX(util, cpu_demand(e, ep->cpus[c], &reason, &rule));
+                        util = MAX(util, cpu_demand(e, ep->cpus[c], 0, &reason, &rule));
         }
         return util;
 }
@@ -952,7 +975,7 @@ int engine_cpu_state(const Engine *e, unsigned cpu, CpuState *ret) {
                 .busy = demand_cpu_busy(e->demand, cpu),
                 .runnable_avg = demand_cpu_runnable_avg(e->demand, cpu),
                 .rt_avg = demand_cpu_rt_avg(e->demand, cpu),
-                .effective = cpu_demand(e, cpu, &reason, &rule),
+                .effective = cpu_demand(e, cpu, 0, &reason, &rule),
         };
         return 0;
 }

@@ -208,7 +208,12 @@ bool governor_should_update(const Governor *g, uint64_t now_ns) {
  * idle keeps "having been idle"; we see only switches, hence the explicit "and it is busy now".
  */
 static bool governor_hold(Governor *g, const GovernorCpu *cpu) {
-        bool hold = g->evaluated && cpu->busy && cpu->idle_calls == g->saved_idle_calls;
+        bool hold;
+
+        /* "if capped by uclamp_max, always update to be in compliance", before the idle count is saved. */
+        if (cpu->capped)
+                return false;
+        hold = g->evaluated && cpu->busy && cpu->idle_calls == g->saved_idle_calls;
 
         g->saved_idle_calls = cpu->idle_calls;
         return hold;

@@ -115,6 +115,7 @@ bool governor_should_update(const Governor *g, uint64_t now_ns);
 typedef struct GovernorCpu {
         bool busy;                        /* running a task right now */
         uint64_t idle_calls;              /* idle entries so far */
+        bool capped;                      /* uclamp_rq_is_capped(): a rule's max_util holds the rq down */
 } GovernorCpu;
 
 /*

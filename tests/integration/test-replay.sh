@@ -182,4 +182,8 @@ expect rules_ignore "$(replay two-dt.ini rules.txt --config "$(rules_conf '[rule
 expect rules_exe_never_in_replay "$(replay two-dt.ini rules.txt \
 	--config "$(rules_conf '[rule:ix]\ncomm = indexer\nexe = /usr/bin/*\nignore = yes\n')" | grep -c policy=0)" "3"
 
+# A capped rq is not held (sugov_hold_freq()): the cap applies at 1.3 s, when "a" sleeps, not when cpu0 idles.
+expect rules_capped_not_held "$(replay two-dt.ini rules-hold.txt --config "$(rules_conf '[rule:ix]\ncomm = indexer\nmax_util = 512\n')" |
+	tail -n 1)" "t=1300000000 policy=0 freq=1000000 cpu=0 kind=local util=409"
+
 finish
