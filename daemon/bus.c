@@ -11,6 +11,7 @@
  */
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,9 @@
 #include "log.h"
 #include "manager.h"
 #include "perf-events.h"
+#include "rules.h"
 #include "schedfreqd-dbus.h"
+#include "task-names.h"
 #include "time-util.h"
 
 #define UID_FMT "%" PRIu32
@@ -427,6 +430,84 @@ static int method_get_decisions(sd_bus_message *message, void *userdata, sd_bus_
         return sd_bus_send(NULL, reply, NULL);
 }
 
+static int pid_cmp(const void *a, const void *b) {
+        int32_t x = *(const int32_t *) a, y = *(const int32_t *) b;
+
+        return x < y ? -1 : x > y;
+}
+
+/* One GetRules() record: rule @i of @rules as the engine holds it, its counters and its tasks now. */
+static int append_rule(sd_bus_message *reply, Manager *m, const RuleSet *rules, unsigned i) {
+        const Rule *rule = &rules->rule[i];
+        int32_t pids[SCHEDFREQD_RULE_TASKS_MAX];
+        char origin[PATH_MAX + 16] = "";
+        size_t n;
+        int r;
+
+        if (rule->origin.line > 0)
+                (void) snprintf(origin, sizeof(origin), "%s:%" PRIu32, config_origin_file(&m->config, rule->origin),
+                                rule->origin.line);
+        r = sd_bus_message_open_container(reply, 'r', SCHEDFREQD_RULE_CONTENTS);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(reply, "sssssqqbbt", rule->name, rule->comm, rule->exe, rule->cgroup, origin,
+                                  rule->min_util, rule->max_util, (int) rule->rt_boost, (int) rule->ignore,
+                                  engine_rule_decisions(m->engine, i));
+        if (r < 0)
+                return r;
+
+        /* engine_rule_tasks() returns how many tasks have the rule, of which it filled at most the first max. */
+        n = MIN(engine_rule_tasks(m->engine, i, pids, ELEMENTSOF(pids)), ELEMENTSOF(pids));
+        qsort(pids, n, sizeof(pids[0]), pid_cmp);
+        r = sd_bus_message_open_container(reply, 'a', "(us)");
+        if (r < 0)
+                return r;
+        for (size_t k = 0; k < n; k++) {
+                TaskName t = {};
+
+                /*
+                 * A task the proc connector saw exit is not a running process, though the model may hold it a
+                 * while: a wake-up read from one CPU's ring after its exit was read from another's re-creates it
+                 * until its queue is next found empty.
+                 */
+                if (!m->task_names || task_names_lookup(m->task_names, pids[k], &t) < 0) {
+                        if (m->proc)
+                                continue;
+                        t.comm[0] = '\0';
+                }
+                r = sd_bus_message_append(reply, "(us)", (uint32_t) pids[k], t.comm);
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_message_close_container(reply);
+}
+
+static int method_get_rules(sd_bus_message *message, void *userdata, sd_bus_error *error) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        Bus *b = ASSERT_PTR(userdata);
+        const RuleSet *rules = engine_rules(b->manager->engine);
+        int r;
+
+        r = sd_bus_message_new_method_return(message, &reply);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_open_container(reply, 'a', SCHEDFREQD_RULE_TYPE);
+        if (r < 0)
+                return r;
+        for (unsigned i = 0; rules && i < rules->n; i++) {
+                r = append_rule(reply, b->manager, rules, i);
+                if (r < 0)
+                        return r;
+        }
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
 /* --- vtables ------------------------------------------------------------------------------------------- */
 
 #define EMITS SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
@@ -461,6 +542,8 @@ static const sd_bus_vtable daemon_vtable[] = {
         /* Read-only. */
         SD_BUS_METHOD_WITH_NAMES("GetDecisions", "u", SD_BUS_PARAM(max), SCHEDFREQD_DECISIONS_SIGNATURE,
                                  SD_BUS_PARAM(decisions), method_get_decisions, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("GetRules", "", SD_BUS_PARAM(), SCHEDFREQD_RULES_SIGNATURE, SD_BUS_PARAM(rules),
+                                 method_get_rules, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_VTABLE_END,
 };
 

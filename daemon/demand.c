@@ -854,8 +854,8 @@ static int demand_runtime(Demand *d, int cpu, const SchedEvent *ev, uint64_t now
         return 0;
 }
 
-static void demand_exit(Demand *d, const SchedEvent *ev, uint64_t now_ns, DemandEffect *eff) {
-        Task *k = task_get(d, ev->exit.pid);
+static void demand_exit_pid(Demand *d, int32_t pid, uint64_t now_ns, DemandEffect *eff) {
+        Task *k = task_get(d, pid);
 
         if (!k)
                 return;
@@ -866,7 +866,17 @@ static void demand_exit(Demand *d, const SchedEvent *ev, uint64_t now_ns, Demand
                 task_detach(d, k, now_ns, true);
                 effect_add(eff, k->cpu);
         }
-        task_table_remove(d->tasks, ev->exit.pid);
+        task_table_remove(d->tasks, pid);
+}
+
+static void demand_exit(Demand *d, const SchedEvent *ev, uint64_t now_ns, DemandEffect *eff) {
+        demand_exit_pid(d, ev->exit.pid, now_ns, eff);
+}
+
+void demand_task_exit(Demand *d, int32_t pid, uint64_t now_ns) {
+        DemandEffect eff = {};
+
+        demand_exit_pid(d, pid, now_ns, &eff);
 }
 
 int demand_event(Demand *d, const SchedEvent *ev, uint64_t now_ns, DemandEffect *ret_effect) {

@@ -1043,6 +1043,10 @@ size_t engine_rule_tasks(Engine *e, unsigned rule, int32_t *pids, size_t max) {
         return e->rules && rule < e->rules->n ? demand_rule_tasks(e->demand, (int) rule, pids, max) : 0;
 }
 
+void engine_task_exit(Engine *e, int32_t pid) {
+        demand_task_exit(e->demand, pid, e->now_ns);
+}
+
 int engine_task_set_rule(Engine *e, int32_t pid, int rule) {
         if (!e->rules)
                 return -EINVAL;

@@ -567,6 +567,11 @@ static int on_proc_event(const ProcEvent *ev, const TaskName *task, void *userda
         case PROC_EVENT_TYPE_EXEC:
         case PROC_EVENT_TYPE_COMM:
                 return task ? manager_rules_task(m, task->pid, task->tgid, task->comm) : 0;
+        case PROC_EVENT_TYPE_EXIT:
+                /* Only a pinned task can outlive its sched_process_exit (pinned by a late exec message). */
+                if (engine_rules(m->engine))
+                        engine_task_exit(m->engine, ev->pid);
+                return 0;
         case PROC_EVENT_TYPE_RESCAN:
                 return manager_rules_scan(m);
         default:

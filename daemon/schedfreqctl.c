@@ -598,6 +598,8 @@ static const char *reason_text(const char *reason) {
                 return "the iowait boost (a task woke up after waiting for I/O)";
         if (streq(reason, "limits"))
                 return "a change of the scaling limits (scaling_min_freq/scaling_max_freq)";
+        if (streq(reason, "rule"))
+                return "a per-process rule (its min_util/max_util clamp or rt_boost; see 'schedfreqctl rules')";
         return reason;
 }
 
@@ -789,6 +791,205 @@ static int verb_explain(sd_bus *bus, const char *policy_arg) {
         return found ? EXIT_OK : EXIT_FAILED;
 }
 
+/* --- rules ------------------------------------------------------------------------------------------------ */
+
+typedef struct RuleTask {
+        uint32_t pid;
+        char *comm;
+} RuleTask;
+
+typedef struct RuleRow {
+        char *name, *comm, *exe, *cgroup, *origin;
+        uint16_t min_util, max_util;
+        int rt_boost, ignore;
+        uint64_t decisions;
+        RuleTask *tasks;
+        size_t n_tasks;
+} RuleRow;
+
+static void rule_row_done(RuleRow *row) {
+        free(row->name);
+        free(row->comm);
+        free(row->exe);
+        free(row->cgroup);
+        free(row->origin);
+        for (size_t k = 0; k < row->n_tasks; k++)
+                free(row->tasks[k].comm);
+        free(row->tasks);
+        *row = (RuleRow) {};
+}
+
+static void rule_rows_free(RuleRow *rows, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                rule_row_done(&rows[i]);
+        free(rows);
+}
+
+/* One GetRules() record into @row (which owns its strings even on failure). */
+static int read_rule(sd_bus_message *m, RuleRow *row) {
+        const char *name, *comm, *exe, *cgroup, *origin;
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'r', SCHEDFREQD_RULE_CONTENTS);
+        if (r <= 0)
+                return r;
+        r = sd_bus_message_read(m, "sssssqqbbt", &name, &comm, &exe, &cgroup, &origin, &row->min_util,
+                                &row->max_util, &row->rt_boost, &row->ignore, &row->decisions);
+        if (r < 0)
+                return r;
+        row->name = strdup(name);
+        row->comm = strdup(comm);
+        row->exe = strdup(exe);
+        row->cgroup = strdup(cgroup);
+        row->origin = strdup(origin);
+        if (!row->name || !row->comm || !row->exe || !row->cgroup || !row->origin)
+                return -ENOMEM;
+
+        r = sd_bus_message_enter_container(m, 'a', "(us)");
+        if (r < 0)
+                return r;
+        for (;;) {
+                uint32_t pid;
+                const char *task_comm;
+
+                r = sd_bus_message_read(m, "(us)", &pid, &task_comm);
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        break;
+                RuleTask *n = reallocarray(row->tasks, row->n_tasks + 1, sizeof(RuleTask));
+                if (!n)
+                        return -ENOMEM;
+                row->tasks = n;
+                row->tasks[row->n_tasks] = (RuleTask) { .pid = pid, .comm = strdup(task_comm) };
+                if (!row->tasks[row->n_tasks++].comm)
+                        return -ENOMEM;
+        }
+        r = sd_bus_message_exit_container(m); /* a(us) */
+        if (r < 0)
+                return r;
+        r = sd_bus_message_exit_container(m); /* r */
+        return r < 0 ? r : 1;
+}
+
+static void print_rule(const RuleRow *row) {
+        const char *sep = "";
+
+        printf("%s (%s%s)\n", row->name, row->origin[0] ? "defined at " : "where it is defined is unknown",
+               row->origin);
+
+        printf("  Match:");
+        if (row->comm[0])
+                printf("%s comm = %s", sep, row->comm), sep = ",";
+        if (row->exe[0])
+                printf("%s exe = %s", sep, row->exe), sep = ",";
+        if (row->cgroup[0])
+                printf("%s cgroup = %s", sep, row->cgroup), sep = ",";
+        putchar('\n');
+
+        sep = "";
+        printf("  Actions:");
+        if (row->ignore)
+                printf(" ignore = yes (its load does not count)"), sep = ",";
+        if (row->min_util > 0)
+                printf("%s min_util = %" PRIu16, sep, row->min_util), sep = ",";
+        if (row->max_util < 1024)
+                printf("%s max_util = %" PRIu16, sep, row->max_util), sep = ",";
+        if (row->rt_boost)
+                printf("%s rt_boost = yes", sep), sep = ",";
+        if (!sep[0])
+                printf(" none");
+        putchar('\n');
+
+        printf("  Changed %" PRIu64 " decision%s\n", row->decisions, row->decisions == 1 ? "" : "s");
+
+        if (row->n_tasks == 0) {
+                printf("  Tasks: no running task\n");
+                return;
+        }
+        for (size_t k = 0; k < row->n_tasks; k++)
+                printf("  %s %7" PRIu32 " %s\n", k == 0 ? "Tasks:" : "      ", row->tasks[k].pid,
+                       row->tasks[k].comm[0] ? row->tasks[k].comm : "(name unknown)");
+        if (row->n_tasks >= SCHEDFREQD_RULE_TASKS_MAX)
+                printf("  (the first %u tasks; there may be more)\n", SCHEDFREQD_RULE_TASKS_MAX);
+}
+
+static void print_rules_json(const RuleRow *rows, size_t n) {
+        printf("{\"rules\":[");
+        for (size_t i = 0; i < n; i++) {
+                const RuleRow *row = &rows[i];
+
+                printf("%s{\"Name\":", i ? "," : "");
+                json_string(row->name);
+                printf(",\"Comm\":");
+                json_string(row->comm);
+                printf(",\"Exe\":");
+                json_string(row->exe);
+                printf(",\"Cgroup\":");
+                json_string(row->cgroup);
+                printf(",\"Origin\":");
+                json_string(row->origin);
+                printf(",\"MinUtil\":%" PRIu16 ",\"MaxUtil\":%" PRIu16 ",\"RTBoost\":%s,\"Ignore\":%s,"
+                       "\"Decisions\":%" PRIu64 ",\"Tasks\":[",
+                       row->min_util, row->max_util, row->rt_boost ? "true" : "false", row->ignore ? "true" : "false",
+                       row->decisions);
+                for (size_t k = 0; k < row->n_tasks; k++) {
+                        printf("%s{\"Pid\":%" PRIu32 ",\"Comm\":", k ? "," : "", row->tasks[k].pid);
+                        json_string(row->tasks[k].comm);
+                        putchar('}');
+                }
+                printf("]}");
+        }
+        printf("]}\n");
+}
+
+static int verb_rules(sd_bus *bus) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        RuleRow *rows = NULL;
+        size_t n_rows = 0;
+        int r;
+
+        r = sd_bus_call_method(bus, SCHEDFREQD_BUS_NAME, SCHEDFREQD_BUS_PATH, SCHEDFREQD_BUS_INTERFACE, "GetRules",
+                               &error, &reply, NULL);
+        if (r < 0)
+                return call_failed("read the rules", &error, r);
+
+        r = sd_bus_message_enter_container(reply, 'a', SCHEDFREQD_RULE_TYPE);
+        while (r >= 0) {
+                _cleanup_(rule_row_done) RuleRow row = {}; /* owns what it read until rows does */
+
+                r = read_rule(reply, &row);
+                if (r <= 0)
+                        break;
+                RuleRow *n = reallocarray(rows, n_rows + 1, sizeof(RuleRow));
+                if (!n) {
+                        r = -ENOMEM;
+                        break;
+                }
+                rows = n;
+                rows[n_rows++] = row;
+                row = (RuleRow) {};
+        }
+        if (r < 0) {
+                rule_rows_free(rows, n_rows);
+                fprintf(stderr, "Failed to parse the GetRules reply: %s\n", strerror(-r));
+                return EXIT_FAILED;
+        }
+
+        if (arg_json)
+                print_rules_json(rows, n_rows);
+        else if (n_rows == 0)
+                printf("No rules configured (see schedfreqd.conf(5), RULES).\n");
+        for (size_t i = 0; !arg_json && i < n_rows; i++) {
+                if (i)
+                        putchar('\n');
+                print_rule(&rows[i]);
+        }
+        rule_rows_free(rows, n_rows);
+        return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAILED;
+}
+
 static int verb_call(sd_bus *bus, const char *method, const char *what, const char *done) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         int r;
@@ -881,6 +1082,8 @@ static void help(void) {
                "  status               policies and CPUs as a table (the default)\n"
                "  watch                refresh the status every --interval seconds until Ctrl-C\n"
                "  explain [POLICY]     why each policy (or POLICY: N or policyN) is at its frequency\n"
+               "  rules                the per-process rules: where each is defined, what it matches and does,\n"
+               "                       how many decisions it changed, the running tasks it applies to\n"
                "  reload               re-read the configuration (root)\n"
                "  pause                hand every policy back to its original governor (root)\n"
                "  resume               take the policies over again (root)\n"
@@ -889,7 +1092,7 @@ static void help(void) {
                "  version              print the client's version\n"
                "\n"
                "Options:\n"
-               "      --json           status/watch: JSON (one object per refresh) for scripts\n"
+               "      --json           status/watch/rules: JSON (one object per refresh) for scripts\n"
                "      --count N        watch: stop after N refreshes\n"
                "      --interval SEC   watch: seconds between refreshes (default 1)\n"
                "  -n, --decisions N    explain: list up to N recent decisions per policy (default 5)\n"
@@ -998,7 +1201,7 @@ int main(int argc, char **argv) {
                 return EXIT_USAGE;
         }
 
-        static const char *const bus_verbs[] = { "status", "watch", "explain", "reload", "pause", "resume" };
+        static const char *const bus_verbs[] = { "status", "watch", "explain", "rules", "reload", "pause", "resume" };
         bool known = false;
         for (size_t i = 0; i < ELEMENTSOF(bus_verbs); i++)
                 known = known || streq(verb, bus_verbs[i]);
@@ -1021,6 +1224,8 @@ int main(int argc, char **argv) {
                 return verb_watch(bus);
         if (streq(verb, "explain"))
                 return verb_explain(bus, n_args > 0 ? argv[optind + 1] : NULL);
+        if (streq(verb, "rules"))
+                return verb_rules(bus);
         if (streq(verb, "reload"))
                 return verb_call(bus, "Reload", "reload the configuration", "Configuration reloaded.");
         if (streq(verb, "pause"))

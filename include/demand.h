@@ -160,6 +160,8 @@ void demand_set_rules(Demand *d, const RuleSet *rules);
 /* Pins @pid's rule (index into the rule set, -1 = none), as the proc connector's exe/cgroup showed it; names
  * no longer change it. -EINVAL without rules or for a bad index; -ENOMEM/-ENOSPC from the task table. */
 int demand_task_set_rule(Demand *d, int32_t pid, int rule, uint64_t now_ns);
+/* @pid exited (the proc connector said so): as sched_process_exit, if the model still holds it. */
+void demand_task_exit(Demand *d, int32_t pid, uint64_t now_ns);
 /* @pid's rule index, -1 for none, -ENOENT for an unknown task. */
 int demand_task_rule(const Demand *d, int32_t pid);
 /* The rq's clamps for @cpu, and the rule behind each bound (-1: none decides it). */

@@ -211,3 +211,8 @@ const RuleSet *engine_rules(const Engine *e);
 uint64_t engine_rule_decisions(const Engine *e, unsigned rule);
 size_t engine_rule_tasks(Engine *e, unsigned rule, int32_t *pids, size_t max);
 int engine_task_set_rule(Engine *e, int32_t pid, int rule);
+/*
+ * @pid exited, as the proc connector reports it: forgotten as at its sched_process_exit, so that a task pinned by
+ * an exec message read after its scheduler exit does not stay behind.
+ */
+void engine_task_exit(Engine *e, int32_t pid);

@@ -3,7 +3,7 @@
 
 /*
  * The D-Bus contract between schedfreqd (daemon/bus.c) and its clients (schedfreqctl, busctl, scripts):
- * names, paths, interfaces, error names and the GetDecisions record signature. docs/dbus.md describes it;
+ * names, paths, interfaces, error names and the GetDecisions and GetRules record signatures. docs/dbus.md describes it;
  * systemd/io.github.schedfreqd.Governor1.conf is the bus policy.
  *
  * Naming (shared/notes/conventions.md): reverse-DNS, bus name == main interface name, object path the same
@@ -47,3 +47,20 @@
  */
 #define SCHEDFREQD_DECISION_TYPE "(tuuuissbsutt)"
 #define SCHEDFREQD_DECISIONS_SIGNATURE "a" SCHEDFREQD_DECISION_TYPE
+
+/*
+ * GetRules() → a(sssssqqbbta(us)), the per-process rules in force ([rule:NAME] sections, include/rules.h), in
+ * configuration order (empty without rules):
+ *   s  Name                the NAME of [rule:NAME]
+ *   s  Comm, s Exe, s Cgroup   the match keys' globs ("" when the rule has no such key)
+ *   s  Origin              "FILE:LINE" of its [rule:NAME] header, the last one read ("" when unknown)
+ *   q  MinUtil, q MaxUtil  its clamps, 0..1024 (0 and 1024 when not set)
+ *   b  RTBoost, b Ignore
+ *   t  Decisions           frequency changes it decided (reason "rule") since it was loaded
+ *   a(us) Tasks            the tasks it applies to now (thread id, name; "" when the name is not known), by
+ *                          ascending id, at most SCHEDFREQD_RULE_TASKS_MAX
+ */
+#define SCHEDFREQD_RULE_TASKS_MAX 256
+#define SCHEDFREQD_RULE_CONTENTS "sssssqqbbta(us)"
+#define SCHEDFREQD_RULE_TYPE "(" SCHEDFREQD_RULE_CONTENTS ")"
+#define SCHEDFREQD_RULES_SIGNATURE "a" SCHEDFREQD_RULE_TYPE

@@ -7,6 +7,8 @@
 #   - introspection shows every documented member;
 #   - properties match the emulator (CurrentKHz == the last setspeed write, limits, driver, original governor);
 #   - a CPU hog's decision shows up in GetDecisions;
+#   - GetRules: none without rules; two rules with their fields and FILE:LINE, a process started afterwards
+#     (sleep) listed under the rule it matches; none again after a reload without rules;
 #   - control from a non-root uid is denied by the bus policy, and (past a test policy that lets it through)
 #     by the daemon's own uid check; reads stay open to everyone;
 #   - Pause hands the policies back, Resume takes them again; Reload with a bad file returns FILE:LINE and
@@ -51,12 +53,13 @@ intro=$(bctl introspect "$NAME" "$OBJ" 2>&1; bctl introspect "$NAME" "$OBJ/polic
 missing=
 for m in Version UptimeUSec EventsSeen EventsLost EventsLate ProcConnector LocalDecisions RemoteDecisions \
 	DeferredDecisions FrequencyWrites ReactionLatencyCount ReactionLatencyP50USec ReactionLatencyP99USec \
-	ReactionLatencyMaxUSec ReactionLatencyHistogram Paused Reload Pause Resume GetDecisions \
+	ReactionLatencyMaxUSec ReactionLatencyHistogram Paused Reload Pause Resume GetDecisions GetRules \
 	Id CPUs Driver Managed GovernorTakenOverFrom CpuinfoMinKHz CpuinfoMaxKHz CurrentKHz MinKHz MaxKHz Demand \
 	RemotePermitted LastChangeUSec LastReason Policy Util UtilAvg UtilEstSum RunnableRT Busy; do
 	grep -q "^\.$m " <<<"$intro" || missing="$missing $m"
 done
 grep -q 'GetDecisions *method *u *a(tuuuissbsutt)' <<<"$intro" || missing="$missing GetDecisions-signature"
+grep -q 'GetRules *method *- *a(sssssqqbbta(us))' <<<"$intro" || missing="$missing GetRules-signature"
 grep -q '^io.github.schedfreqd.Governor1.Policy ' <<<"$intro" || missing="$missing .Policy-interface"
 grep -q '^io.github.schedfreqd.Governor1.CPU ' <<<"$intro" || missing="$missing .CPU-interface"
 [ -z "$missing" ] && ok "busctl introspect shows every documented member" || fail "busctl introspect shows every documented member" "missing:$missing" "$intro"
@@ -160,10 +163,12 @@ r1=$(as_nobody busctl --system get-property "$NAME" "$OBJ/policy/1" "$NAME.Polic
 r2=$(as_nobody busctl --system call "$NAME" "$OBJ" "$NAME" GetDecisions u 1 2>&1)
 r3=$(as_nobody busctl --system introspect "$NAME" "$OBJ/cpu/0" 2>&1)
 r4=$(as_nobody busctl --system call "$NAME" "$OBJ" org.freedesktop.DBus.ObjectManager GetManagedObjects 2>&1)
-if grep -q '^u [0-9]' <<<"$r1" && grep -q '^a(tuuuissbsutt) 1 ' <<<"$r2" && grep -q '^\.Util ' <<<"$r3" && grep -q '^a{oa{sa{sv}}} 5 ' <<<"$r4"; then
-	ok "uid 65534 may read: Get, GetDecisions, Introspect, GetManagedObjects"
+r5=$(as_nobody busctl --system call "$NAME" "$OBJ" "$NAME" GetRules 2>&1)
+if grep -q '^u [0-9]' <<<"$r1" && grep -q '^a(tuuuissbsutt) 1 ' <<<"$r2" && grep -q '^\.Util ' <<<"$r3" \
+	&& grep -q '^a{oa{sa{sv}}} 5 ' <<<"$r4" && [ "$r5" = 'a(sssssqqbbta(us)) 0' ]; then
+	ok "uid 65534 may read: Get, GetDecisions, GetRules, Introspect, GetManagedObjects"
 else
-	fail "uid 65534 may read" "$r1" "$r2" "$r3" "$(head -c 300 <<<"$r4")"
+	fail "uid 65534 may read" "$r1" "$r2" "$r3" "$(head -c 300 <<<"$r4")" "$r5"
 fi
 
 # --- Pause / Resume ------------------------------------------------------------------------------------------
@@ -195,6 +200,78 @@ grep -q "^Error $NAME.Error.ConfigRejected: $TMP/schedfreqd.conf:3: " <<<"$out" 
 printf '[governor]\nheadroom = 1.3\n' >"$TMP/schedfreqd.conf"
 out=$(bctl call "$NAME" "$OBJ" "$NAME" Reload 2>&1) && grep -q "Configuration reloaded" "$TMP/err" \
 	&& ok "Reload with a good file" || fail "Reload with a good file" "$out" "$(show_daemon_log)"
+
+# --- GetRules -----------------------------------------------------------------------------------------------------
+get_rules() { bctl --json=short call "$NAME" "$OBJ" "$NAME" GetRules; }
+out=$(get_rules 2>&1)
+[ "$(jq -c . <<<"$out" 2>&1)" = '{"type":"a(sssssqqbbta(us))","data":[[]]}' ] \
+	&& ok "GetRules without rules: an empty array" || fail "GetRules without rules: an empty array" "$out"
+
+# Two rules: one for the sleep started below, one that matches nothing here (its keys and actions all differ).
+cat >"$TMP/schedfreqd.conf" <<'EOF_CONF'
+[governor]
+headroom = 1.3
+
+[rule:sleepers]
+comm = sleep
+min_util = 200
+
+[rule:batch]
+comm = nosuch-*
+exe = /opt/nosuch/bin/*
+cgroup = /nosuch.slice/*
+ignore = yes
+EOF_CONF
+out=$(bctl call "$NAME" "$OBJ" "$NAME" Reload 2>&1) && ok "Reload with two rules" || fail "Reload with two rules" "$out" "$(show_daemon_log)"
+sleep 30 &
+sleep_pid=$!
+at_exit 'kill "$sleep_pid" 2>/dev/null'
+# The proc connector reports its exec: it is pinned to its rule shortly after (none when it is unavailable).
+rule_has_pid() { # RULE PID
+	get_rules 2>/dev/null | jq -e --arg r "$1" --argjson p "$2" '.data[0][] | select(.[0] == $r) | .[10][] | select(.[0] == $p and .[1] == "sleep")' >/dev/null
+}
+if wait_for 'rule_has_pid sleepers "$sleep_pid"' 5; then
+	ok "GetRules lists the sleep (pid $sleep_pid, comm sleep) under 'sleepers'"
+else
+	fail "GetRules lists the sleep under 'sleepers'" "pid $sleep_pid" "ProcConnector: $(prop "$OBJ" "$NAME" ProcConnector)" \
+		"$(get_rules 2>&1 | head -c 2000)" "$(show_daemon_log)"
+fi
+# 100 short-lived sleeps: none stays listed once gone (an exec message read after the task's scheduler exit
+# used to pin it again, for good: the proc connector's exit now forgets it).
+for _ in $(seq 100); do sleep 0.002; done
+dead_listed() { # the pids listed under 'sleepers' that no longer exist
+	get_rules 2>/dev/null | jq -r '.data[0][] | select(.[0] == "sleepers") | .[10][] | .[0]' |
+		while read -r p; do [ -d "/proc/$p" ] || echo "$p"; done
+}
+if wait_for '[ -z "$(dead_listed)" ]' 5; then
+	ok "GetRules: after 100 short-lived sleeps, only live tasks are listed"
+else
+	fail "GetRules lists only live tasks" "gone but listed: $(dead_listed | tr '\n' ' ')"
+fi
+get_rules >"$TMP/rules.json" 2>&1
+res=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["type"] == "a(sssssqqbbta(us))", d["type"]
+rules = d["data"][0]
+assert [r[0] for r in rules] == ["sleepers", "batch"], [r[0] for r in rules]
+s, b = rules
+conf = sys.argv[2]
+assert s[1:9] == ["sleep", "", "", conf + ":4", 200, 1024, False, False], s[:10]
+assert b[1:9] == ["nosuch-*", "/opt/nosuch/bin/*", "/nosuch.slice/*", conf + ":8", 0, 1024, False, True], b[:10]
+assert isinstance(s[9], int) and b[9] == 0, (s[9], b[9])
+assert b[10] == [], b[10]
+print("ok")' "$TMP/rules.json" "$TMP/schedfreqd.conf" 2>&1)
+[ "$res" = ok ] && ok "GetRules: both rules in order with their keys, actions, FILE:LINE and counters" \
+	|| fail "GetRules: both rules with their fields" "$res" "$(head -c 2000 "$TMP/rules.json")"
+
+printf '[governor]\nheadroom = 1.3\n' >"$TMP/schedfreqd.conf"
+bctl call "$NAME" "$OBJ" "$NAME" Reload >/dev/null 2>&1
+out=$(get_rules 2>&1)
+[ "$(jq -c .data <<<"$out" 2>&1)" = '[[]]' ] && ok "GetRules after a reload without rules: an empty array" \
+	|| fail "GetRules after a reload without rules: an empty array" "$out"
+kill "$sleep_pid" 2>/dev/null
+wait "$sleep_pid" 2>/dev/null
 
 # --- PropertiesChanged rate under load ---------------------------------------------------------------------------
 WINDOW=3

@@ -4,6 +4,7 @@
 #
 # schedfreqctl against the real daemon on a private system-like bus (tests/dbus/), over the emulated cpufreq:
 # status (table and --json, values matching the emulator and busctl), watch --count, explain after a CPU hog,
+# rules (none, then two rules with a sleep matched by one, text and --json, none again after a reload),
 # reload/pause/resume and their exit codes, permission denied (exit 4), daemon not running / no bus (exit 3),
 # usage errors (exit 2), check-config without a daemon (exit 1 with FILE:LINE).
 
@@ -34,6 +35,7 @@ expect "check-config good file: exit 0" 0 "good.conf: OK" "$CTL" check-config "$
 expect "check-config bad file: exit 1, FILE:LINE" 1 "errors.conf:[0-9]*: " "$CTL" check-config "$REPO/tests/fixtures/config/errors.conf"
 expect "check-config missing file: exit 1" 1 "nonexistent.conf" "$CTL" check-config "$TMP/nonexistent.conf"
 expect "unknown command: exit 2" 2 "Unknown command 'frobnicate'" "$CTL" frobnicate
+expect "rules with an argument: exit 2" 2 "Too many arguments for 'rules'" "$CTL" rules sleepers
 expect "bad option value: exit 2" 2 "count" "$CTL" watch --count x
 expect "check-config without FILE: exit 2" 2 "one FILE" "$CTL" check-config
 expect "no bus (--address): exit 3" 3 "schedfreqd is not running" "$CTL" --address "unix:path=$TMP/nothing" status
@@ -167,6 +169,69 @@ out=$("$CTL" explain 2>&1)
 [ $? -eq 0 ] && grep -q '^policy0 ' <<<"$out" && grep -q '^policy1 ' <<<"$out" && ok "explain: every policy" || fail "explain: every policy" "$out"
 expect "explain of a missing policy: exit 1" 1 "No policy7 here; policies: 0 1" "$CTL" explain 7
 expect "explain of a bad argument: exit 2" 2 "Invalid policy" "$CTL" explain cpu3
+
+# Rules: none yet.
+expect "rules without rules: exit 0, says so" 0 "^No rules configured (see schedfreqd.conf(5), RULES).$" "$CTL" rules
+expect "rules --json without rules" 0 '^{"rules":\[\]}$' "$CTL" --json rules
+# Two rules, one matching a sleep started after the reload (reported by the proc connector's exec event).
+cat >"$TMP/schedfreqd.conf" <<'EOF_CONF'
+[rule:sleepers]
+comm = sleep
+min_util = 200
+rt_boost = yes
+
+[rule:batch]
+exe = /opt/nosuch/bin/*
+cgroup = /nosuch.slice/*
+max_util = 300
+EOF_CONF
+expect "reload with two rules: exit 0" 0 "Configuration reloaded" "$CTL" reload
+sleep 30 &
+sleep_pid=$!
+at_exit 'kill "$sleep_pid" 2>/dev/null'
+if [ "$(busctl --system get-property "$NAME" "$OBJ" "$NAME" ProcConnector)" != 's "active"' ]; then
+	skip "rules: the sleep under 'sleepers'" "the proc connector is unavailable here"
+elif wait_for '"$CTL" rules 2>/dev/null | grep -q "^ *\(Tasks:\)\? *$sleep_pid sleep\$"' 5; then
+	ok "rules: the sleep (pid $sleep_pid) is listed"
+else
+	fail "rules: the sleep is listed" "pid $sleep_pid" "$("$CTL" rules 2>&1)"
+fi
+out=$("$CTL" rules 2>&1)
+rc=$?
+# The 'sleepers' block: from its first line to the blank line before 'batch'.
+block=$(sed -n '/^sleepers /,/^$/p' <<<"$out")
+if [ $rc -eq 0 ] && grep -q "^sleepers (defined at $TMP/schedfreqd.conf:1)\$" <<<"$block" \
+	&& grep -q '^  Match: comm = sleep$' <<<"$block" && grep -q '^  Actions: min_util = 200, rt_boost = yes$' <<<"$block" \
+	&& grep -q '^  Changed [0-9]* decisions\?$' <<<"$block" && grep -q "^ *\(Tasks:\)\? *$sleep_pid sleep\$" <<<"$block" \
+	&& grep -q "^batch (defined at $TMP/schedfreqd.conf:6)\$" <<<"$out" \
+	&& grep -q '^  Match: exe = /opt/nosuch/bin/\*, cgroup = /nosuch.slice/\*$' <<<"$out" \
+	&& grep -q '^  Actions: max_util = 300$' <<<"$out" && grep -q '^  Changed 0 decisions$' <<<"$out" \
+	&& grep -q '^  Tasks: no running task$' <<<"$out"; then
+	ok "rules: one block per rule with where it is defined, keys, actions, decisions changed and tasks"
+else
+	fail "rules: one block per rule" "rc=$rc" "$out"
+fi
+"$CTL" --json rules >"$TMP/rules.json" 2>&1
+res=$(python3 -c '
+import json, sys
+rules = json.load(open(sys.argv[1]))["rules"]
+conf, pid = sys.argv[2], int(sys.argv[3])
+assert [r["Name"] for r in rules] == ["sleepers", "batch"], rules
+s, b = rules
+assert (s["Comm"], s["Exe"], s["Cgroup"], s["Origin"]) == ("sleep", "", "", conf + ":1"), s
+assert (s["MinUtil"], s["MaxUtil"], s["RTBoost"], s["Ignore"]) == (200, 1024, True, False), s
+assert (b["Comm"], b["Exe"], b["Cgroup"], b["Origin"]) == ("", "/opt/nosuch/bin/*", "/nosuch.slice/*", conf + ":6"), b
+assert (b["MinUtil"], b["MaxUtil"], b["RTBoost"], b["Ignore"], b["Decisions"], b["Tasks"]) == (0, 300, False, False, 0, []), b
+assert isinstance(s["Decisions"], int)
+assert {"Pid": pid, "Comm": "sleep"} in s["Tasks"] or sys.argv[4] != "active", s["Tasks"]
+print("ok")' "$TMP/rules.json" "$TMP/schedfreqd.conf" "$sleep_pid" \
+	"$(busctl --system get-property "$NAME" "$OBJ" "$NAME" ProcConnector | cut -d'"' -f2)" 2>&1)
+[ "$res" = ok ] && ok "rules --json: both rules with their fields and the sleep" || fail "rules --json" "$res" "$(cat "$TMP/rules.json")"
+: >"$TMP/schedfreqd.conf"
+expect "reload without rules: exit 0" 0 "Configuration reloaded" "$CTL" reload
+expect "rules after a reload without rules: none" 0 "^No rules configured" "$CTL" rules
+kill "$sleep_pid" 2>/dev/null
+wait "$sleep_pid" 2>/dev/null
 
 # Control.
 expect "pause as uid 65534: exit 4, permission denied" 4 "Permission denied: pause needs root" \
