@@ -60,7 +60,7 @@
  *   a(us) Tasks            the tasks it applies to now (thread id, name; "" when the name is not known), by
  *                          ascending id, at most SCHEDFREQD_RULE_TASKS_MAX
  */
-#define SCHEDFREQD_RULE_TASKS_MAX 256
+#define SCHEDFREQD_RULE_TASKS_MAX 256U
 #define SCHEDFREQD_RULE_CONTENTS "sssssqqbbta(us)"
 #define SCHEDFREQD_RULE_TYPE "(" SCHEDFREQD_RULE_CONTENTS ")"
 #define SCHEDFREQD_RULES_SIGNATURE "a" SCHEDFREQD_RULE_TYPE
