@@ -6,12 +6,34 @@
 #   make fuzz            build the libFuzzer targets (clang) into $(BUILD)/fuzz/ and run each for FUZZ_SECONDS
 #   make install DESTDIR= PREFIX=
 #
-# Knobs: BUILD=dir, SANITIZE=address,undefined, WERROR=1 (on by default when CI=true), CC=clang.
+# Knobs: BUILD=dir, SANITIZE=address,undefined, WERROR=1 (on by default when CI=true), CC=clang, V=1 (print
+# every command line in full instead of one short line per step).
 
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
 
 BUILD ?= build
 CC ?= cc
+
+# Quiet output, as the kernel's Kbuild and systemd's meson/ninja print it: one short line per step,
+# "  CC      daemon/engine.o", "  LD      build/schedfreqd"; V=1 prints the full command lines instead, and
+# `make -s` nothing but failures. A failing command is printed in full after its own output (the compiler's
+# errors), so a quiet log (CI's `make check CI=true` too) still shows exactly what failed and how to rerun it.
+# In a recipe: $(Q)$(call run,TAG,WHAT,COMMAND); COMMAND must not contain a literal comma (put it in a variable).
+V ?= 0
+# $(call runv,...) is the same for a command inside an @-line (a shell `if`), which make itself does not echo.
+run_quote = '$(subst ','\'',$(strip $(1)))'
+ifeq ($(V),1)
+Q :=
+run = $(3)
+runv = printf '%s\n' $(call run_quote,$(3)); $(3)
+else
+Q := @
+run_say = $(if $(findstring s,$(firstword -$(MAKEFLAGS))),:,printf '  %-7s %s\n' '$(1)' '$(2)')
+run = $(run_say); { $(3); } || { rc=$$?; printf 'make: failed (exit %d): %s\n' $$rc $(call run_quote,$(3)) >&2; exit $$rc; }
+runv = $(run)
+endif
+# An object is named by its path under $(BUILD) (its source's path), a program by where it is.
+obj = $(patsubst $(BUILD)/%,%,$@)
 CFLAGS ?= -O2 -g
 PKG_CONFIG ?= pkg-config
 
@@ -78,47 +100,59 @@ all: $(BINS) $(BUILD)/cpufreq-emu $(UNIT_BIN) $(BENCH_BIN) $(HELPER_BIN) $(FUZZ_
 
 $(BUILD)/daemon/%.o: daemon/%.c
 	@mkdir -p $(@D)
-	$(CC) $(DAEMON_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+	$(Q)$(call run,CC,$(obj),$(CC) $(DAEMON_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<)
+
+# An object by the name the short lines give it: `make V=1 -B daemon/engine.o` rebuilds $(BUILD)/daemon/engine.o.
+ifneq ($(abspath $(BUILD)),$(CURDIR))
+daemon/%.o: $(BUILD)/daemon/%.o ;
+endif
 
 $(BUILD)/emu/daemon/%.o: daemon/%.c
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+	$(Q)$(call run,CC,$(obj),$(CC) $(BASE_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<)
 
 $(BUILD)/tests/emu/%.o: tests/emu/%.c
 	@mkdir -p $(@D)
-	$(CC) $(EMU_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+	$(Q)$(call run,CC,$(obj),$(CC) $(EMU_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<)
 
 $(BUILD)/schedfreqd: $(BUILD)/daemon/main.o $(LIB_OBJ)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(DAEMON_LIBS)
+	$(Q)$(call run,LD,$@,$(CC) $(ALL_LDFLAGS) -o $@ $^ $(DAEMON_LIBS))
 
 $(BUILD)/schedfreqctl: $(BUILD)/daemon/schedfreqctl.o $(LIB_OBJ)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(DAEMON_LIBS)
+	$(Q)$(call run,LD,$@,$(CC) $(ALL_LDFLAGS) -o $@ $^ $(DAEMON_LIBS))
 
 $(BUILD)/cpufreq-emu: $(EMU_OBJ)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(EMU_LIBS)
+	$(Q)$(call run,LD,$@,$(CC) $(ALL_LDFLAGS) -o $@ $^ $(EMU_LIBS))
 
+# Long commands are variables (expanded in the recipe, so $@ and $< are the rule's): a backslash-newline inside
+# $(call run,...) would reach the printed command.
+cmd_unit = $(CC) $(DAEMON_CPPFLAGS) -Itests $(ALL_CFLAGS) -DFIXTURES=\"$(CURDIR)/tests/fixtures\" -o $@ $< \
+	$(LIB_OBJ) $(ALL_LDFLAGS) $(DAEMON_LIBS)
 $(BUILD)/tests/unit/%: tests/unit/%.c tests/test.h $(LIB_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(DAEMON_CPPFLAGS) -Itests $(ALL_CFLAGS) -DFIXTURES=\"$(CURDIR)/tests/fixtures\" -o $@ $< $(LIB_OBJ) $(ALL_LDFLAGS) $(DAEMON_LIBS)
+	$(Q)$(call run,CCLD,$@,$(cmd_unit))
 
 # The emulator's fault rules (tests/emu/fault.c) are pure: their unit test links that one object, no FUSE.
+cmd_unit_emu_fault = $(CC) $(BASE_CPPFLAGS) -Itests -Itests/emu $(ALL_CFLAGS) -o $@ $< $(BUILD)/tests/emu/fault.o \
+	$(ALL_LDFLAGS)
 $(BUILD)/tests/unit/test-emu-fault: tests/unit/test-emu-fault.c tests/test.h $(BUILD)/tests/emu/fault.o
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CPPFLAGS) -Itests -Itests/emu $(ALL_CFLAGS) -o $@ $< $(BUILD)/tests/emu/fault.o $(ALL_LDFLAGS)
+	$(Q)$(call run,CCLD,$@,$(cmd_unit_emu_fault))
 
+cmd_fuzz_replay = $(CC) $(DAEMON_CPPFLAGS) -Itests/fuzz $(ALL_CFLAGS) -DFIXTURES=\"$(CURDIR)/tests/fixtures\" \
+	-DFUZZ_CORPUS_DIR=\"$(CURDIR)/tests/fuzz/corpus/$*\" -o $@ $< tests/fuzz/replay-main.c $(LIB_OBJ) \
+	$(ALL_LDFLAGS) $(DAEMON_LIBS)
 $(BUILD)/tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/replay-main.c tests/fuzz/fuzz.h $(LIB_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(DAEMON_CPPFLAGS) -Itests/fuzz $(ALL_CFLAGS) -DFIXTURES=\"$(CURDIR)/tests/fixtures\" \
-		-DFUZZ_CORPUS_DIR=\"$(CURDIR)/tests/fuzz/corpus/$*\" -o $@ $< tests/fuzz/replay-main.c $(LIB_OBJ) \
-		$(ALL_LDFLAGS) $(DAEMON_LIBS)
+	$(Q)$(call run,CCLD,$@,$(cmd_fuzz_replay))
 
 $(BUILD)/tests/helpers/%: tests/helpers/%.c
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) -lm -lpthread
+	$(Q)$(call run,CCLD,$@,$(CC) $(BASE_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) -lm -lpthread)
 
 $(BUILD)/bench/%: bench/%.c $(LIB_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(DAEMON_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(ALL_LDFLAGS) $(DAEMON_LIBS)
+	$(Q)$(call run,CCLD,$@,$(CC) $(DAEMON_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(ALL_LDFLAGS) $(DAEMON_LIBS))
 
 # --- kernel PELT oracle (issue 9 item 7) --------------------------------------------------------------------
 # tests/oracle/pelt-oracle: a libbpf loader for pelt-oracle.bpf.c (tp_btf on pelt_cfs_tp, pelt_rt_tp and
@@ -133,27 +167,29 @@ ORACLE_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' -
 	-e 's/riscv64/riscv/' -e 's/s390x/s390/' -e 's/loongarch64/loongarch/')
 ORACLE_BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ORACLE_ARCH) -Wall $(if $(filter 1,$(WERROR)),-Werror)
 ORACLE_LIBS := $(or $(call pkg_libs,libbpf),-lbpf) -lelf -lz
+ORACLE_CFLAGS := $(call pkg_cflags,libbpf)
 ORACLE_BINS := $(ORACLE_DIR)/pelt-oracle $(ORACLE_DIR)/oracle-compare
 
 all: $(ORACLE_BINS)
 
 $(ORACLE_DIR)/vmlinux.h: $(ORACLE_BTF)
 	@mkdir -p $(@D)
-	$(BPFTOOL) btf dump file $(ORACLE_BTF) format c >$@.tmp && mv $@.tmp $@
+	$(Q)$(call run,GEN,$@,$(BPFTOOL) btf dump file $(ORACLE_BTF) format c >$@.tmp && mv $@.tmp $@)
 
 $(ORACLE_DIR)/pelt-oracle.bpf.o: tests/oracle/pelt-oracle.bpf.c tests/oracle/pelt-oracle.h $(ORACLE_DIR)/vmlinux.h
-	$(BPF_CLANG) $(ORACLE_BPF_CFLAGS) -I$(ORACLE_DIR) -Itests/oracle -c -o $@ $<
+	$(Q)$(call run,BPF,$(obj),$(BPF_CLANG) $(ORACLE_BPF_CFLAGS) -I$(ORACLE_DIR) -Itests/oracle -c -o $@ $<)
 
 $(ORACLE_DIR)/pelt-oracle.skel.h: $(ORACLE_DIR)/pelt-oracle.bpf.o
-	$(BPFTOOL) gen skeleton $< name pelt_oracle_bpf >$@.tmp && mv $@.tmp $@
+	$(Q)$(call run,GEN,$@,$(BPFTOOL) gen skeleton $< name pelt_oracle_bpf >$@.tmp && mv $@.tmp $@)
 
+cmd_pelt_oracle = $(CC) $(BASE_CPPFLAGS) -I$(ORACLE_DIR) -Itests/oracle $(ORACLE_CFLAGS) $(ALL_CFLAGS) -o $@ $< \
+	$(ALL_LDFLAGS) $(ORACLE_LIBS)
 $(ORACLE_DIR)/pelt-oracle: tests/oracle/pelt-oracle.c tests/oracle/pelt-oracle.h $(ORACLE_DIR)/pelt-oracle.skel.h
-	$(CC) $(BASE_CPPFLAGS) -I$(ORACLE_DIR) -Itests/oracle $(call pkg_cflags,libbpf) $(ALL_CFLAGS) -o $@ $< \
-		$(ALL_LDFLAGS) $(ORACLE_LIBS)
+	$(Q)$(call run,CCLD,$@,$(cmd_pelt_oracle))
 
 $(ORACLE_DIR)/oracle-compare: tests/oracle/oracle-compare.c
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) -lm
+	$(Q)$(call run,CCLD,$@,$(CC) $(BASE_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) -lm)
 # --- end of the kernel PELT oracle ----------------------------------------------------------------------------
 
 # --- libFuzzer targets (issue 10 item 7) ----------------------------------------------------------------------
@@ -174,12 +210,13 @@ FUZZ_BIN := $(FUZZ_NAMES:%=$(FUZZ_DIR)/fuzz-%)
 
 $(FUZZ_DIR)/obj/daemon/%.o: daemon/%.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(DAEMON_CPPFLAGS) $(FUZZ_CFLAGS) -c -o $@ $<
+	$(Q)$(call run,CC,$(obj),$(FUZZ_CC) $(DAEMON_CPPFLAGS) $(FUZZ_CFLAGS) -c -o $@ $<)
 
+cmd_fuzz = $(FUZZ_CC) $(DAEMON_CPPFLAGS) -Itests/fuzz $(FUZZ_CFLAGS) -DFIXTURES=\"$(CURDIR)/tests/fixtures\" \
+	-fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJ) $(DAEMON_LIBS)
 $(FUZZ_DIR)/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/fuzz.h $(FUZZ_LIB_OBJ)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(DAEMON_CPPFLAGS) -Itests/fuzz $(FUZZ_CFLAGS) -DFIXTURES=\"$(CURDIR)/tests/fixtures\" \
-		-fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJ) $(DAEMON_LIBS)
+	$(Q)$(call run,CCLD,$@,$(cmd_fuzz))
 
 fuzz-build: $(FUZZ_LIB_OBJ) $(FUZZ_BIN)
 
@@ -218,16 +255,16 @@ $(ANALYZE_DIR)/tests/emu/main.o: ANALYZE_KNOWN := -Wno-analyzer-null-dereference
 
 $(ANALYZE_DIR)/daemon/%.o: daemon/%.c
 	@mkdir -p $(@D)
-	$(ANALYZE_CC) $(DAEMON_CPPFLAGS) $(ANALYZE_FLAGS) $(ANALYZE_KNOWN) -c -o $@ $<
+	$(Q)$(call run,ANALYZE,$<,$(ANALYZE_CC) $(DAEMON_CPPFLAGS) $(ANALYZE_FLAGS) $(ANALYZE_KNOWN) -c -o $@ $<)
 
 $(ANALYZE_DIR)/tests/emu/%.o: tests/emu/%.c
 	@mkdir -p $(@D)
-	$(ANALYZE_CC) $(EMU_CPPFLAGS) $(ANALYZE_FLAGS) $(ANALYZE_KNOWN) -c -o $@ $<
+	$(Q)$(call run,ANALYZE,$<,$(ANALYZE_CC) $(EMU_CPPFLAGS) $(ANALYZE_FLAGS) $(ANALYZE_KNOWN) -c -o $@ $<)
 
 analyze-gcc: $(ANALYZE_OBJ)
 
 analyze-cppcheck:
-	$(CPPCHECK) $(CPPCHECK_FLAGS) daemon tests/emu
+	$(Q)$(call run,CPPCHECK,daemon tests/emu,$(CPPCHECK) $(CPPCHECK_FLAGS) daemon tests/emu)
 
 analyze: analyze-gcc analyze-cppcheck
 # --- end of static analysis -------------------------------------------------------------------------------------
@@ -294,32 +331,38 @@ DBUS_POLICY := $(wildcard systemd/*.conf)
 BASH_COMPLETION := $(wildcard shell-completion/bash/schedfreqctl)
 HAVE_CTL := $(wildcard daemon/schedfreqctl.c)
 
+CONF_DEST = $(DESTDIR)$(SYSCONFDIR)/schedfreqd.conf
+cmd_unit_file = sed -e 's|@SBINDIR@|$(SBINDIR)|g' systemd/schedfreqd.service.in >$(BUILD)/schedfreqd.service
+# $(call install_file,MODE,FILE,DEST)
+install_file = $(call run,INSTALL,$(3),install -Dm$(1) $(2) $(3))
+
 # The unit is generated from systemd/schedfreqd.service.in so that ExecStart= names the installed binary.
 # /etc/schedfreqd.conf is never overwritten; uninstall removes it only while it is unchanged.
 install: all
-	sed -e 's|@SBINDIR@|$(SBINDIR)|g' systemd/schedfreqd.service.in >$(BUILD)/schedfreqd.service
-	install -Dm755 $(BUILD)/schedfreqd $(DESTDIR)$(SBINDIR)/schedfreqd
-	$(if $(HAVE_CTL),install -Dm755 $(BUILD)/schedfreqctl $(DESTDIR)$(BINDIR)/schedfreqctl)
-	install -Dm644 $(BUILD)/schedfreqd.service $(DESTDIR)$(SYSTEMDUNITDIR)/schedfreqd.service
-	$(foreach f,$(DBUS_POLICY),install -Dm644 $(f) $(DESTDIR)$(DBUSPOLICYDIR)/$(notdir $(f));)
-	install -Dm644 docs/man/schedfreqd.8 $(DESTDIR)$(MANDIR)/man8/schedfreqd.8
-	install -Dm644 docs/man/schedfreqd.conf.5 $(DESTDIR)$(MANDIR)/man5/schedfreqd.conf.5
-	$(if $(HAVE_CTL),install -Dm644 docs/man/schedfreqctl.1 $(DESTDIR)$(MANDIR)/man1/schedfreqctl.1)
-	$(if $(and $(HAVE_CTL),$(BASH_COMPLETION)),install -Dm644 $(BASH_COMPLETION) $(DESTDIR)$(BASHCOMPDIR)/schedfreqctl)
+	$(Q)$(call run,GEN,$(BUILD)/schedfreqd.service,$(cmd_unit_file))
+	$(Q)$(call install_file,755,$(BUILD)/schedfreqd,$(DESTDIR)$(SBINDIR)/schedfreqd)
+	$(Q)$(if $(HAVE_CTL),$(call install_file,755,$(BUILD)/schedfreqctl,$(DESTDIR)$(BINDIR)/schedfreqctl))
+	$(Q)$(call install_file,644,$(BUILD)/schedfreqd.service,$(DESTDIR)$(SYSTEMDUNITDIR)/schedfreqd.service)
+	$(Q)$(foreach f,$(DBUS_POLICY),$(call install_file,644,$(f),$(DESTDIR)$(DBUSPOLICYDIR)/$(notdir $(f)));)
+	$(Q)$(call install_file,644,docs/man/schedfreqd.8,$(DESTDIR)$(MANDIR)/man8/schedfreqd.8)
+	$(Q)$(call install_file,644,docs/man/schedfreqd.conf.5,$(DESTDIR)$(MANDIR)/man5/schedfreqd.conf.5)
+	$(Q)$(if $(HAVE_CTL),$(call install_file,644,docs/man/schedfreqctl.1,$(DESTDIR)$(MANDIR)/man1/schedfreqctl.1))
+	$(Q)$(if $(and $(HAVE_CTL),$(BASH_COMPLETION)),$(call install_file,644,$(BASH_COMPLETION),$(DESTDIR)$(BASHCOMPDIR)/schedfreqctl))
+	$(Q)$(call install_file,644,shell-completion/bash/schedfreqd,$(DESTDIR)$(BASHCOMPDIR)/schedfreqd)
 	@if [ ! -e $(DESTDIR)$(SYSCONFDIR)/schedfreqd.conf ]; then \
-		echo "install -Dm644 conf/schedfreqd.conf $(DESTDIR)$(SYSCONFDIR)/schedfreqd.conf"; \
-		install -Dm644 conf/schedfreqd.conf $(DESTDIR)$(SYSCONFDIR)/schedfreqd.conf; \
+		$(call runv,INSTALL,$(CONF_DEST),install -Dm644 conf/schedfreqd.conf $(CONF_DEST)); \
 	else echo "keeping existing $(DESTDIR)$(SYSCONFDIR)/schedfreqd.conf"; fi
 	@[ -n "$(DESTDIR)" ] || echo "Now: systemctl daemon-reload && systemctl enable --now schedfreqd"
 
+UNINSTALL_FILES = $(DESTDIR)$(SBINDIR)/schedfreqd $(DESTDIR)$(BINDIR)/schedfreqctl \
+	$(DESTDIR)$(SYSTEMDUNITDIR)/schedfreqd.service \
+	$(foreach f,$(DBUS_POLICY),$(DESTDIR)$(DBUSPOLICYDIR)/$(notdir $(f))) \
+	$(DESTDIR)$(MANDIR)/man8/schedfreqd.8 $(DESTDIR)$(MANDIR)/man5/schedfreqd.conf.5 \
+	$(DESTDIR)$(MANDIR)/man1/schedfreqctl.1 $(DESTDIR)$(BASHCOMPDIR)/schedfreqctl $(DESTDIR)$(BASHCOMPDIR)/schedfreqd
 uninstall:
-	rm -f $(DESTDIR)$(SBINDIR)/schedfreqd $(DESTDIR)$(BINDIR)/schedfreqctl \
-		$(DESTDIR)$(SYSTEMDUNITDIR)/schedfreqd.service \
-		$(foreach f,$(DBUS_POLICY),$(DESTDIR)$(DBUSPOLICYDIR)/$(notdir $(f))) \
-		$(DESTDIR)$(MANDIR)/man8/schedfreqd.8 $(DESTDIR)$(MANDIR)/man5/schedfreqd.conf.5 \
-		$(DESTDIR)$(MANDIR)/man1/schedfreqctl.1 $(DESTDIR)$(BASHCOMPDIR)/schedfreqctl
+	$(Q)$(foreach f,$(UNINSTALL_FILES),$(call run,RM,$(f),rm -f $(f));)
 	@if cmp -s conf/schedfreqd.conf $(DESTDIR)$(SYSCONFDIR)/schedfreqd.conf; then \
-		echo "rm -f $(DESTDIR)$(SYSCONFDIR)/schedfreqd.conf"; rm -f $(DESTDIR)$(SYSCONFDIR)/schedfreqd.conf; \
+		$(call runv,RM,$(DESTDIR)$(SYSCONFDIR)/schedfreqd.conf,rm -f $(DESTDIR)$(SYSCONFDIR)/schedfreqd.conf); \
 	elif [ -e $(DESTDIR)$(SYSCONFDIR)/schedfreqd.conf ]; then \
 		echo "keeping modified $(DESTDIR)$(SYSCONFDIR)/schedfreqd.conf"; fi
 

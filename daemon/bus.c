@@ -43,6 +43,7 @@ typedef struct DaemonValues {
         uint64_t local, remote, deferred;
         uint64_t writes;
         uint64_t latency_count, latency_p50_usec, latency_p99_usec, latency_max_usec;
+        uint64_t latency_sum_usec;         /* for a histogram's _sum (schedfreqctl metrics) */
         uint64_t latency_buckets[LATENCY_BUCKETS];
         int paused;
 } DaemonValues;
@@ -107,6 +108,7 @@ static void daemon_values(const Bus *b, DaemonValues *v) {
                 .latency_p50_usec = latency_quantile_usec(&m->latency, 500),
                 .latency_p99_usec = latency_quantile_usec(&m->latency, 990),
                 .latency_max_usec = m->latency.max_ns / 1000,
+                .latency_sum_usec = m->latency.sum_ns / 1000,
                 .paused = m->paused,
         };
         memcpy(v->latency_buckets, m->latency.buckets, sizeof(v->latency_buckets));
@@ -534,6 +536,7 @@ static const sd_bus_vtable daemon_vtable[] = {
         SD_BUS_PROPERTY("ReactionLatencyMaxUSec", "t", NULL, DV(latency_max_usec), EMITS),
         SD_BUS_PROPERTY("ReactionLatencyHistogram", "at", property_get_latency_histogram,
                         DV(latency_buckets), EMITS),
+        SD_BUS_PROPERTY("ReactionLatencySumUSec", "t", NULL, DV(latency_sum_usec), EMITS),
         SD_BUS_PROPERTY("Paused", "b", NULL, DV(paused), EMITS),
         /* Control: root only, checked in bus_check_root() (see there for why UNPRIVILEGED). */
         SD_BUS_METHOD("Reload", "", "", method_reload, SD_BUS_VTABLE_UNPRIVILEGED),
@@ -629,6 +632,7 @@ static void emit_daemon_changes(Bus *b) {
         CHANGED(&v, &b->daemon_sent, latency_p99_usec, "ReactionLatencyP99USec");
         CHANGED(&v, &b->daemon_sent, latency_max_usec, "ReactionLatencyMaxUSec");
         CHANGED(&v, &b->daemon_sent, latency_buckets, "ReactionLatencyHistogram");
+        CHANGED(&v, &b->daemon_sent, latency_sum_usec, "ReactionLatencySumUSec");
         CHANGED(&v, &b->daemon_sent, paused, "Paused");
         emit(b, SCHEDFREQD_BUS_PATH, SCHEDFREQD_BUS_INTERFACE, names, n);
         b->daemon_sent = v;
@@ -816,8 +820,21 @@ int bus_new(Manager *m, Bus **ret) {
                 return log_oom();
 
         r = bus_connect(m, &b->bus);
-        if (r < 0)
-                return log_warning_errno(r, "Failed to connect to %s: %m", where);
+        if (r < 0) {
+                /*
+                 * No bus is a normal way to run (early boot, a container, a CI namespace): one line saying what is
+                 * off and why, at info for the system bus; a warning when --bus-address named one. The daemon
+                 * governs all the same, so this is not a failure the caller needs to repeat.
+                 */
+                const char *address = m->opts.bus_address ?: secure_getenv("DBUS_SYSTEM_BUS_ADDRESS");
+
+                log_full_errno(m->opts.bus_address ? LOG_WARNING : LOG_INFO, r,
+                               "No D-Bus, running without it: cannot connect to %s (%s: %m), so the D-Bus status "
+                               "and schedfreqctl are off.", where,
+                               address ?: "unix:path=/run/dbus/system_bus_socket");
+                *ret = NULL;
+                return 0;
+        }
 
         r = bus_register(b);
         if (r < 0)

@@ -2,15 +2,19 @@
 /*
  * main.c: command line and verbs. Everything else lives in its module:
  *   schedfreqd [OPTIONS]            the daemon (manager.c)
- *   schedfreqd topology             print the machine's cpufreq policies (cpufreq-sysfs.c, topology.c)
+ *   schedfreqd topology [--json]    print the machine's cpufreq policies (cpufreq-sysfs.c, topology.c,
+ *                                   topology-json.c)
  *   schedfreqd restore              put back what a crashed daemon's state file says (actuator.c), never
  *                                   under a live daemon unless --force
- *   schedfreqd replay               run a `perf script` trace through the engine (replay.c)
+ *   schedfreqd replay [--csv]       run a `perf script` trace through the engine (replay.c)
+ * Usage errors (an unknown option or verb, a missing or bad value, an extra argument) are one line and a hint
+ * on stderr and exit status 2, as schedfreqctl's.
  */
 
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +28,9 @@
 #include "replay.h"
 #include "topology.h"
 
+/* Exit status of a usage error, as schedfreqctl's (and getopt-based tools': 2). */
+#define EXIT_USAGE 2
+
 static void help(void) {
         printf("Usage: schedfreqd [OPTIONS] [VERB]\n"
                "\n"
@@ -31,7 +38,7 @@ static void help(void) {
                "\n"
                "Verbs:\n"
                "  (none)               run the daemon\n"
-               "  topology             print this machine's cpufreq policies (topology INI)\n"
+               "  topology             print this machine's cpufreq policies (topology INI; --json: JSON)\n"
                "  restore              restore policies from a crashed daemon's state file\n"
                "  replay [TRACE|-]     replay `perf script` output (needs --topology); prints\n"
                "                       t=<ns> policy=<cpu> freq=<kHz> cpu=<cpu> kind=<local|remote> util=<u>\n"
@@ -42,17 +49,35 @@ static void help(void) {
                "      --lock-file F    instance lock (default: \"lock\" beside the state file)\n"
                "      --force          restore: even while a running schedfreqd owns the policies\n"
                "  -t, --topology FILE  topology INI for replay (what `schedfreqd topology` prints)\n"
-               "      --print-decisions  print one line per frequency change on stdout\n"
+               "      --json           topology: print JSON (the INI's sections and keys)\n"
+               "      --print-decisions  print one line per frequency change on stdout, with reason=\n"
                "      --print-util     replay: also print each CPU's signals when they change:\n"
                "                       t=<ns> cpu=<n> util=<u> util_est=<u> runnable=<u> rt=<u> eff=<u>\n"
+               "      --csv            replay: CSV instead (time_s,policy,freq_khz,util,cpu,kind,reason)\n"
                "      --bus-address ADDRESS  serve D-Bus on ADDRESS instead of the system bus\n"
                "      --no-bus         run without D-Bus\n"
-               "  -v, --verbose        more logging (repeat for debug)\n"
+               "      --log-level LEVEL  err, warning, notice, info or debug; wins over the config's\n"
+               "  -q, --quiet          --log-level=warning\n"
+               "  -v, --verbose        --log-level=debug\n"
                "  -h, --help           this help\n"
-               "      --version        print the version\n");
+               "      --version        print the version\n"
+               "\n"
+               "Exit status: 0 success, 1 failure, 2 usage error.\n");
 }
 
-static int verb_topology(void) {
+/* "schedfreqd: WHAT" and the hint, on stderr; returns EXIT_USAGE. */
+_printf_(1, 2) static int usage_error(const char *format, ...) {
+        va_list ap;
+
+        fputs("schedfreqd: ", stderr);
+        va_start(ap, format);
+        vfprintf(stderr, format, ap);
+        va_end(ap);
+        fputs("\nTry 'schedfreqd --help'.\n", stderr);
+        return EXIT_USAGE;
+}
+
+static int verb_topology(bool json) {
         _cleanup_(topology_freep) Topology *t = NULL;
         int r;
 
@@ -62,7 +87,7 @@ static int verb_topology(void) {
         if (r < 0)
                 return log_error_errno(r, "Failed to read the cpufreq topology: %m");
 
-        r = topology_write(stdout, t);
+        r = json ? topology_write_json(stdout, t) : topology_write(stdout, t);
         if (r < 0)
                 return log_error_errno(r, "Failed to write the topology: %m");
         return 0;
@@ -136,7 +161,7 @@ ANALYZER_FALSE_POSITIVE_END
  * uninitialised on an early return (not at -O0; docs/reliability.md, "Static analysis") */
 ANALYZER_FALSE_POSITIVE_BEGIN("-Wanalyzer-use-of-uninitialized-value")
 static int verb_replay(const char *topology_path, const char *config_path, bool config_given, const char *trace,
-                       bool print_util) {
+                       ReplayFlags flags) {
         _cleanup_(topology_freep) Topology *topo = NULL;
         _cleanup_free_ char *in_buffer = NULL; /* declared before owned: freed after it is closed */
         _cleanup_fclose_ FILE *owned = NULL;
@@ -145,10 +170,6 @@ static int verb_replay(const char *topology_path, const char *config_path, bool 
         Config cfg;
         FILE *in = stdin;
         int r;
-
-        if (!topology_path)
-                return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "replay needs --topology FILE "
-                                       "(run 'schedfreqd topology' on the traced machine to get one).");
 
         r = topology_load(topology_path, &topo, &error);
         if (r < 0)
@@ -177,7 +198,7 @@ static int verb_replay(const char *topology_path, const char *config_path, bool 
         } else
                 trace = "<stdin>";
 
-        r = replay_run(in, trace, topo, &cfg, print_util ? REPLAY_PRINT_UTIL : 0, stdout, &stats, &error);
+        r = replay_run(in, trace, topo, &cfg, flags, stdout, &stats, &error);
         if (r < 0)
                 return log_error_errno(r, "%s", error ? error : strerror(-r));
         if (stats.late_events > 0)
@@ -212,9 +233,28 @@ static int std_fds_ensure(void) {
         return 0;
 }
 
+/*
+ * getopt's '?' or ':' as a usage error naming the option as typed, in glibc's words (what schedfreqctl prints,
+ * through getopt). glibc steps optind past a long option it
+ * rejects (so argv[optind - 1] is it, "=VALUE" included) and sets optopt to 0 for an unknown one, to its val for
+ * one given a value it does not take; a short option is optopt itself. An argument is missing only at the end.
+ */
+static int option_error(char **argv, int c) {
+        const char *word = argv[optind - 1];
+
+        if (c == ':')
+                return strncmp(word, "--", 2) == 0 ? usage_error("option '%s' requires an argument", word)
+                                                   : usage_error("option requires an argument -- '%c'", optopt);
+        if (optopt == 0)
+                return usage_error("unrecognized option '%s'", word);
+        if (optopt >= 0x100 || strchr("qvh", optopt))
+                return usage_error("option '%s' doesn't allow an argument", word);
+        return usage_error("invalid option -- '%c'", optopt);
+}
+
 int main(int argc, char **argv) {
         enum { ARG_VERSION = 0x100, ARG_STATE_FILE, ARG_LOCK_FILE, ARG_FORCE, ARG_PRINT_DECISIONS, ARG_PRINT_UTIL,
-               ARG_BUS_ADDRESS, ARG_NO_BUS };
+               ARG_BUS_ADDRESS, ARG_NO_BUS, ARG_LOG_LEVEL, ARG_JSON, ARG_CSV };
         static const struct option options[] = {
                 { "config", required_argument, NULL, 'c' },
                 { "topology", required_argument, NULL, 't' },
@@ -223,8 +263,12 @@ int main(int argc, char **argv) {
                 { "force", no_argument, NULL, ARG_FORCE },
                 { "print-decisions", no_argument, NULL, ARG_PRINT_DECISIONS },
                 { "print-util", no_argument, NULL, ARG_PRINT_UTIL },
+                { "csv", no_argument, NULL, ARG_CSV },
+                { "json", no_argument, NULL, ARG_JSON },
                 { "bus-address", required_argument, NULL, ARG_BUS_ADDRESS },
                 { "no-bus", no_argument, NULL, ARG_NO_BUS },
+                { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
+                { "quiet", no_argument, NULL, 'q' },
                 { "verbose", no_argument, NULL, 'v' },
                 { "help", no_argument, NULL, 'h' },
                 { "version", no_argument, NULL, ARG_VERSION },
@@ -234,12 +278,15 @@ int main(int argc, char **argv) {
                 .config_path = CONFIG_DEFAULT_PATH,
                 .state_path = STATE_DEFAULT_PATH,
         };
-        const char *topology_path = NULL;
+        const char *topology_path = NULL, *verb;
         _cleanup_free_ char *default_lock_path = NULL;
-        bool config_given = false, print_util = false, force = false;
-        int c, verbose = 0, r;
+        bool config_given = false, print_util = false, force = false, json = false, csv = false;
+        ReplayFlags replay_flags = 0;
+        int c, n_args, r;
 
-        while ((c = getopt_long(argc, argv, "c:t:vh", options, NULL)) >= 0) {
+        /* Our own messages (usage_error()): getopt's would name argv[0] as typed ("build/schedfreqd"). */
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, ":c:t:qvh", options, NULL)) >= 0) {
                 switch (c) {
                 case 'c':
                         opts.config_path = optarg;
@@ -263,14 +310,34 @@ int main(int argc, char **argv) {
                 case ARG_PRINT_DECISIONS:
                         opts.print_decisions = true;
                         break;
+                case ARG_CSV:
+                        csv = true;
+                        break;
+                case ARG_JSON:
+                        json = true;
+                        break;
                 case ARG_BUS_ADDRESS:
                         opts.bus_address = optarg;
                         break;
                 case ARG_NO_BUS:
                         opts.no_bus = true;
                         break;
+                case ARG_LOG_LEVEL:
+                        /* The levels the config's log_level takes (log_level_from_string()); the last option wins. */
+                        r = log_level_from_string(optarg);
+                        if (r < LOG_ERR)
+                                return usage_error("--log-level wants err, warning, notice, info or debug, not '%s'.",
+                                                   optarg);
+                        opts.log_level = r;
+                        opts.log_level_set = true;
+                        break;
+                case 'q':
+                        opts.log_level = LOG_WARNING;
+                        opts.log_level_set = true;
+                        break;
                 case 'v':
-                        verbose++;
+                        opts.log_level = LOG_DEBUG;
+                        opts.log_level_set = true;
                         break;
                 case 'h':
                         help();
@@ -279,12 +346,28 @@ int main(int argc, char **argv) {
                         printf("schedfreqd %s\n", VERSION);
                         return EXIT_SUCCESS;
                 default:
-                        return EXIT_FAILURE;
+                        return option_error(argv, c);
                 }
         }
 
-        if (verbose > 0)
-                log_set_max_level(LOG_DEBUG);
+        verb = optind < argc ? argv[optind] : "";
+        n_args = optind < argc ? argc - optind - 1 : 0;
+        if (!streq(verb, "") && !streq(verb, "topology") && !streq(verb, "replay") && !streq(verb, "restore"))
+                return usage_error("unknown verb '%s'.", verb);
+        /* replay takes a trace (or -), the others nothing. */
+        if (n_args > (streq(verb, "replay") ? 1 : 0))
+                return usage_error("too many arguments for '%s': '%s'.", verb,
+                                   argv[optind + (streq(verb, "replay") ? 2 : 1)]);
+        if (json && !streq(verb, "topology"))
+                return usage_error("--json applies to 'topology' only.");
+        if ((csv || print_util) && !streq(verb, "replay"))
+                return usage_error("%s applies to 'replay' only.", csv ? "--csv" : "--print-util");
+        if (streq(verb, "replay") && !topology_path)
+                return usage_error("replay needs --topology FILE (run 'schedfreqd topology' on the traced machine to "
+                                   "get one).");
+
+        if (opts.log_level_set)
+                log_set_max_level(opts.log_level);
 
         r = std_fds_ensure();
         if (r < 0)
@@ -297,20 +380,17 @@ int main(int argc, char **argv) {
                 opts.lock_path = default_lock_path;
         }
 
-        if (optind >= argc) {
+        if (streq(verb, ""))
                 r = manager_run(&opts);
-        } else if (streq(argv[optind], "topology")) {
-                r = verb_topology();
-        } else if (streq(argv[optind], "replay")) {
-                if (argc - optind > 2)
-                        return log_error("replay takes one trace file (or -)."), EXIT_FAILURE;
-                r = verb_replay(topology_path, opts.config_path, config_given, argv[optind + 1], print_util);
-        } else if (streq(argv[optind], "restore")) {
+        else if (streq(verb, "topology"))
+                r = verb_topology(json);
+        else if (streq(verb, "replay")) {
+                replay_flags = (print_util ? REPLAY_PRINT_UTIL : 0) | (opts.print_decisions ? REPLAY_PRINT_REASON : 0) |
+                               (csv ? REPLAY_CSV : 0);
+                r = verb_replay(topology_path, opts.config_path, config_given, n_args > 0 ? argv[optind + 1] : NULL,
+                                replay_flags);
+        } else
                 r = verb_restore(opts.state_path, opts.lock_path, force);
-        } else {
-                log_error("Unknown verb '%s' (try --help).", argv[optind]);
-                return EXIT_FAILURE;
-        }
 
         return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 #include <time.h>
@@ -29,6 +31,7 @@
 #include "cpufreq-sysfs.h"
 #include "engine.h"
 #include "governor.h"
+#include "kernel-version.h"
 #include "log.h"
 #include "manager.h"
 #include "manager-hotplug.h"
@@ -260,6 +263,14 @@ static void manager_apply_realtime(int priority) {
                 log_debug("Event loop runs SCHED_OTHER.");
 }
 
+/*
+ * The log level: the command line's (--log-level, -q, -v) when given, at start and after every reload, so that
+ * `schedfreqd -q` stays quiet whatever [daemon] log_level a reloaded file says; else the config's.
+ */
+static void manager_apply_log_level(Manager *m) {
+        log_set_max_level(m->opts.log_level_set ? m->opts.log_level : m->config.log_level);
+}
+
 /* STATUS= for `systemctl status`: what is governed and how the loop is scheduled. */
 static void manager_notify_status(Manager *m, const char *extra) {
         size_t n_managed = 0;
@@ -282,6 +293,62 @@ static void manager_notify_status(Manager *m, const char *extra) {
 }
 
 /* END service integration */
+
+/* BEGIN privileges */
+
+/* Whether our effective set holds @cap (capget(2); false when it cannot be read). */
+static bool have_capability(unsigned cap) {
+        struct __user_cap_header_struct header = { .version = _LINUX_CAPABILITY_VERSION_3 };
+        struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
+
+        if (cap >= 32 * _LINUX_CAPABILITY_U32S_3 || syscall(SYS_capget, &header, data) < 0)
+                return false;
+        return data[cap / 32].effective & (UINT32_C(1) << (cap % 32));
+}
+
+/* Tracepoints on every CPU take CAP_PERFMON since 5.8, CAP_SYS_ADMIN before (perfmon_capable(), include/linux/capability.h). */
+static const char *manager_perf_capability(void) {
+        unsigned version;
+
+        if (kernel_version_running(&version) >= 0 && version < KERNEL_VERSION_CODE(5, 8))
+                return "CAP_SYS_ADMIN";
+        return "CAP_PERFMON";
+}
+
+/* kernel.perf_event_paranoid = -1 opens them to everyone (perf_allow_cpu(), perf_allow_tracepoint()). */
+static bool perf_open_to_everyone(void) {
+        _cleanup_fclose_ FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+        int level;
+
+        return f && fscanf(f, "%d", &level) == 1 && level < 0;
+}
+
+/*
+ * What the daemon cannot run without, checked before anything is opened, so that a start without it is one line
+ * saying what is missing rather than the first of the failures it would meet (the lock in /run, then tracefs):
+ * writing the cpufreq files (root's, 0644: uid 0, or CAP_DAC_OVERRIDE) and opening the scheduler tracepoints
+ * on every CPU (CAP_PERFMON). The unit's other capabilities are optional: CAP_NET_ADMIN for the proc connector
+ * (task names; without it a notice) and CAP_SYS_NICE for SCHED_FIFO (a warning); the bus name is the bus
+ * policy's to grant (root), and the daemon governs without it.
+ */
+static int manager_check_privileges(void) {
+        bool sysfs = geteuid() == 0 || have_capability(CAP_DAC_OVERRIDE);
+        bool perf = have_capability(CAP_PERFMON) || have_capability(CAP_SYS_ADMIN) || perf_open_to_everyone();
+        const char *cap = manager_perf_capability();
+
+        if (!sysfs)
+                return log_error_errno(SYNTHETIC_ERRNO(EPERM), "Not running as root (uid %u): schedfreqd writes the "
+                                       "cpufreq files in /sys (root's)%s%s%s; run it with sudo, or as the schedfreqd "
+                                       "service.", (unsigned) geteuid(), perf ? "" : " and needs ",
+                                       perf ? "" : cap, perf ? "" : " for the scheduler tracepoints");
+        if (!perf)
+                return log_error_errno(SYNTHETIC_ERRNO(EPERM), "Missing %s: schedfreqd opens the scheduler "
+                                       "tracepoints on every CPU, which takes it; run it with sudo, or as the "
+                                       "schedfreqd service (its unit grants it).", cap);
+        return 0;
+}
+
+/* END privileges */
 
 /* Policies the configuration names and this machine lacks: a warning each, naming FILE:LINE; they are ignored. */
 static void manager_warn_missing_policies(Manager *m, const Config *c) {
@@ -335,7 +402,7 @@ int manager_reload(Manager *m, char **ret_error) {
         if (c.realtime_priority != m->config.realtime_priority)
                 manager_apply_realtime(c.realtime_priority);
         m->config = c;
-        log_set_max_level(c.log_level);
+        manager_apply_log_level(m);
         log_info("Configuration reloaded from %s.", m->opts.config_path);
 finish:
         manager_notify_status(m, "READY=1\n");
@@ -493,7 +560,7 @@ static int manager_load(Manager *m) {
                 log_error("Invalid configuration:\n%s", error ? error : strerror(-r));
                 return r;
         }
-        log_set_max_level(MAX(m->config.log_level, log_get_max_level()));
+        manager_apply_log_level(m);
 
         r = cpufreq_discover(&m->topology);
         if (r == -ENODEV)
@@ -645,6 +712,10 @@ static int manager_start(Manager *m) {
                 return log_error_errno(r, "The kernel's scheduler tracepoints are not laid out as schedfreqd reads "
                                        "them, refusing to guess: %s", error ?: "(no details)");
         }
+        if (r == -EACCES || r == -EPERM)
+                return log_error_errno(r, "Cannot open the scheduler tracepoints (%m): that takes %s on every CPU; run "
+                                       "schedfreqd as root (sudo schedfreqd) or as the schedfreqd service.",
+                                       manager_perf_capability());
         if (r < 0)
                 return log_error_errno(r, "Failed to open the scheduler tracepoints: %m");
         perf_events_set_lost_handler(m->perf, on_events_lost);
@@ -745,6 +816,10 @@ int manager_run(const ManagerOptions *opts) {
          */
         if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
                 return log_error_errno(errno, "Failed to ignore SIGPIPE: %m");
+
+        r = manager_check_privileges();
+        if (r < 0)
+                return r;
 
         r = manager_lock(m);
         if (r < 0)

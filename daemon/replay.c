@@ -318,16 +318,18 @@ int replay_parse_line(const char *line, SchedEvent *ret, const char **ret_reason
         return REPLAY_LINE_EVENT;
 }
 
-static void decision_print_fields(FILE *f, const Decision *d, const Topology *t) {
+/* The policy= of the output: the policy's first CPU. */
+static int decision_policy_cpu(const Decision *d, const Topology *t) {
         int first = -1;
 
         if (t && d->policy_index < t->n_policies)
                 first = cpulist_first(&t->policies[d->policy_index].cpus);
-        if (first < 0)
-                first = (int) d->policy_id;
+        return first >= 0 ? first : (int) d->policy_id;
+}
 
-        fprintf(f, "t=%" PRIu64 " policy=%d freq=%" PRIu32 " cpu=%d kind=%s util=%u", d->time_ns, first, d->new_khz,
-                d->cpu, decision_kind_to_string(d->kind), d->util);
+static void decision_print_fields(FILE *f, const Decision *d, const Topology *t) {
+        fprintf(f, "t=%" PRIu64 " policy=%d freq=%" PRIu32 " cpu=%d kind=%s util=%u", d->time_ns,
+                decision_policy_cpu(d, t), d->new_khz, d->cpu, decision_kind_to_string(d->kind), d->util);
 }
 
 void decision_print(FILE *f, const Decision *d, const Topology *t) {
@@ -341,6 +343,40 @@ void decision_print_details(FILE *f, const Decision *d, const Topology *t) {
         if (d->deferred)
                 fprintf(f, " deferred=%" PRIu64, d->time_ns >= d->deferred_since_ns ? d->time_ns - d->deferred_since_ns : 0);
         fputc('\n', f);
+}
+
+/*
+ * --csv (replay.h): seconds with all nine decimals, so that rows sort and join like the text's t=<ns>. With
+ * --print-util a leading `record` column tells decision rows from util rows, and four columns more hold the
+ * signals only util rows have.
+ */
+#define CSV_HEADER "time_s,policy,freq_khz,util,cpu,kind,reason"
+#define CSV_HEADER_UTIL "record," CSV_HEADER ",util_est,runnable,rt,eff"
+
+static void csv_print_time(FILE *f, uint64_t t_ns) {
+        fprintf(f, "%" PRIu64 ".%09" PRIu64, t_ns / NSEC_PER_SEC, t_ns % NSEC_PER_SEC);
+}
+
+static void csv_print_decision(FILE *f, const Decision *d, const Topology *t, bool with_util) {
+        if (with_util)
+                fputs("decision,", f);
+        csv_print_time(f, d->time_ns);
+        fprintf(f, ",%d,%" PRIu32 ",%u,%d,%s,%s%s\n", decision_policy_cpu(d, t), d->new_khz, d->util, d->cpu,
+                decision_kind_to_string(d->kind), decision_reason_to_string(d->reason), with_util ? ",,,," : "");
+}
+
+/* A util row: policy is the CPU's (empty for a CPU outside every policy); freq_khz, kind and reason are empty. */
+static void csv_print_util(FILE *f, uint64_t time_ns, unsigned cpu, const CpuState *cs, const Topology *t) {
+        const PolicyDesc *p = topology_policy_of_cpu(t, cpu);
+        int first = p ? cpulist_first(&p->cpus) : -1;
+
+        fputs("util,", f);
+        csv_print_time(f, time_ns);
+        fputc(',', f);
+        if (first >= 0)
+                fprintf(f, "%d", first);
+        fprintf(f, ",,%u,%u,,,%u,%u,%u,%u\n", cs->util_avg, cpu, cs->util_est_sum, cs->runnable_avg, cs->rt_avg,
+                cs->effective);
 }
 
 typedef struct ReplayContext {
@@ -361,7 +397,12 @@ typedef struct ReplayContext {
 static int on_replay_decision(const Decision *d, void *userdata) {
         ReplayContext *ctx = ASSERT_PTR(userdata);
 
-        decision_print(ctx->out, d, ctx->topo);
+        if (ctx->flags & REPLAY_CSV)
+                csv_print_decision(ctx->out, d, ctx->topo, ctx->flags & REPLAY_PRINT_UTIL);
+        else if (ctx->flags & REPLAY_PRINT_REASON)
+                decision_print_details(ctx->out, d, ctx->topo);
+        else
+                decision_print(ctx->out, d, ctx->topo);
         ctx->stats->changes++;
         ctx->last_change_ns = d->time_ns;
         return 0;
@@ -383,8 +424,11 @@ static void replay_print_util(ReplayContext *ctx, uint64_t time_ns) {
                         continue;
                 if (ctx->printed_valid[cpu] && cpu_signals_equal(&cs, &ctx->printed[cpu]))
                         continue;
-                fprintf(ctx->out, "t=%" PRIu64 " cpu=%u util=%u util_est=%u runnable=%u rt=%u eff=%u\n", time_ns, cpu,
-                        cs.util_avg, cs.util_est_sum, cs.runnable_avg, cs.rt_avg, cs.effective);
+                if (ctx->flags & REPLAY_CSV)
+                        csv_print_util(ctx->out, time_ns, cpu, &cs, ctx->topo);
+                else
+                        fprintf(ctx->out, "t=%" PRIu64 " cpu=%u util=%u util_est=%u runnable=%u rt=%u eff=%u\n",
+                                time_ns, cpu, cs.util_avg, cs.util_est_sum, cs.runnable_avg, cs.rt_avg, cs.effective);
                 ctx->printed[cpu] = cs;
                 ctx->printed_valid[cpu] = true;
         }
@@ -610,6 +654,8 @@ int replay_run(FILE *in, const char *name, const Topology *topo, const Config *c
                 return -ENOMEM;
         ctx.printed = printed;
         ctx.printed_valid = printed_valid;
+        if (flags & REPLAY_CSV)
+                fputs(flags & REPLAY_PRINT_UTIL ? CSV_HEADER_UTIL "\n" : CSV_HEADER "\n", out);
 
         while (getline(&line, &size, in) >= 0) {
                 const char *reason = "malformed line";

@@ -3,7 +3,7 @@
 
 /*
  * The actuator: takes cpufreq policies over (userspace governor), writes frequencies through kept-open
- * scaling_setspeed fds, and puts everything back (shared/DESIGN.md "Actuation").
+ * scaling_setspeed fds, and puts everything back (docs/architecture.md "Actuation and restore").
  *
  * What it saves per policy, before changing anything, in memory and in a state file (so that
  * `schedfreqd restore` can put it back after a crash):

@@ -24,7 +24,7 @@ typedef struct Bus Bus;
  * Connects to m->opts.bus_address (or the system bus: DBUS_SYSTEM_BUS_ADDRESS, else the default socket),
  * registers the objects, takes the bus name and attaches to m->event. Call after take-over: m->topology and
  * m->engine must exist. Returns 0, or a negative errno after logging why at warning level (the caller runs
- * without D-Bus).
+ * without D-Bus). No bus to connect to is not an error: logged in one line, 0 with *@ret NULL.
  */
 int bus_new(Manager *m, Bus **ret);
 Bus *bus_free(Bus *b);

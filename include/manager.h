@@ -32,6 +32,8 @@ typedef struct ManagerOptions {
         bool print_decisions;         /* one line per frequency change on stdout (replay format) */
         const char *bus_address;      /* NULL: the system bus */
         bool no_bus;                  /* run without D-Bus */
+        bool log_level_set;           /* --log-level, -q or -v given: log_level wins over the config's, reloads too */
+        int log_level;                /* LOG_ERR..LOG_DEBUG */
 } ManagerOptions;
 
 /* Reaction latency, event time → setspeed written, in log2(µs) buckets: bucket i counts [2^i, 2^(i+1)) µs. */

@@ -73,6 +73,20 @@ typedef enum ReplayFlags {
          *   t=<ns> cpu=<n> util=<cfs util_avg> util_est=<n> runnable=<n> rt=<n> eff=<utilisation the governor used>
          */
         REPLAY_PRINT_UTIL = 1 << 0,
+        /* --print-decisions: decision lines as decision_print_details() prints them (reason=, deferred=). */
+        REPLAY_PRINT_REASON = 1 << 1,
+        /*
+         * --csv: CSV on @out instead of the lines. A header, then one row per decision:
+         *   time_s,policy,freq_khz,util,cpu,kind,reason
+         *   1.700200000,1,2000000,1024,0,remote,demand
+         * With REPLAY_PRINT_UTIL a first column `record` (decision|util) and the signals at the end:
+         *   record,time_s,policy,freq_khz,util,cpu,kind,reason,util_est,runnable,rt,eff
+         *   decision,1.700200000,1,2000000,1024,0,remote,demand,,,,
+         *   util,1.700200000,1,,13,1,,,1036,13,0,1024
+         * where a util row's policy is its CPU's (first CPU), util its util_avg, and freq_khz, kind and reason
+         * are empty. time_s is the trace's time in seconds with nine decimals.
+         */
+        REPLAY_CSV = 1 << 2,
 } ReplayFlags;
 
 /*

@@ -3,7 +3,7 @@
 
 /*
  * The topology description: the machine's cpufreq policies in the INI format that `schedfreqd topology`
- * prints and that `schedfreqd replay --topology` and the cpufreq emulator read (shared/DESIGN.md).
+ * prints and that `schedfreqd replay --topology` and the cpufreq emulator read (docs/architecture.md).
  *
  *   [system]                      optional
  *   online = 0-3                  CPUs online (default: every CPU of every policy)
@@ -95,6 +95,15 @@ int topology_load(const char *path, Topology **ret, char **ret_error);
 
 /* Writes @t in the format above (what `schedfreqd topology` prints). */
 int topology_write(FILE *f, const Topology *t);
+/*
+ * Writes @t as one JSON object (`schedfreqd topology --json`, topology-json.c): a member per section, "system"
+ * and "policyN", with the keys above under the same names, the optional ones left out as above. Numbers are
+ * numbers; online, possible and cpus are CPU-list strings ("0-3"); frequencies_khz is an array of numbers and
+ * governors an array of strings:
+ *   { "system": { "online": "0-1", "possible": "0-1" },
+ *     "policy0": { "cpus": "0", "driver": "cpufreq-dt", …, "frequencies_khz": [500000, 1000000], … } }
+ */
+int topology_write_json(FILE *f, const Topology *t);
 
 /* The policy that contains @cpu, or NULL. */
 const PolicyDesc *topology_policy_of_cpu(const Topology *t, unsigned cpu);

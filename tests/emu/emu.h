@@ -3,7 +3,7 @@
 
 /*
  * cpufreq-emu: a FUSE replacement for /sys/devices/system/cpu with the kernel's cpufreq semantics, for tests
- * on machines without a cpufreq driver (shared/DESIGN.md "Testing on machines without cpufreq").
+ * on machines without a cpufreq driver (docs/architecture.md "Testing without cpufreq").
  *
  *   policy.c    the cpufreq core and governors: limits, targets, governor switches, hotplug
  *   kparse.c    the kernel's parsers for sysfs writes (kstrtouint, sscanf "%lu", kstrtobool, "%15s")

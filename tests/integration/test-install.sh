@@ -29,6 +29,7 @@ expected() { # PREFIX UNITDIR DBUSDIR
 		echo "644 ${1#/}/share/man/man5/schedfreqd.conf.5"
 		[ -n "$ctl" ] && echo "644 ${1#/}/share/man/man1/schedfreqctl.1"
 		[ -n "$completion" ] && echo "644 ${1#/}/share/bash-completion/completions/schedfreqctl"
+		echo "644 ${1#/}/share/bash-completion/completions/schedfreqd"
 		echo "644 etc/schedfreqd.conf"
 	} | sort -k2
 }

@@ -9,7 +9,11 @@
 #     writes nothing; `schedfreqd restore` under a live daemon is refused (naming it) unless --force;
 #   - after kill -9 the start refuses with "run restore", and restore says it cleans up after a crash;
 #   - an empty or corrupt state file: restore exits non-zero with FILE:LINE and keeps it;
-#   - `-c FILE` with a missing FILE is an error (at start and on SIGHUP); without -c an absent default is not.
+#   - `-c FILE` with a missing FILE is an error (at start and on SIGHUP); without -c an absent default is not;
+#   - usage errors (issue #14): one line "schedfreqd: WHAT", the hint, exit status 2;
+#   - --log-level wins over the config's log_level, after a reload too; -q keeps the info lines out;
+#   - a start without root, or root without CAP_PERFMON: one line naming what is missing, suggesting sudo;
+#   - no system bus: one info line saying D-Bus is off and why.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -73,6 +77,41 @@ freeze() { # PID
 writes_since() { # N
 	tail -n +"$(($1 + 1))" "$EMU_LOG" | grep -v ' set$'
 }
+
+# --- 0. usage errors: "schedfreqd: WHAT" and the hint on stderr, nothing on stdout, exit 2 ----------------------
+usage_case() { # NAME EXPECTED_FIRST_LINE ARGS...
+	local name=$1 want=$2 out err rc
+	shift 2
+	err=$("$SFD" "$@" 2>&1 >"$TMP/usage.out")
+	rc=$?
+	out=$(cat "$TMP/usage.out")
+	if [ $rc -eq 2 ] && [ "$err" = "$want"$'\n'"Try 'schedfreqd --help'." ] && [ -z "$out" ]; then
+		ok "usage: $name: exit 2, one line and the hint"
+	else
+		fail "usage: $name: exit 2, one line and the hint" "rc=$rc" "stderr:" "$err" "stdout:" "$out"
+	fi
+}
+# The option errors in glibc's getopt words, as schedfreqctl's (getopt prints them there).
+usage_case "unknown option" "schedfreqd: unrecognized option '--bogus'" --bogus
+usage_case "unknown short option" "schedfreqd: invalid option -- 'x'" -x
+usage_case "missing argument" "schedfreqd: option '--config' requires an argument" --config
+usage_case "missing argument, short" "schedfreqd: option requires an argument -- 't'" replay -t
+usage_case "a value for a flag" "schedfreqd: option '--force=yes' doesn't allow an argument" restore --force=yes
+usage_case "unknown verb" "schedfreqd: unknown verb 'frobnicate'." frobnicate
+usage_case "extra argument to topology" "schedfreqd: too many arguments for 'topology': 'extra'." topology extra
+usage_case "extra argument to restore" "schedfreqd: too many arguments for 'restore': 'extra'." restore extra
+usage_case "second trace to replay" "schedfreqd: too many arguments for 'replay': 'b.txt'." \
+	replay --topology "$REPO/tests/fixtures/traces/two-dt.ini" a.txt b.txt
+usage_case "bad --log-level" "schedfreqd: --log-level wants err, warning, notice, info or debug, not 'loud'." \
+	--log-level=loud topology
+usage_case "--json with another verb" "schedfreqd: --json applies to 'topology' only." restore --json
+usage_case "--csv with another verb" "schedfreqd: --csv applies to 'replay' only." topology --csv
+usage_case "replay without --topology" \
+	"schedfreqd: replay needs --topology FILE (run 'schedfreqd topology' on the traced machine to get one)." replay -
+out=$("$SFD" --help 2>&1)
+rc=$?
+[ $rc -eq 0 ] && grep -q -- '--log-level LEVEL' <<<"$out" && ok "--help: exit 0, lists --log-level" \
+	|| fail "--help: exit 0, lists --log-level" "rc=$rc" "$out"
 
 sed -e '/^\[policy0\]/,/^\[policy1\]/ s/^governor = .*/governor = performance/' \
 	"$REPO/tests/fixtures/topology/two-policies.ini" >"$TMP/topology.ini"
@@ -315,6 +354,92 @@ if wait_for 'taken_over "$TMP/state"' 10; then
 else
 	fail "daemon with -c takes over" "$(cat "$TMP/err")"
 fi
+
+# --- 7. log levels: the command line wins over [daemon] log_level, a reload included -------------------------
+# The config says warning, the command line info: the reload's own info line is printed only if the command
+# line still wins after the reload re-read the config (it used to set the config's level first).
+printf '[daemon]\nlog_level = warning\n' >"$TMP/warning.conf"
+export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$TMP/no-bus-socket"
+if start_daemon "$TMP/out" "$TMP/err" -c "$TMP/warning.conf" --log-level=info; then
+	kill -HUP "$daemon_pid"
+	if wait_for 'grep -q "Configuration reloaded from $TMP/warning.conf" "$TMP/err"' 5 &&
+		grep -q "policy0: taken over from governor" "$TMP/err"; then
+		ok "--log-level=info over log_level = warning: info lines at start and after a reload"
+	else
+		fail "--log-level=info over log_level = warning: info lines at start and after a reload" "$(cat "$TMP/err")"
+	fi
+	# No system bus: one info line, saying what is off and why; no warning about it.
+	bus_lines=$(grep -i 'bus' "$TMP/err")
+	if [ "$bus_lines" = "No D-Bus, running without it: cannot connect to the system bus (unix:path=$TMP/no-bus-socket: No such file or directory), so the D-Bus status and schedfreqctl are off." ]; then
+		ok "no system bus: one line saying D-Bus is off and why"
+	else
+		fail "no system bus: one line saying D-Bus is off and why" "$bus_lines"
+	fi
+	stop_daemon "--log-level=info"
+else
+	fail "daemon with --log-level=info takes over" "$(cat "$TMP/err")"
+fi
+# The same bus line is info: -q (warning) leaves it out, with every other info line, start to exit.
+if start_daemon "$TMP/out" "$TMP/err" -q; then
+	stop_daemon "-q"
+	info=$(grep -E 'taken over from governor|running\.$|cpufreq policies restored|D-Bus' "$TMP/err")
+	[ -z "$info" ] && ok "-q: no info lines from start to exit" || fail "-q: no info lines from start to exit" "$info"
+else
+	fail "daemon with -q takes over" "$(cat "$TMP/err")"
+fi
+unset DBUS_SYSTEM_BUS_ADDRESS
+
+# --- 8. privileges: one line naming what is missing, and sudo -----------------------------------------------------
+# As nobody: a copy of the binary where nobody can run it (the build tree may not be reachable). In the
+# emulator's namespace, so that a daemon that got past the check would govern the emulated tree, not the machine.
+pub=$(mktemp -d /tmp/schedfreqd-test-misuse-pub.XXXXXX)
+at_exit 'rm -rf "$pub"'
+chmod 755 "$pub"
+cp "$BUILD/schedfreqd" "$pub/schedfreqd"
+mark=$(wc -l <"$EMU_LOG")
+out=$(emu_exec setpriv --reuid=65534 --regid=65534 --clear-groups "$pub/schedfreqd" --no-bus \
+	--state-file "$pub/state" 2>&1)
+rc=$?
+if [ $rc -eq 1 ] && [ "$(wc -l <<<"$out")" = 1 ] && grep -q "^Not running as root (uid 65534): .* needs CAP_PERFMON .*sudo" <<<"$out" &&
+	[ -z "$(writes_since "$mark")" ]; then
+	ok "start as nobody: one line, root and CAP_PERFMON missing, sudo"
+else
+	fail "start as nobody: one line, root and CAP_PERFMON missing, sudo" "rc=$rc" "$out"
+fi
+# Root without CAP_PERFMON and CAP_SYS_ADMIN (dropped from the bounding set, so exec does not grant them).
+out=$(emu_exec setpriv --bounding-set=-perfmon,-sys_admin "$SFD" --no-bus -c "$TMP/schedfreqd.conf" \
+	--state-file "$pub/state" 2>&1)
+rc=$?
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+if [ "$paranoid" -ge 0 ]; then
+	if [ $rc -eq 1 ] && [ "$(wc -l <<<"$out")" = 1 ] && grep -q "^Missing CAP_PERFMON: .*sudo" <<<"$out" &&
+		[ -z "$(writes_since "$mark")" ]; then
+		ok "start as root without CAP_PERFMON: one line naming it, sudo"
+	else
+		fail "start as root without CAP_PERFMON: one line naming it, sudo" "rc=$rc" "$out"
+	fi
+else # kernel.perf_event_paranoid=-1 opens the tracepoints to everyone: nothing is missing
+	! grep -q "Missing CAP_PERFMON" <<<"$out" && ok "start as root without CAP_PERFMON, perf_event_paranoid=-1: not refused" \
+		|| fail "start as root without CAP_PERFMON, perf_event_paranoid=-1: not refused" "$out"
+fi
+
+# --- 9. topology --json: valid JSON (jq) with the INI's sections, keys and values ---------------------------------
+ini=$(emu_exec "$SFD" topology)
+json=$(emu_exec "$SFD" topology --json)
+rc=$?
+ini_keys=$(awk '/^\[/ { s = substr($0, 2, length($0) - 2) } / = / { print s "." $1 }' <<<"$ini" | sort)
+json_keys=$(jq -r 'to_entries[] | .key as $s | .value | keys[] | "\($s).\(.)"' <<<"$json" | sort)
+if [ $rc -eq 0 ] && [ -n "$ini_keys" ] && [ "$ini_keys" = "$json_keys" ]; then
+	ok "topology --json: jq parses it, the INI's sections and keys"
+else
+	fail "topology --json: jq parses it, the INI's sections and keys" "rc=$rc" "$(diff <(echo "$ini_keys") <(echo "$json_keys"))" "$json"
+fi
+# Every value as the INI has it: numbers, lists (arrays joined by spaces) and strings.
+ini_values=$(awk '/^\[/ { s = substr($0, 2, length($0) - 2) } / = / { k = $1; sub(/^[^=]*= /, ""); print s "." k "=" $0 }' <<<"$ini" | sort)
+json_values=$(jq -r 'to_entries[] | .key as $s | .value | to_entries[] |
+	"\($s).\(.key)=\(if (.value | type) == "array" then (.value | map(tostring) | join(" ")) else .value end)"' <<<"$json" | sort)
+[ "$ini_values" = "$json_values" ] && ok "topology --json: every value as in the INI" \
+	|| fail "topology --json: every value as in the INI" "$(diff <(echo "$ini_values") <(echo "$json_values"))"
 
 emu_stop
 finish

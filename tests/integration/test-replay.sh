@@ -186,4 +186,67 @@ expect rules_exe_never_in_replay "$(replay two-dt.ini rules.txt \
 expect rules_capped_not_held "$(replay two-dt.ini rules-hold.txt --config "$(rules_conf '[rule:ix]\ncomm = indexer\nmax_util = 512\n')" |
 	tail -n 1)" "t=1300000000 policy=0 freq=1000000 cpu=0 kind=local util=409"
 
+# --- issue #14: --print-decisions adds reason= (and deferred=), as the daemon prints them ---------------------
+expect article_print_decisions "$(replay two-dt.ini article.txt --print-decisions 2>/dev/null | grep policy=1)" "\
+t=1700200000 policy=1 freq=2000000 cpu=0 kind=remote util=1024 reason=demand
+t=1702600000 policy=1 freq=500000 cpu=1 kind=local util=108 reason=demand"
+# A deferred change says how long it waited (acpi-cpufreq: from cpu0's wake-up at 1.700200 to cpu1's switch).
+expect article_print_decisions_deferred "$(replay two-acpi.ini article.txt --print-decisions 2>/dev/null | grep policy=1)" "\
+t=1700500000 policy=1 freq=2000000 cpu=1 kind=local util=1024 reason=demand deferred=300000
+t=1702600000 policy=1 freq=500000 cpu=1 kind=local util=99 reason=demand"
+# Everything but the added fields is the default output, which stays as it was (the expectations above).
+expect print_decisions_same_lines "$(replay two-dt.ini rt.txt --print-decisions | sed 's/ reason=.*//')" "$(replay two-dt.ini rt.txt)"
+
+# --- --csv: a header, one row per decision; with --print-util, a record column and the CPUs' signals -----------
+expect article_csv "$(replay two-dt.ini article.txt --csv 2>/dev/null)" "\
+time_s,policy,freq_khz,util,cpu,kind,reason
+1.044000000,0,1000000,208,0,local,demand
+1.072000000,0,1500000,413,0,local,demand
+1.100000000,0,2000000,628,0,local,demand
+1.440500000,0,1500000,443,1,remote,demand
+1.480500000,0,500000,193,1,remote,demand
+1.700200000,1,2000000,1024,0,remote,demand
+1.702600000,1,500000,108,1,local,demand"
+# The same decisions as the text lines, field for field.
+expect csv_matches_text "$(replay two-dt.ini ramp.txt --csv | awk -F, 'NR > 1 {
+	split($1, t, "."); printf "t=%d%s policy=%s freq=%s cpu=%s kind=%s util=%s\n", t[1], t[2], $2, $3, $5, $6, $4 }' |
+	sed 's/^t=0*\([0-9]\)/t=\1/')" "$(replay two-dt.ini ramp.txt)"
+csv_util=$(replay two-dt.ini article.txt --csv --print-util 2>/dev/null)
+expect article_csv_util_head "$(head -n 4 <<<"$csv_util")" "\
+record,time_s,policy,freq_khz,util,cpu,kind,reason,util_est,runnable,rt,eff
+util,1.000000000,0,,0,0,,,0,0,0,0
+util,1.000000000,1,,0,1,,,0,0,0,0
+util,1.004000000,0,,20,0,,,0,20,0,20"
+# Its decision rows are the rows without --print-util, with the four signal columns empty.
+expect article_csv_util_decisions "$(grep '^decision,' <<<"$csv_util" | sed 's/^decision,//; s/,,,,$//')" \
+	"$(replay two-dt.ini article.txt --csv 2>/dev/null | tail -n +2)"
+expect article_csv_util_first_decision "$(grep -m 1 '^decision,1.7002' <<<"$csv_util")" \
+	"decision,1.700200000,1,2000000,1024,0,remote,demand,,,,"
+expect csv_util_fields "$(awk -F, '{ print NF }' <<<"$csv_util" | sort -u)" "12"
+
+# --- scripts/plot-replay: a PNG (with a zoomed column) from a replay it runs itself, an SVG from a CSV ---------
+plots=$(mktemp -d)
+at_exit "rm -rf '$plots'"
+out=$(SCHEDFREQD=$SFD "$REPO/scripts/plot-replay" -o "$plots/article.png" --zoom 1.699:1.704 --topology "$T/two-dt.ini" "$T/article.txt" 2>&1)
+rc=$?
+if [ $rc -eq 0 ] && [ "$(head -c 8 "$plots/article.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] &&
+	[ "$(stat -c %s "$plots/article.png")" -gt 10000 ]; then
+	ok "plot-replay: a PNG of the article replay"
+else
+	fail "plot-replay: a PNG of the article replay" "rc=$rc" "$out"
+fi
+replay two-dt.ini article.txt --csv >"$plots/article.csv" 2>/dev/null
+out=$("$REPO/scripts/plot-replay" --svg -o "$plots/article.svg" "$plots/article.csv" 2>&1)
+rc=$?
+if [ $rc -eq 0 ] && grep -q '<svg' "$plots/article.svg" && grep -q 'policy1' "$plots/article.svg"; then
+	ok "plot-replay --svg: an SVG from a decisions-only CSV"
+else
+	fail "plot-replay --svg: an SVG from a decisions-only CSV" "rc=$rc" "$out"
+fi
+out=$("$REPO/scripts/plot-replay" -o "$plots/bad.png" "$T/article.txt" 2>&1)
+rc=$?
+[ $rc -ne 0 ] && [[ "$out" == *"not a \`schedfreqd replay --csv\` file"* ]] && [ ! -e "$plots/bad.png" ] \
+	&& ok "plot-replay: a file that is not replay CSV is refused" \
+	|| fail "plot-replay: a file that is not replay CSV is refused" "rc=$rc" "$out"
+
 finish

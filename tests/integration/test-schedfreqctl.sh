@@ -5,8 +5,9 @@
 # schedfreqctl against the real daemon on a private system-like bus (tests/dbus/), over the emulated cpufreq:
 # status (table and --json, values matching the emulator and busctl), watch --count, explain after a CPU hog,
 # rules (none, then two rules with a sleep matched by one, text and --json, none again after a reload),
-# reload/pause/resume and their exit codes, permission denied (exit 4), daemon not running / no bus (exit 3),
-# usage errors (exit 2), check-config without a daemon (exit 1 with FILE:LINE).
+# metrics (OpenMetrics text checked with prometheus_client's parser and stricter rules, its values against busctl
+# and the emulator), reload/pause/resume and their exit codes, permission denied (exit 4, one line), daemon not
+# running / no bus (exit 3), usage errors (exit 2), check-config without a daemon (exit 1 with FILE:LINE).
 
 . "$(dirname "$0")/lib.sh"
 . "$REPO/tests/dbus/bus.sh"
@@ -30,19 +31,73 @@ expect() { # NAME WANT_RC GREP_PATTERN CMD... : the exit code and a line of the 
 	fi
 }
 
+# `schedfreqctl metrics` output FILE: parsed with prometheus_client's OpenMetrics parser (python3-prometheus-client),
+# which rejects bad lines, units that are not the name's suffix, a family twice and anything after "# EOF"; a sample
+# it cannot place in the family before it (no TYPE before it, a counter sample without _total, interleaved
+# families) starts an untyped family, which the check of the family list catches. On top: "# EOF" once and last,
+# every policy in every policy family, histogram buckets at the daemon's bounds, cumulative, +Inf == _count.
+cat >"$TMP/check-metrics.py" <<'EOF_PY'
+import sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+
+text = open(sys.argv[1], encoding="utf-8").read()
+policies = sys.argv[2].split()
+assert text.endswith("\n# EOF\n") and text.split("\n").count("# EOF") == 1, "not ended by one # EOF"
+families = list(text_string_to_metric_families(text))
+got = {f.name: f.type for f in families}
+assert len(got) == len(families), "a family twice"
+want = {n: "gauge" for n in """schedfreqd_uptime_seconds schedfreqd_paused schedfreqd_proc_connector_active
+        schedfreqd_policy_frequency_hertz schedfreqd_policy_scaling_min_frequency_hertz
+        schedfreqd_policy_scaling_max_frequency_hertz schedfreqd_policy_cpuinfo_min_frequency_hertz
+        schedfreqd_policy_cpuinfo_max_frequency_hertz schedfreqd_policy_demand schedfreqd_policy_managed
+        schedfreqd_policy_remote_permitted schedfreqd_policy_state schedfreqd_cpu_util schedfreqd_rule_tasks""".split()}
+want.update({n: "counter" for n in """schedfreqd_events schedfreqd_events_lost schedfreqd_events_late
+        schedfreqd_ring_overflows schedfreqd_frequency_writes schedfreqd_policy_decisions
+        schedfreqd_policy_deferred_decisions schedfreqd_policy_write_errors schedfreqd_rule_decisions""".split()})
+want["schedfreqd_reaction_latency_seconds"] = "histogram"
+assert got == want, "families: %s" % sorted(set(got.items()) ^ set(want.items()))
+for f in families:
+    for unit in ("hertz", "seconds"):
+        assert f.name.endswith("_" + unit) == (f.unit == unit), (f.name, f.unit)
+    assert f.documentation, f.name + " has no HELP"
+    if f.type == "counter":
+        assert all(s.name == f.name + "_total" and s.value >= 0 for s in f.samples), f.name
+    if f.name.startswith("schedfreqd_policy_"):
+        seen = sorted({s.labels["policy"] for s in f.samples})
+        assert seen == sorted(policies), (f.name, seen)
+    if f.name == "schedfreqd_policy_state":
+        for p in policies:
+            on = [s.labels["state"] for s in f.samples if s.labels["policy"] == p and s.value == 1]
+            assert on == ["governed"], (p, on)
+    if f.type == "histogram":
+        buckets = [s for s in f.samples if s.name == f.name + "_bucket"]
+        les = [s.labels["le"] for s in buckets]
+        assert les == [repr(2 ** (i + 1) * 1e-6) for i in range(23)] + ["+Inf"], les
+        counts = [s.value for s in buckets]
+        assert all(a <= b for a, b in zip(counts, counts[1:])), "buckets not cumulative: %s" % counts
+        rest = {s.name[len(f.name):]: s.value for s in f.samples if s not in buckets}
+        assert rest.keys() == {"_count", "_sum"} and rest["_count"] == counts[-1] and rest["_sum"] >= 0, rest
+print("ok")
+EOF_PY
+# Debian's interpreter, the one python3-prometheus-client (scripts/install-deps) is installed for, whatever PATH has.
+check_metrics() { /usr/bin/python3 "$TMP/check-metrics.py" "$1" "0 1" 2>&1; }
+metric() { awk -v k="$1" '$1 == k { print $2 }' "$2"; } # SERIES FILE: its value
+
 # --- without a daemon ---------------------------------------------------------------------------------------
 expect "check-config good file: exit 0" 0 "good.conf: OK" "$CTL" check-config "$REPO/tests/fixtures/config/good.conf"
 expect "check-config bad file: exit 1, FILE:LINE" 1 "errors.conf:[0-9]*: " "$CTL" check-config "$REPO/tests/fixtures/config/errors.conf"
 expect "check-config missing file: exit 1" 1 "nonexistent.conf" "$CTL" check-config "$TMP/nonexistent.conf"
 expect "unknown command: exit 2" 2 "Unknown command 'frobnicate'" "$CTL" frobnicate
 expect "rules with an argument: exit 2" 2 "Too many arguments for 'rules'" "$CTL" rules sleepers
+expect "metrics with an argument: exit 2" 2 "Too many arguments for 'metrics'" "$CTL" metrics policy1
 expect "bad option value: exit 2" 2 "count" "$CTL" watch --count x
 expect "check-config without FILE: exit 2" 2 "one FILE" "$CTL" check-config
 expect "no bus (--address): exit 3" 3 "schedfreqd is not running" "$CTL" --address "unix:path=$TMP/nothing" status
 expect "no bus (DBUS_SYSTEM_BUS_ADDRESS): exit 3" 3 "Cannot connect to the system bus at unix:path=$TMP/nothing" \
 	env DBUS_SYSTEM_BUS_ADDRESS="unix:path=$TMP/nothing" "$CTL" status
 
-dbus_start "$TMP/bus" || { fail "private dbus-daemon starts"; finish; }
+# second-fence.conf lets uid 1 past the bus policy, so that the daemon's own refusal is seen too (Control).
+dbus_start "$TMP/bus" "$REPO/tests/dbus/second-fence.conf" || { fail "private dbus-daemon starts"; finish; }
 expect "bus but no daemon: exit 3, says so" 3 "schedfreqd is not running (no $NAME on the system bus)" "$CTL" status
 expect "bus but no daemon, pause: exit 3" 3 "schedfreqd is not running" "$CTL" pause
 expect "--address works too: exit 3" 3 "schedfreqd is not running (no $NAME on the bus at --address)" \
@@ -227,15 +282,87 @@ assert {"Pid": pid, "Comm": "sleep"} in s["Tasks"] or sys.argv[4] != "active", s
 print("ok")' "$TMP/rules.json" "$TMP/schedfreqd.conf" "$sleep_pid" \
 	"$(busctl --system get-property "$NAME" "$OBJ" "$NAME" ProcConnector | cut -d'"' -f2)" 2>&1)
 [ "$res" = ok ] && ok "rules --json: both rules with their fields and the sleep" || fail "rules --json" "$res" "$(cat "$TMP/rules.json")"
+# metrics with the two rules: one counter and one gauge per rule, as GetRules has them.
+"$CTL" metrics >"$TMP/metrics" 2>&1
+rc=$?
+res=$(check_metrics "$TMP/metrics")
+after=$("$CTL" --json rules 2>&1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["rules"][0]["Decisions"])' 2>&1)
+sleepers=$(metric 'schedfreqd_rule_decisions_total{rule="sleepers"}' "$TMP/metrics")
+if [ $rc -eq 0 ] && [ "$res" = ok ] && [ "$(metric 'schedfreqd_rule_decisions_total{rule="batch"}' "$TMP/metrics")" = 0 ] \
+	&& [ "$(metric 'schedfreqd_rule_tasks{rule="batch"}' "$TMP/metrics")" = 0 ] \
+	&& [ -n "$sleepers" ] && [ "$sleepers" -le "$after" ] \
+	&& [ "$(metric 'schedfreqd_rule_tasks{rule="sleepers"}' "$TMP/metrics")" -ge 0 ]; then
+	ok "metrics with two rules: valid OpenMetrics, a decision counter and a task gauge per rule ($sleepers <= $after)"
+else
+	fail "metrics with two rules" "rc=$rc" "$res" "GetRules sleepers decisions after: $after" "$(cat "$TMP/metrics")"
+fi
 : >"$TMP/schedfreqd.conf"
 expect "reload without rules: exit 0" 0 "Configuration reloaded" "$CTL" reload
 expect "rules after a reload without rules: none" 0 "^No rules configured" "$CTL" rules
 kill "$sleep_pid" 2>/dev/null
 wait "$sleep_pid" 2>/dev/null
 
-# Control.
-expect "pause as uid 65534: exit 4, permission denied" 4 "Permission denied: pause needs root" \
-	setpriv --reuid=65534 --regid=65534 --clear-groups "$CTL" pause
+# metrics without rules: every family, valid; policy1's frequency is the emulator's. The frequency moves while
+# we read (every process this test starts is a new task): a read during which no scaling_setspeed write was
+# logged must equal scaling_cur_freq exactly; until such a read, the value must be one in force during it.
+setspeed_writes_after() { awk -v from="$1" 'NR > from && $2 == "cpufreq/policy1/scaling_setspeed"' "$EMU_LOG" | wc -l; }
+freq=
+for _ in $(seq 30); do
+	from=$(wc -l <"$EMU_LOG")
+	cur1=$(emu_exec cat $CPUFREQ/policy1/scaling_cur_freq)
+	"$CTL" metrics >"$TMP/metrics" 2>&1 || break
+	cur2=$(emu_exec cat $CPUFREQ/policy1/scaling_cur_freq)
+	hz=$(metric 'schedfreqd_policy_frequency_hertz{policy="1"}' "$TMP/metrics")
+	if [ "$cur1" = "$cur2" ] && [ "$(setspeed_writes_after "$from")" = 0 ]; then
+		freq="strict $hz == ${cur1}000"
+		[ "$hz" = "${cur1}000" ] || freq="MISMATCH $freq"
+		break
+	fi
+	inforce=$(setspeeds_since "$from" | tr '\n' ' ')
+	[[ " $inforce " == *" ${hz%000} "* ]] && [ "${hz%000}000" = "$hz" ] && freq="in force: $hz ($inforce)"
+done
+res=$(check_metrics "$TMP/metrics")
+if [ "$res" = ok ] && [ -n "$freq" ] && [[ $freq != MISMATCH* ]] && [ "$(metric schedfreqd_paused "$TMP/metrics")" = 0 ] \
+	&& [ "$(metric 'schedfreqd_policy_scaling_max_frequency_hertz{policy="1"}' "$TMP/metrics")" = \
+		"$(emu_exec cat $CPUFREQ/policy1/scaling_max_freq)000" ] \
+	&& [ "$(metric 'schedfreqd_rule_decisions_total{rule="sleepers"}' "$TMP/metrics")" = "" ]; then
+	ok "metrics: valid OpenMetrics; policy1 frequency_hertz == the emulator's scaling_cur_freq ($freq); no rules"
+else
+	fail "metrics: valid, frequency == the emulator's" "$res" "$freq" "$(cat "$TMP/metrics")"
+fi
+# The histogram while paused (no write, so no new latency): _count == ReactionLatencyCount, _sum == ...SumUSec.
+bus_u() { busctl --system get-property "$NAME" "$OBJ" "$NAME" "$1" | cut -d' ' -f2; }
+"$CTL" pause >/dev/null 2>&1
+"$CTL" metrics >"$TMP/metrics" 2>&1
+rc=$?
+count=$(bus_u ReactionLatencyCount)
+sum=$(bus_u ReactionLatencySumUSec)
+"$CTL" resume >/dev/null 2>&1
+mcount=$(metric schedfreqd_reaction_latency_seconds_count "$TMP/metrics")
+msum=$(metric schedfreqd_reaction_latency_seconds_sum "$TMP/metrics")
+res=$(check_metrics "$TMP/metrics")
+if [ $rc -eq 0 ] && [ "$res" = ok ] && [ "$(metric schedfreqd_paused "$TMP/metrics")" = 1 ] && [ "$count" -gt 0 ] \
+	&& [ "$mcount" = "$count" ] && python3 -c 'import sys; assert float(sys.argv[1]) == int(sys.argv[2]) / 1e6' "$msum" "$sum"; then
+	ok "metrics while paused: paused 1; latency histogram _count $mcount == ReactionLatencyCount, _sum $msum s == $sum us"
+else
+	fail "metrics: the latency histogram agrees with the daemon" "rc=$rc" "$res" "count $count sum $sum" "$(cat "$TMP/metrics")"
+fi
+out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$CTL" metrics 2>&1)
+[ $? -eq 0 ] && [ "$(tail -n 1 <<<"$out")" = "# EOF" ] && ok "metrics as uid 65534: exit 0, the whole exposition" \
+	|| fail "metrics as uid 65534" "$out"
+
+# Control: from another user, one line that says what to do (not the bus policy's rule dump), exit 4; uid 65534
+# is refused by the bus policy, uid 1 (let through by second-fence.conf) by the daemon.
+for uid in 65534 1; do
+	for verb in pause resume reload; do
+		out=$(setpriv --reuid=$uid --regid=$uid --clear-groups "$CTL" "$verb" 2>&1)
+		rc=$?
+		[ $rc -eq 4 ] && [ "$out" = "schedfreqctl: $verb needs root (try: sudo schedfreqctl $verb)" ] \
+			&& ok "$verb as uid $uid: exit 4, one line: $out" || fail "$verb as uid $uid: exit 4, one line" "rc=$rc" "$out"
+	done
+done
+[ "$(emu_sh "cat $CPUFREQ/policy*/scaling_governor | sort -u")" = userspace ] && ok "refused control changed nothing" \
+	|| fail "refused control changed nothing"
 expect "status as uid 65534: exit 0" 0 "policy1" setpriv --reuid=65534 --regid=65534 --clear-groups "$CTL" status
 expect "pause as root: exit 0" 0 "Paused" "$CTL" pause
 [ "$(emu_sh "cat $CPUFREQ/policy*/scaling_governor | sort -u")" = schedutil ] && ok "pause: schedutil is back" || fail "pause: schedutil is back"
@@ -253,6 +380,10 @@ kill -TERM "$daemon_pid"
 wait "$daemon_pid"
 daemon_pid=
 expect "after the daemon exits: exit 3" 3 "schedfreqd is not running" "$CTL" explain
+out=$("$CTL" metrics 2>/dev/null)
+rc=$?
+[ $rc -eq 3 ] && [ -z "$out" ] && ok "metrics after the daemon exits: exit 3, nothing on stdout" \
+	|| fail "metrics after the daemon exits: exit 3, nothing on stdout" "rc=$rc" "$out"
 grep -q 'ERROR: AddressSanitizer\|runtime error:' "$TMP/err" && fail "no sanitizer reports in the daemon" "$(show_daemon_log)" \
 	|| ok "no sanitizer reports in the daemon"
 
