@@ -15,6 +15,7 @@
 #include "governor.h"
 #include "macro.h"
 #include "cpulist.h"
+#include "freq-compare.h"
 #include "replay.h"
 #include "time-util.h"
 #include "trace-fields.h"
@@ -318,6 +319,27 @@ int replay_parse_line(const char *line, SchedEvent *ret, const char **ret_reason
         return REPLAY_LINE_EVENT;
 }
 
+/* power:cpu_frequency's TP_printk: `state=%lu cpu_id=%lu` (include/trace/events/power.h, the cpu template). */
+int replay_parse_cpu_frequency(const char *line, ReplayCpuFrequency *ret) {
+        enum { STATE, CPU_ID };
+        TraceField f[] = { [STATE] = { .key = "state" }, [CPU_ID] = { .key = "cpu_id" } };
+        SchedEvent ev = {};
+        const char *fields;
+        char event[64];
+        uint64_t khz;
+        int32_t cpu;
+
+        fields = parse_header(line, &ev, event, sizeof(event));
+        if (!fields || strcmp(event, "power:cpu_frequency") != 0)
+                return 0;
+        trace_fields_find(fields, f, ELEMENTSOF(f));
+        if (trace_field_u64(&f[STATE], &khz) < 0 || khz > UINT32_MAX || trace_field_int32(&f[CPU_ID], &cpu) < 0 ||
+            cpu < 0)
+                return -EINVAL;
+        *ret = (ReplayCpuFrequency) { .time_ns = ev.time_ns, .cpu = cpu, .khz = (uint32_t) khz };
+        return 1;
+}
+
 /* The policy= of the output: the policy's first CPU. */
 static int decision_policy_cpu(const Decision *d, const Topology *t) {
         int first = -1;
@@ -392,6 +414,9 @@ typedef struct ReplayContext {
         uint64_t settle_ns;       /* replay_settle_ns() */
         uint64_t last_change_ns;  /* time of the last decision */
         uint64_t latest_ns;       /* the latest event time applied */
+        FreqCompare *compare;     /* ours against the kernel's power:cpu_frequency */
+        uint64_t latest_kernel_ns; /* the latest power:cpu_frequency time */
+        bool compare_started;     /* our initial frequencies were fed */
 } ReplayContext;
 
 static int on_replay_decision(const Decision *d, void *userdata) {
@@ -405,7 +430,64 @@ static int on_replay_decision(const Decision *d, void *userdata) {
                 decision_print(ctx->out, d, ctx->topo);
         ctx->stats->changes++;
         ctx->last_change_ns = d->time_ns;
+        freq_compare_ours(ctx->compare, d->policy_index, d->time_ns, d->new_khz);
         return 0;
+}
+
+static int make_error(char **ret_error, const char *name, uint64_t line, const char *reason);
+
+/* From the trace's first time on, the engine's initial frequencies (the topology's cur_khz) are ours. */
+static void compare_start(ReplayContext *ctx, uint64_t time_ns) {
+        if (ctx->compare_started)
+                return;
+        ctx->compare_started = true;
+        for (size_t i = 0; i < ctx->topo->n_policies; i++)
+                freq_compare_ours(ctx->compare, (unsigned) i, time_ns, engine_policy_khz(ctx->engine, (unsigned) i));
+}
+
+/*
+ * A power:cpu_frequency line: the kernel's frequency, for the comparison. Returns 1 when @line was one (with
+ * *@ret filled), 0 when not, or an error for a malformed one or a CPU outside the topology.
+ */
+static int replay_kernel_frequency_parse(ReplayContext *ctx, const char *line, const char *name,
+                                         ReplayCpuFrequency *ret, char **ret_error) {
+        int r;
+
+        r = replay_parse_cpu_frequency(line, ret);
+        if (r < 0)
+                return make_error(ret_error, name, ctx->stats->lines,
+                                  "power:cpu_frequency without a valid state= or cpu_id=");
+        if (r > 0 && (ret->cpu >= CPU_SETSIZE || !CPU_ISSET(ret->cpu, &ctx->cpus)))
+                return make_error(ret_error, name, ctx->stats->lines,
+                                  "power:cpu_frequency for a CPU outside the topology");
+        return r;
+}
+
+/* Feeds it, after the ticks up to its time (the decisions they make come before it, as in the kernel). */
+static void replay_kernel_frequency(ReplayContext *ctx, const ReplayCpuFrequency *f) {
+        compare_start(ctx, f->time_ns);
+        if (freq_compare_kernel(ctx->compare, f->cpu, f->time_ns, f->khz) >= 0)
+                ctx->stats->kernel_frequencies++;
+        ctx->latest_kernel_ns = MAX(ctx->latest_kernel_ns, f->time_ns);
+}
+
+/*
+ * The comparison with the kernel, per policy that had a power:cpu_frequency event: `kernel policy=N agree=P%
+ * compared_ms=T mean_diff_khz=D max_diff_khz=M kernel_changes=K changes=C` (on @f).
+ */
+static void replay_print_compare(ReplayContext *ctx, FILE *f) {
+        for (size_t i = 0; i < ctx->topo->n_policies; i++) {
+                FreqCompareStats st;
+
+                if (freq_compare_stats(ctx->compare, (unsigned) i, &st) < 0 || !st.kernel_seen)
+                        continue;
+                fprintf(f, "kernel policy=%u agree=%.1f%% compared_ms=%.3f mean_diff_khz=%" PRIu64
+                        " max_diff_khz=%" PRIu32 " kernel_changes=%" PRIu64 " changes=%" PRIu64 "\n",
+                        ctx->topo->policies[i].id,
+                        st.compared_ns > 0 ? 100.0 * (double) st.agree_ns / (double) st.compared_ns : 0.0,
+                        (double) st.compared_ns / 1e6, st.compared_ns > 0 ? st.diff_khz_ns / st.compared_ns : 0,
+                        st.max_diff_khz, st.kernel_changes, st.our_changes);
+        }
 }
 
 static bool cpu_signals_equal(const CpuState *a, const CpuState *b) {
@@ -625,6 +707,7 @@ ANALYZER_FALSE_POSITIVE_BEGIN("-Wanalyzer-use-of-uninitialized-value")
 int replay_run(FILE *in, const char *name, const Topology *topo, const Config *cfg, ReplayFlags flags, FILE *out,
                ReplayStats *ret_stats, char **ret_error) {
         _cleanup_(engine_freep) Engine *e = NULL;
+        _cleanup_(freq_compare_freep) FreqCompare *compare = NULL;
         _cleanup_free_ CpuState *printed = NULL;
         _cleanup_free_ bool *printed_valid = NULL;
         _cleanup_free_ char *line = NULL;
@@ -645,6 +728,10 @@ int replay_run(FILE *in, const char *name, const Topology *topo, const Config *c
         if (r < 0)
                 return r;
         ctx.engine = e;
+        r = freq_compare_new(topo, &compare);
+        if (r < 0)
+                return r;
+        ctx.compare = compare;
         ctx.n_cpus = CPU_SETSIZE;
         topology_cpus(topo, &ctx.cpus);
         ctx.settle_ns = replay_settle_ns(topo, cfg);
@@ -664,12 +751,27 @@ int replay_run(FILE *in, const char *name, const Topology *topo, const Config *c
                 r = replay_parse_line(line, &ev, &reason);
                 if (r < 0)
                         return make_error(ret_error, name, stats.lines, reason);
-                stats.skipped += r == REPLAY_LINE_OTHER;
+                if (r == REPLAY_LINE_OTHER) {
+                        ReplayCpuFrequency f;
+
+                        r = replay_kernel_frequency_parse(&ctx, line, name, &f, ret_error);
+                        if (r < 0)
+                                return r;
+                        stats.skipped += r == 0;
+                        if (r == 0)
+                                continue;
+                        r = replay_ticks(&ctx, tick_ns, f.time_ns, &next_tick_ns, &ticking);
+                        if (r < 0)
+                                return r;
+                        replay_kernel_frequency(&ctx, &f);
+                        continue;
+                }
                 if (r != REPLAY_LINE_EVENT)
                         continue;
                 r = replay_check_event(&ctx, &ev, name, ret_error);
                 if (r < 0)
                         return r;
+                compare_start(&ctx, ev.time_ns);
 
                 r = replay_ticks(&ctx, tick_ns, ev.time_ns, &next_tick_ns, &ticking);
                 if (r < 0)
@@ -692,6 +794,11 @@ int replay_run(FILE *in, const char *name, const Topology *topo, const Config *c
         }
         if (ferror(in))
                 return make_error(ret_error, name, stats.lines + 1, "read error");
+        if (freq_compare_any_kernel(compare)) {
+                freq_compare_finish(compare, MAX(ctx.latest_ns, ctx.latest_kernel_ns));
+                /* After the decisions, on the same stream; beside a CSV it goes to stderr, to keep the CSV a table. */
+                replay_print_compare(&ctx, flags & REPLAY_CSV ? stderr : out);
+        }
 
         if (ret_stats)
                 *ret_stats = stats;

@@ -29,7 +29,21 @@ typedef struct ReplayStats {
         uint64_t ticks;            /* synthetic ticks run (a bounded number per gap between events: replay.c) */
         uint64_t late_events;      /* events older than the latest one (a reordering): applied at the latest time */
         uint64_t late_max_ns;      /* how far the latest of them was behind */
+        uint64_t kernel_frequencies; /* power:cpu_frequency lines: the kernel's choices, compared with ours */
 } ReplayStats;
+
+/* One power:cpu_frequency line (`state=<kHz> cpu_id=<cpu>`): the kernel's frequency for that CPU's policy. */
+typedef struct ReplayCpuFrequency {
+        uint64_t time_ns;
+        int cpu;
+        uint32_t khz;
+} ReplayCpuFrequency;
+
+/*
+ * Parses a power:cpu_frequency line. Returns 1 and fills @ret, 0 for a line of another event (or no event),
+ * -EINVAL for a power:cpu_frequency line without a valid state= or cpu_id=.
+ */
+int replay_parse_cpu_frequency(const char *line, ReplayCpuFrequency *ret);
 
 /*
  * Parses one line. Returns REPLAY_LINE_EVENT and fills @ret for a modelled sched event, REPLAY_LINE_EMPTY for

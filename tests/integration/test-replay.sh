@@ -249,4 +249,17 @@ rc=$?
 	&& ok "plot-replay: a file that is not replay CSV is refused" \
 	|| fail "plot-replay: a file that is not replay CSV is refused" "rc=$rc" "$out"
 
+# The kernel's choices beside ours (power:cpu_frequency in the trace, issue #14): kernel-freq.txt's kernel steps
+# 6 and 8 ms after ours at 1.044 and 1.072 s, 500 MHz apart: 14 ms of 500 differ.
+expect kernel_compare "$(replay two-dt.ini kernel-freq.txt | grep '^kernel ')" \
+	"kernel policy=0 agree=97.2% compared_ms=500.000 mean_diff_khz=14000 max_diff_khz=500000 kernel_changes=3 changes=3"
+expect kernel_compare_decisions_unchanged "$(replay two-dt.ini kernel-freq.txt | grep -v '^kernel ')" \
+	"$(grep -v 'power:cpu_frequency' "$T/kernel-freq.txt" | (cd "$T" && "$SFD" replay --topology two-dt.ini -))"
+expect kernel_compare_csv_on_stderr "$(replay two-dt.ini kernel-freq.txt --csv 2>&1 >/dev/null | grep -c '^kernel policy=0 ')" "1"
+expect kernel_compare_none_without "$(replay two-dt.ini rules.txt | grep -c '^kernel ')" "0"
+out=$(printf '  x 0 [000] 1.000000: power:cpu_frequency: state=800000 cpu_id=7\n' | (cd "$T" && "$SFD" replay --topology two-dt.ini - 2>&1))
+expect kernel_compare_bad_cpu "$out" "<stdin>:1: power:cpu_frequency for a CPU outside the topology"
+out=$(printf '  x 0 [000] 1.000000: power:cpu_frequency: state=fast cpu_id=0\n' | (cd "$T" && "$SFD" replay --topology two-dt.ini - 2>&1))
+expect kernel_compare_bad_state "$out" "<stdin>:1: power:cpu_frequency without a valid state= or cpu_id="
+
 finish
