@@ -68,7 +68,10 @@ fi
 
 if run_case none ''; then
 	late_max=$(awk -v m="$MAX" '$1 >= 300 && $2 == m' <<<"$SETS" | wc -l)
-	if [ "$late_max" -eq 0 ]; then
+	if under_valgrind; then
+		# A daemon under valgrind is itself load on the CPUs it watches (docs/reliability.md, "Valgrind").
+		ok "no rule: the same light process ran (policy1's level not judged under valgrind)"
+	elif [ "$late_max" -eq 0 ]; then
 		ok "no rule: the same light process leaves policy1 below max after its start-up"
 	else
 		fail "no rule: policy1 stays below max" "max sets after 300 ms: $late_max" "$(head -n 20 <<<"$SETS")"
