@@ -20,7 +20,7 @@ at_exit '[ -n "$daemon_pid" ] && kill -KILL "$daemon_pid" 2>/dev/null'
 emu_start "$REPO/tests/fixtures/topology/two-policies.ini" || { fail "emulator starts"; finish; }
 
 # run_case NAME CONFIG_TEXT: the daemon with CONFIG_TEXT, the light process for 0.6 s; sets START, END and
-# SETS (policy1's scaling_cur_freq sets during the run: "ms-since-start kHz" lines).
+# SETS (policy1's frequency at the start and its scaling_cur_freq sets during the run: "ms-since-start kHz" lines).
 run_case() {
 	printf '%b' "$2" >"$TMP/$1.conf"
 	rm -f "$TMP/state"
@@ -31,15 +31,18 @@ run_case() {
 		fail "$1: daemon takes over" "$(tail -n 20 "$TMP/$1.err")"
 		return 1
 	fi
-	: >"$EMU_LOG"
 	"$HOG" --cpu 1 --seconds 0.6 --duty 2 --period-ms 10 >"$TMP/$1.hog"
 	START=$(awk '/^start/ { print $2 }' "$TMP/$1.hog")
 	END=$(awk '/^end/ { print $2 }' "$TMP/$1.hog")
 	kill -TERM "$daemon_pid"
 	wait "$daemon_pid"
 	daemon_pid=
-	SETS=$(awk -v s="$START" -v e="$END" '$2 == "cpufreq/policy1/scaling_cur_freq" && $4 == "set" && $1 >= s && $1 <= e {
-		printf "%.3f %s\n", ($1 - s) / 1e6, $3 }' "$EMU_LOG")
+	# First the frequency in force when the load began ("0 KHZ": the process's exec and move to CPU 1 come
+	# before its "start" line, and a rule can raise policy1 there already), then each set until its end.
+	SETS=$(awk -v s="$START" -v e="$END" '$2 == "cpufreq/policy1/scaling_cur_freq" && $4 == "set" {
+		if ($1 < s) { cur = $3; next } if ($1 > e) exit
+		if (!started) { printf "0.000 %s\n", cur; started = 1 } printf "%.3f %s\n", ($1 - s) / 1e6, $3 }
+		END { if (!started) printf "0.000 %s\n", cur }' "$EMU_LOG")
 }
 
 if run_case rule '[rule:light]\ncomm = hog\nmin_util = 1024\n'; then
