@@ -31,6 +31,15 @@ run_case() {
 		fail "$1: daemon takes over" "$(tail -n 20 "$TMP/$1.err")"
 		return 1
 	fi
+	# From policy1 at its minimum (the take-over leaves it at its maximum until CPU 1's next event), so that a
+	# maximum at the start is the light process's doing: its exec and move to CPU 1 come before its start line.
+	if ! wait_for '[ "$(emu_exec cat $CPUFREQ/policy1/scaling_cur_freq)" -le 800000 ]' 10; then
+		fail "$1: policy1 falls to its minimum while idle" "$(emu_exec cat $CPUFREQ/policy1/scaling_cur_freq)"
+		kill -TERM "$daemon_pid"
+		wait "$daemon_pid"
+		daemon_pid=
+		return 1
+	fi
 	"$HOG" --cpu 1 --seconds 0.6 --duty 2 --period-ms 10 >"$TMP/$1.hog"
 	START=$(awk '/^start/ { print $2 }' "$TMP/$1.hog")
 	END=$(awk '/^end/ { print $2 }' "$TMP/$1.hog")
