@@ -249,3 +249,45 @@ emu_stop() {
 	unset SCHEDFREQD_EMU_PID SCHEDFREQD_EMU_LOG
 	return 0
 }
+
+# The daemon over the running emulator, for tests that judge what it writes (the emulator's write log):
+#   emu_daemon_start STATE CONFIG ERR OUT [ARGS...]
+#       schedfreqd -c CONFIG --state-file STATE --no-bus ARGS in the emulator's namespace, stdout to OUT and stderr
+#       to ERR; returns once the state file exists and every policy runs userspace (bounded, 10 s), 1 if not.
+#       Sets EMU_DAEMON_PID (killed at exit if it still runs).
+#   emu_daemon_stop            SIGTERM, waits for it (it puts the policies back)
+#   emu_policy_wait_at_most POLICY KHZ
+#       bounded (10 s) wait for cpufreq/policyPOLICY/scaling_cur_freq <= KHZ; 1 if it does not get there
+#   emu_policy_steps POLICY FROM_NS TO_NS
+#       policyPOLICY's frequency in force at FROM_NS as "0.000 KHZ" (0 when none was set yet), then each set of it
+#       up to TO_NS as "<ms since FROM_NS> KHZ" lines, from the write log (CLOCK_MONOTONIC ns)
+EMU_DAEMON_PID=
+EMU_CPUFREQ=/sys/devices/system/cpu/cpufreq
+at_exit '[ -n "$EMU_DAEMON_PID" ] && kill -KILL "$EMU_DAEMON_PID" 2>/dev/null'
+
+emu_daemon_start() { # STATE CONFIG ERR OUT [ARGS...]
+	local state=$1 config=$2 err=$3 out=$4
+	shift 4
+	rm -f "$state"
+	nsenter -m -t "$EMU_NS_PID" -- "$SCHEDFREQD" -c "$config" --state-file "$state" --no-bus "$@" >"$out" 2>"$err" &
+	EMU_DAEMON_PID=$!
+	wait_for "[ -e '$state' ] && [ \"\$(emu_sh 'cat $EMU_CPUFREQ/policy*/scaling_governor | sort -u')\" = userspace ]" 10
+}
+
+emu_daemon_stop() {
+	[ -n "$EMU_DAEMON_PID" ] || return 0
+	kill -TERM "$EMU_DAEMON_PID" 2>/dev/null
+	wait "$EMU_DAEMON_PID" 2>/dev/null
+	EMU_DAEMON_PID=
+}
+
+emu_policy_wait_at_most() { # POLICY KHZ
+	wait_for "[ \"\$(emu_exec cat $EMU_CPUFREQ/policy$1/scaling_cur_freq)\" -le $2 ]" 10
+}
+
+emu_policy_steps() { # POLICY FROM_NS TO_NS
+	awk -v f="cpufreq/policy$1/scaling_cur_freq" -v s="$2" -v e="$3" '$2 == f && $4 == "set" {
+		if ($1 < s) { cur = $3; next } if ($1 > e) exit
+		if (!started) { printf "0.000 %d\n", cur; started = 1 } printf "%.3f %s\n", ($1 - s) / 1e6, $3 }
+		END { if (!started) printf "0.000 %d\n", cur }' "$EMU_LOG"
+}

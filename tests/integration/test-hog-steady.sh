@@ -14,44 +14,31 @@
 HOG="$BUILD/tests/helpers/hog"
 TMP=$(mktemp -d /tmp/schedfreqd-test-hog.XXXXXX)
 at_exit 'rm -rf "$TMP"'
-CPUFREQ=/sys/devices/system/cpu/cpufreq
 HIGH=2160000 # 90 % of 2.4 GHz
-daemon_pid=
-at_exit '[ -n "$daemon_pid" ] && kill -KILL "$daemon_pid" 2>/dev/null'
 
 emu_start "$REPO/tests/fixtures/topology/two-policies.ini" || { fail "emulator starts"; finish; }
 
 for mode in watermark immediate adaptive; do
 	printf '[events]\nwakeup = %s\n' "$mode" >"$TMP/$mode.conf"
-	rm -f "$TMP/state"
-	nsenter -m -t "$EMU_NS_PID" -- "$SCHEDFREQD" -c "$TMP/$mode.conf" --state-file "$TMP/state" --no-bus \
-		>/dev/null 2>"$TMP/$mode.err" &
-	daemon_pid=$!
-	if ! wait_for '[ -e "$TMP/state" ] && [ "$(emu_sh "cat $CPUFREQ/policy*/scaling_governor | sort -u")" = userspace ]' 10; then
+	if ! emu_daemon_start "$TMP/state" "$TMP/$mode.conf" "$TMP/$mode.err" /dev/null; then
 		fail "wakeup=$mode: daemon takes over" "$(tail -n 20 "$TMP/$mode.err")"
+		emu_daemon_stop
 		continue
 	fi
 	# From policy1 at its minimum, so that a rise is the hog's: the daemon takes over at the maximum and lowers an
 	# idle policy only at its CPU's next event, which in watermark mode can come after the hog's start.
-	if ! wait_for '[ "$(emu_exec cat $CPUFREQ/policy1/scaling_cur_freq)" -le 800000 ]' 10; then
-		fail "wakeup=$mode: policy1 falls to its minimum while idle" "$(emu_exec cat $CPUFREQ/policy1/scaling_cur_freq)"
-		kill -TERM "$daemon_pid"
-		wait "$daemon_pid"
-		daemon_pid=
+	if ! emu_policy_wait_at_most 1 800000; then
+		fail "wakeup=$mode: policy1 falls to its minimum while idle" "$(emu_exec cat $EMU_CPUFREQ/policy1/scaling_cur_freq)"
+		emu_daemon_stop
 		continue
 	fi
 	"$HOG" --cpu 1 --seconds 1 >"$TMP/$mode.hog"
 	start=$(awk '/^start/ { print $2 }' "$TMP/$mode.hog")
 	end=$(awk '/^end/ { print $2 }' "$TMP/$mode.hog")
-	kill -TERM "$daemon_pid"
-	wait "$daemon_pid"
-	daemon_pid=
+	emu_daemon_stop
 	# policy1's frequency at the hog's start (its last change before) and its changes until the hog's end, in ms
 	# since the start: the first at >= HIGH (0 if it was there already), then any below it.
-	steps=$(awk -v s="$start" -v e="$end" '$2 == "cpufreq/policy1/scaling_cur_freq" && $4 == "set" {
-		if ($1 < s) { cur = $3; next } if ($1 > e) exit
-		if (!printed) { print 0, cur + 0; printed = 1 } print ($1 - s) / 1e6, $3 }
-		END { if (!printed) print 0, cur + 0 }' "$EMU_LOG")
+	steps=$(emu_policy_steps 1 "$start" "$end")
 	rise=$(awk -v h="$HIGH" '$2 >= h { print $1; exit }' <<<"$steps")
 	drop=$(awk -v h="$HIGH" '$2 >= h { up = 1; next } up && $2 < h { print $1 " ms: " $2 " kHz"; exit }' <<<"$steps")
 	if under_valgrind; then

@@ -12,10 +12,7 @@
 HOG="$BUILD/tests/helpers/hog"
 TMP=$(mktemp -d /tmp/schedfreqd-test-rules.XXXXXX)
 at_exit 'rm -rf "$TMP"'
-CPUFREQ=/sys/devices/system/cpu/cpufreq
 MAX=2400000
-daemon_pid=
-at_exit '[ -n "$daemon_pid" ] && kill -KILL "$daemon_pid" 2>/dev/null'
 
 emu_start "$REPO/tests/fixtures/topology/two-policies.ini" || { fail "emulator starts"; finish; }
 
@@ -23,35 +20,25 @@ emu_start "$REPO/tests/fixtures/topology/two-policies.ini" || { fail "emulator s
 # SETS (policy1's frequency at the start and its scaling_cur_freq sets during the run: "ms-since-start kHz" lines).
 run_case() {
 	printf '%b' "$2" >"$TMP/$1.conf"
-	rm -f "$TMP/state"
-	nsenter -m -t "$EMU_NS_PID" -- "$SCHEDFREQD" -c "$TMP/$1.conf" --state-file "$TMP/state" --no-bus \
-		>/dev/null 2>"$TMP/$1.err" &
-	daemon_pid=$!
-	if ! wait_for '[ -e "$TMP/state" ] && [ "$(emu_sh "cat $CPUFREQ/policy*/scaling_governor | sort -u")" = userspace ]' 10; then
+	if ! emu_daemon_start "$TMP/state" "$TMP/$1.conf" "$TMP/$1.err" /dev/null; then
 		fail "$1: daemon takes over" "$(tail -n 20 "$TMP/$1.err")"
+		emu_daemon_stop
 		return 1
 	fi
 	# From policy1 at its minimum (the take-over leaves it at its maximum until CPU 1's next event), so that a
 	# maximum at the start is the light process's doing: its exec and move to CPU 1 come before its start line.
-	if ! wait_for '[ "$(emu_exec cat $CPUFREQ/policy1/scaling_cur_freq)" -le 800000 ]' 10; then
-		fail "$1: policy1 falls to its minimum while idle" "$(emu_exec cat $CPUFREQ/policy1/scaling_cur_freq)"
-		kill -TERM "$daemon_pid"
-		wait "$daemon_pid"
-		daemon_pid=
+	if ! emu_policy_wait_at_most 1 800000; then
+		fail "$1: policy1 falls to its minimum while idle" "$(emu_exec cat $EMU_CPUFREQ/policy1/scaling_cur_freq)"
+		emu_daemon_stop
 		return 1
 	fi
 	"$HOG" --cpu 1 --seconds 0.6 --duty 2 --period-ms 10 >"$TMP/$1.hog"
 	START=$(awk '/^start/ { print $2 }' "$TMP/$1.hog")
 	END=$(awk '/^end/ { print $2 }' "$TMP/$1.hog")
-	kill -TERM "$daemon_pid"
-	wait "$daemon_pid"
-	daemon_pid=
-	# First the frequency in force when the load began ("0 KHZ": the process's exec and move to CPU 1 come
-	# before its "start" line, and a rule can raise policy1 there already), then each set until its end.
-	SETS=$(awk -v s="$START" -v e="$END" '$2 == "cpufreq/policy1/scaling_cur_freq" && $4 == "set" {
-		if ($1 < s) { cur = $3; next } if ($1 > e) exit
-		if (!started) { printf "0.000 %s\n", cur; started = 1 } printf "%.3f %s\n", ($1 - s) / 1e6, $3 }
-		END { if (!started) printf "0.000 %s\n", cur }' "$EMU_LOG")
+	emu_daemon_stop
+	# The frequency in force when the load began: the process's exec and move to CPU 1 come before its "start"
+	# line, and a rule can raise policy1 there already.
+	SETS=$(emu_policy_steps 1 "$START" "$END")
 }
 
 if run_case rule '[rule:light]\ncomm = hog\nmin_util = 1024\n'; then
@@ -104,7 +91,7 @@ reload_to() { # CONFIG_TEXT: rewrites the config, SIGHUP, waits for the reload's
 	n=$(grep -c 'Configuration reloaded' "$TMP/scan.err")
 	printf '%b' "$1" >"$TMP/scan.conf"
 	t=$("$MONO")
-	kill -HUP "$daemon_pid"
+	kill -HUP "$EMU_DAEMON_PID"
 	wait_for "[ \$(grep -c 'Configuration reloaded' '$TMP/scan.err') -gt $n ]" 10 || return 1
 	echo "$t $("$MONO")"
 }
@@ -113,11 +100,7 @@ hog_pid=$!
 at_exit '[ -n "$hog_pid" ] && kill -KILL "$hog_pid" 2>/dev/null'
 wait_for '[ -s "$TMP/scan.hog" ]' 5
 printf '[rule:by-exe]\nexe = */tests/helpers/hog\nmin_util = 1024\n' >"$TMP/scan.conf"
-rm -f "$TMP/state"
-nsenter -m -t "$EMU_NS_PID" -- "$SCHEDFREQD" -c "$TMP/scan.conf" --state-file "$TMP/state" --no-bus \
-	--print-decisions >"$TMP/scan.out" 2>"$TMP/scan.err" &
-daemon_pid=$!
-if wait_for '[ -e "$TMP/state" ] && [ "$(emu_sh "cat $CPUFREQ/policy*/scaling_governor | sort -u")" = userspace ]' 10; then
+if emu_daemon_start "$TMP/state" "$TMP/scan.conf" "$TMP/scan.err" "$TMP/scan.out" --print-decisions; then
 	t0=$("$MONO")
 	wait_for "[ \$(rule_decisions_between $t0 \$(\"$MONO\")) -ge 10 ]" 5
 	read -r t1a t1 <<<"$(reload_to '[governor]\n')"
@@ -125,9 +108,7 @@ if wait_for '[ -e "$TMP/state" ] && [ "$(emu_sh "cat $CPUFREQ/policy*/scaling_go
 	read -r t2a t2 <<<"$(reload_to '[rule:by-exe]\nexe = */tests/helpers/hog\nmin_util = 1024\n')"
 	wait_for "[ \$(rule_decisions_between ${t2:-0} \$(\"$MONO\")) -ge 10 ]" 5
 	t3=$("$MONO")
-	kill -TERM "$daemon_pid"
-	wait "$daemon_pid"
-	daemon_pid=
+	emu_daemon_stop
 	with1=$(rule_decisions_between "$t0" "${t1a:-0}") without=$(rule_decisions_between "${t1:-0}" "${t2a:-0}")
 	with2=$(rule_decisions_between "${t2:-0}" "$t3")
 	if under_valgrind; then
@@ -141,6 +122,7 @@ if wait_for '[ -e "$TMP/state" ] && [ "$(emu_sh "cat $CPUFREQ/policy*/scaling_go
 	fi
 else
 	fail "daemon takes over (running process)" "$(tail -n 20 "$TMP/scan.err")"
+	emu_daemon_stop
 fi
 kill -TERM "$hog_pid" 2>/dev/null
 wait "$hog_pid" 2>/dev/null
