@@ -163,23 +163,29 @@ void manager_watch_write_failed(Manager *m, unsigned i, int error, uint64_t now_
         watch_fail(m, i, state, error, governor, now_usec);
 }
 
-void manager_watch_write_succeeded(Manager *m, unsigned i, uint64_t now_usec) {
+/* Policy @i is governed again; one log line saying why (@how), or, with NULL, what it recovered from. */
+static void watch_succeeded(Manager *m, unsigned i, uint64_t now_usec, const char *how) {
         PolicyHealth *h = &m->health[i];
         uint64_t failures = h->write_errors;
         PolicyHealthState was = h->state;
 
         if (policy_health_succeeded(h, now_usec))
                 log_info("policy%u: %s, governed again (%" PRIu64 " failed writes so far).",
-                         m->topology->policies[i].id, was == POLICY_OFFLINE ? "back online" : "writes work again",
-                         failures);
+                         m->topology->policies[i].id,
+                         how ?: was == POLICY_OFFLINE ? "back online" : "writes work again", failures);
+}
+
+void manager_watch_write_succeeded(Manager *m, unsigned i, uint64_t now_usec) {
+        watch_succeeded(m, i, now_usec, NULL);
 }
 
 /*
  * An offline policy comes back without telling us (with its last governor, userspace), and its frequency then
  * is the driver's, not our last write. So once its retry time has come, one read of its governor says whether
- * it is back; if so the engine takes its current frequency and decides anew at its next event.
+ * it is back; if so the engine takes its current frequency and decides anew at its next event. @how: the log
+ * line's reason when it is back (NULL: from its state).
  */
-static void watch_offline(Manager *m, unsigned i, uint64_t now_usec) {
+static void watch_offline(Manager *m, unsigned i, uint64_t now_usec, const char *how) {
         char governor[TOPOLOGY_GOVERNOR_MAX];
         PolicyHealthState state;
         uint32_t cur_khz = 0;
@@ -193,41 +199,52 @@ static void watch_offline(Manager *m, unsigned i, uint64_t now_usec) {
         }
         (void) actuator_read_khz(m->actuator, i, &cur_khz);
         (void) engine_policy_resync(m->engine, i, cur_khz);
-        manager_watch_write_succeeded(m, i, now_usec);
+        watch_succeeded(m, i, now_usec, how);
 }
 
-/* The index of @cpu's policy when this daemon manages it and it is in @state; -ENOENT otherwise. */
-static int managed_policy_of_cpu(const Manager *m, unsigned cpu, PolicyHealthState state) {
+/* The index of @cpu's policy when this daemon manages it and has not released it; -ENOENT otherwise. */
+static int managed_policy_of_cpu(const Manager *m, unsigned cpu) {
         const PolicyDesc *p = topology_policy_of_cpu(m->topology, cpu);
         unsigned i;
 
         if (!p)
                 return -ENOENT;
         i = (unsigned) (p - m->topology->policies);
-        if (!m->managed[i] || m->health[i].state != state)
+        if (!m->managed[i] || m->health[i].state == POLICY_RELEASED)
                 return -ENOENT;
         return (int) i;
 }
 
-void manager_watch_cpu_offline(Manager *m, unsigned cpu, uint64_t now_usec) {
-        int i = managed_policy_of_cpu(m, cpu, POLICY_GOVERNED);
+/* How many of policy @i's CPUs the engine has online. */
+static unsigned policy_cpus_online(const Manager *m, unsigned i) {
+        unsigned n = 0;
 
-        if (i < 0)
-                return;
         for (int c = 0; c < CPU_SETSIZE; c++)
                 if (CPU_ISSET(c, &m->topology->policies[i].cpus) && engine_cpu_online(m->engine, c))
-                        return;
-        /* Its last CPU: the kernel has made the policy inactive (cpufreq_offline()), its files answer EBUSY. */
+                        n++;
+        return n;
+}
+
+/* Governed or backing off (a fault, or a write that met it half-way through going), the policy is offline now
+ * when @cpu was its last CPU: the kernel has made it inactive (cpufreq_offline()), its files answer EBUSY. */
+void manager_watch_cpu_offline(Manager *m, unsigned cpu, uint64_t now_usec) {
+        int i = managed_policy_of_cpu(m, cpu);
+
+        if (i < 0 || m->health[i].state == POLICY_OFFLINE || policy_cpus_online(m, (unsigned) i) > 0)
+                return;
         watch_fail(m, (unsigned) i, POLICY_OFFLINE, -EBUSY, NULL, now_usec);
 }
 
+/* @cpu is its policy's first CPU back: the policy is active again. Offline, or backing off because a write met
+ * it half-way through coming back (EBUSY, then a governor read that found it back), which would wait for a
+ * retry that only a later decision makes: either way, look now. */
 void manager_watch_cpu_online(Manager *m, unsigned cpu, uint64_t now_usec) {
-        int i = managed_policy_of_cpu(m, cpu, POLICY_OFFLINE);
+        int i = managed_policy_of_cpu(m, cpu);
 
-        if (i < 0)
+        if (i < 0 || m->health[i].state == POLICY_GOVERNED || policy_cpus_online(m, (unsigned) i) != 1)
                 return;
-        m->health[i].retry_usec = now_usec; /* its CPU is back: look now, not at the back-off's time */
-        watch_offline(m, (unsigned) i, now_usec);
+        m->health[i].retry_usec = now_usec;
+        watch_offline(m, (unsigned) i, now_usec, "back online");
 }
 
 /* A governed policy's limits and governor, re-read. Like sugov_limits() (kernel/sched/cpufreq_schedutil.c) a
@@ -268,6 +285,6 @@ void manager_watch_poll(Manager *m, uint64_t now_usec) {
                 if (m->health[i].state == POLICY_GOVERNED)
                         watch_governed(m, i, now_usec);
                 else if (m->health[i].state == POLICY_OFFLINE)
-                        watch_offline(m, i, now_usec);
+                        watch_offline(m, i, now_usec, NULL);
         }
 }

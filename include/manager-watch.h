@@ -23,7 +23,8 @@ void manager_watch_write_succeeded(Manager *m, unsigned i, uint64_t now_usec);
 
 /* @cpu went offline: if it was its policy's last, the policy is offline now (no write needed to find out). */
 void manager_watch_cpu_offline(Manager *m, unsigned cpu, uint64_t now_usec);
-/* @cpu came back online: if its policy was offline, see at once whether it is back. */
+/* @cpu came back online: if it is its policy's first and the policy was offline or backing off, see at once
+ * whether it is back. */
 void manager_watch_cpu_online(Manager *m, unsigned cpu, uint64_t now_usec);
 
 /* Closes the kept fds (they are reopened on next use). */

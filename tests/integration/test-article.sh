@@ -9,9 +9,11 @@
 # not in CPU 1's idle context, where this VM loses events: docs/platform.md); then it runs busy 200 ms. Five
 # such wake-ups per mode. The daemon and the emulator are pinned to CPU 0 so that CPU 1 runs the article's
 # tasks only (and kernel threads).
-#   remote = yes: the decision that raised policy1 after each wake-up is kind=remote cpu=0, timed at the
-#                 wake-up itself (between the waker's clock reads around its eventfd write); the policy's
-#                 RemoteDecisions counter grew, DeferredDecisions did not, nothing printed deferred=;
+# In each round policy1 reaches >= 2.0 GHz during the heavy task's run; "the raise" is its first decision above
+# 1.2 GHz after the wake-up.
+#   remote = yes: the raise is kind=remote cpu=0, timed at the wake-up itself (between the waker's clock reads
+#                 around its eventfd write); the policy's RemoteDecisions counter grew, DeferredDecisions did
+#                 not, nothing printed deferred=;
 #   remote = no:  no kind=remote decision for policy1 at all; the raise after each wake-up is kind=local cpu=1,
 #                 later than the wake-up but within 20 ms (CPU 1's next event comes when the light task's busy
 #                 phase ends, <= 1 ms later: the demand change was kept, not lost) and says so (--print-decisions'
@@ -97,8 +99,10 @@ run_mode() {
 # analyse yes|no: one line per round,
 #   "<round> <counts 0|1> <kind> <cpu> <decision t - before (ns)> <setspeed write - before (ns)> <deferred=NS of that decision|->"
 # <counts> is 0 when policy1 was not <= LOW at the wake-up (by the emulator's log and by the daemon's last
-# decision before it); <kind> etc. are those of the first policy1 decision to >= HIGH at or after the wake-up
-# and during the heavy task's run ("none": there was none, which fails a round that counts).
+# decision before it); <kind> etc. are those of the first policy1 decision above LOW at or after the wake-up
+# and during the heavy task's run, the raise ("none": there was none; "low": policy1 never reached HIGH in the
+# run; either fails a round that counts). The raise need not reach HIGH itself: under valgrind a first round
+# was seen raised to 1.6 GHz by the deferred change, then to 2.0 GHz by CPU 1's later events.
 analyse() {
 	local d="$TMP/$1"
 	awk -v low="$LOW" -v high="$HIGH" -v slack="$SLACK_NS" '
@@ -130,11 +134,15 @@ analyse() {
 			last = 0
 			k = "none"; c = "-"; lat = "-"; fl = "-"; w = "-"
 			for (i = 1; i <= nd; i++)
-				if (dt[i] >= b - slack && dt[i] <= e && dfreq[i] >= high) {
+				if (dt[i] >= b - slack && dt[i] <= e && dfreq[i] > low) {
 					k = dkind[i]; c = dcpu[i]; lat = dt[i] - b; fl = dflag[i]; break
 				}
+			reached = 0
+			for (i = 1; i <= nd; i++)
+				if (dt[i] >= b - slack && dt[i] <= e && dfreq[i] >= high) reached = 1
+			if (!reached) k = "low"
 			for (i = 1; i <= nw; i++)
-				if (wt[i] >= b && wt[i] <= e && wf[i] >= high) { w = wt[i] - b; break }
+				if (wt[i] >= b && wt[i] <= e && wf[i] > low) { w = wt[i] - b; break }
 			print r, counts, k, c, lat, w, fl, after[r] - b
 		}
 	}' "$d.article" "$d.out" "$d.emu"

@@ -10,7 +10,9 @@
 #   - cpu1 goes offline: the daemon closes its events and drops it from the model (one log line);
 #   - cpu1 comes back: the daemon re-opens its events (one log line) and governs policy1 again;
 #   - 10 offline/online cycles leave the daemon with as many fds as before (nothing leaked), alive;
-#   - afterwards a hog on cpu1 still raises policy1 to its maximum: the re-opened ring delivers.
+#   - afterwards a hog on cpu1 still raises policy1 to its maximum: the re-opened ring delivers;
+#   - policy1 backing off from write faults when cpu1 goes offline is offline all the same, and governed again
+#     as soon as cpu1 is back.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -129,6 +131,36 @@ else
 fi
 kill "$hog" 2>/dev/null
 wait "$hog" 2>/dev/null
+
+# --- a policy backing off when its last CPU goes: offline, and governed again at the CPU's return ------------
+# An injected EIO on every policy1 write (emulator fault rule, no count: until cleared) has it backing off; cpu1
+# going offline makes it offline all the same (the kernel's EBUSY), and its return re-governs it at once, no
+# write needed (there is none: nothing runs on cpu1 then). A policy left backing off would wait for a write.
+fault() { emu_sh "echo '$*' >$CPU/.emu-faults"; }
+emu_policy_wait_at_most 1 1200000 # the hog's raise has decayed: the next hog needs a write
+fault fail cpufreq/policy1/scaling_setspeed EIO
+# shellcheck disable=SC2046
+nsenter $(emu_ns_options) -t "$EMU_NS_PID" -- "$HOG" --cpu 1 --seconds 5 >/dev/null &
+hog=$!
+wait_for '[ "$(count "policy1: cannot write scaling_setspeed (Input/output error): backing off")" -ge 1 ]' 10
+kill "$hog" 2>/dev/null
+wait "$hog" 2>/dev/null
+offline_before=$(count "policy1: all its CPUs are offline")
+online_before=$(count "policy1: back online, governed again")
+set_online 0
+if [ "$(count "policy1: cannot write scaling_setspeed")" -ge 1 ] &&
+	wait_for "[ \"\$(count \"policy1: all its CPUs are offline\")\" -gt $offline_before ]" 10; then
+	ok "policy1 backing off (injected EIO), cpu1 offline: policy1 offline"
+else
+	fail "policy1 backing off (injected EIO), cpu1 offline: policy1 offline" "$(show_daemon_log)"
+fi
+fault clear
+set_online 1
+if wait_for "[ \"\$(count \"policy1: back online, governed again\")\" -gt $online_before ]" 10; then
+	ok "cpu1 online again: policy1 governed again at once (\"policy1: back online, governed again\")"
+else
+	fail "cpu1 online again: policy1 governed again at once" "$(show_daemon_log)"
+fi
 
 kill -TERM "$daemon_pid"
 if wait_for '! kill -0 "$daemon_pid" 2>/dev/null' 10; then
