@@ -914,6 +914,8 @@ int demand_event(Demand *d, const SchedEvent *ev, uint64_t now_ns, DemandEffect 
         case SCHED_EVENT_STAT_IOWAIT:
                 /* Not a demand change: engine_event() takes it to engine_iowait() before it gets here. */
                 return -EINVAL;
+        case SCHED_EVENT_CPU_FREQUENCY:
+                return -EINVAL; /* the kernel's frequency, not a demand: engine_event() drops it */
         case _SCHED_EVENT_TYPE_MAX:
         case _SCHED_EVENT_TYPE_INVALID:
                 break;

@@ -741,6 +741,8 @@ int engine_event(Engine *e, const SchedEvent *ev) {
                 return -EINVAL;
         if (ev->type == SCHED_EVENT_STAT_IOWAIT)
                 return engine_iowait(e, ev->cpu, ev->iowait.pid, ev->time_ns);
+        if (ev->type == SCHED_EVENT_CPU_FREQUENCY)
+                return 0; /* the kernel's choice, for a comparison (observe.c): nothing in the model */
 
         e->stats.events++;
         now_ns = engine_clock(e, ev->time_ns, true);

@@ -2,6 +2,7 @@
 /* freq-compare.c: our frequency against the kernel's, per policy, over time (include/freq-compare.h). */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 
 #include "freq-compare.h"
@@ -85,12 +86,26 @@ void freq_compare_ours(FreqCompare *c, unsigned policy_index, uint64_t t_ns, uin
         p->ours_khz = khz;
 }
 
-int freq_compare_kernel(FreqCompare *c, int cpu, uint64_t t_ns, uint32_t khz) {
-        ComparePolicy *p;
-
+int freq_compare_policy_of_cpu(const FreqCompare *c, int cpu) {
         if (cpu < 0 || cpu >= CPU_SETSIZE || c->policy_of_cpu[cpu] < 0)
                 return -ENOENT;
-        p = &c->policies[c->policy_of_cpu[cpu]];
+        return c->policy_of_cpu[cpu];
+}
+
+int freq_compare_kernel(FreqCompare *c, int cpu, uint64_t t_ns, uint32_t khz) {
+        int i = freq_compare_policy_of_cpu(c, cpu);
+
+        if (i < 0)
+                return i;
+        return freq_compare_kernel_policy(c, (unsigned) i, t_ns, khz);
+}
+
+int freq_compare_kernel_policy(FreqCompare *c, unsigned policy_index, uint64_t t_ns, uint32_t khz) {
+        ComparePolicy *p;
+
+        if (policy_index >= c->n_policies)
+                return -ENOENT;
+        p = &c->policies[policy_index];
         t_ns = clock_at(c, t_ns);
         account(p, t_ns);
         /* One event per CPU of the policy for the same change: only a new value is a change. */
@@ -117,4 +132,31 @@ int freq_compare_stats(const FreqCompare *c, unsigned policy_index, FreqCompareS
                 return -ENOENT;
         *ret = c->policies[policy_index].stats;
         return 0;
+}
+
+int freq_compare_current(const FreqCompare *c, unsigned policy_index, uint32_t *ret_ours_khz,
+                         uint32_t *ret_kernel_khz) {
+        if (policy_index >= c->n_policies)
+                return -ENOENT;
+        *ret_ours_khz = c->policies[policy_index].ours_khz;
+        *ret_kernel_khz = c->policies[policy_index].kernel_khz;
+        return 0;
+}
+
+double freq_compare_agree_percent(const FreqCompareStats *st) {
+        return st->compared_ns > 0 ? 100.0 * (double) st->agree_ns / (double) st->compared_ns : -1.0;
+}
+
+void freq_compare_print(const FreqCompare *c, const Topology *topo, FILE *f) {
+        for (size_t i = 0; i < c->n_policies && i < topo->n_policies; i++) {
+                const FreqCompareStats *st = &c->policies[i].stats;
+
+                if (!st->kernel_seen)
+                        continue;
+                fprintf(f, "kernel policy=%u agree=%.1f%% compared_ms=%.3f mean_diff_khz=%" PRIu64
+                        " max_diff_khz=%" PRIu32 " kernel_changes=%" PRIu64 " changes=%" PRIu64 "\n",
+                        topo->policies[i].id, MAX(freq_compare_agree_percent(st), 0.0),
+                        (double) st->compared_ns / 1e6, st->compared_ns > 0 ? st->diff_khz_ns / st->compared_ns : 0,
+                        st->max_diff_khz, st->kernel_changes, st->our_changes);
+        }
 }

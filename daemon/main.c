@@ -2,6 +2,7 @@
 /*
  * main.c: command line and verbs. Everything else lives in its module:
  *   schedfreqd [OPTIONS]            the daemon (manager.c)
+ *   schedfreqd --observe            the daemon changing nothing, beside the kernel's choices (observe.c)
  *   schedfreqd topology [--json]    print the machine's cpufreq policies (cpufreq-sysfs.c, topology.c,
  *                                   topology-json.c)
  *   schedfreqd restore              put back what a crashed daemon's state file says (actuator.c), never
@@ -38,6 +39,9 @@ static void help(void) {
                "\n"
                "Verbs:\n"
                "  (none)               run the daemon\n"
+               "  (none) --observe     run the model on live events and change nothing; print per\n"
+               "                       policy t=<ns> policy=<id> ours=<kHz> kernel=<kHz|-> agree=<%%|->\n"
+               "                       changed=<ours|kernel> (the kernel's from power:cpu_frequency)\n"
                "  topology             print this machine's cpufreq policies (topology INI; --json: JSON)\n"
                "  restore              restore policies from a crashed daemon's state file\n"
                "  replay [TRACE|-]     replay `perf script` output (needs --topology); prints\n"
@@ -50,6 +54,7 @@ static void help(void) {
                "      --force          restore: even while a running schedfreqd owns the policies\n"
                "  -t, --topology FILE  topology INI for replay (what `schedfreqd topology` prints)\n"
                "      --json           topology: print JSON (the INI's sections and keys)\n"
+               "      --observe        see --observe above: no take-over, no writes, no D-Bus name\n"
                "      --print-decisions  print one line per frequency change on stdout, with reason=\n"
                "      --print-util     replay: also print each CPU's signals when they change:\n"
                "                       t=<ns> cpu=<n> util=<u> util_est=<u> runnable=<u> rt=<u> eff=<u>\n"
@@ -254,7 +259,7 @@ static int option_error(char **argv, int c) {
 
 int main(int argc, char **argv) {
         enum { ARG_VERSION = 0x100, ARG_STATE_FILE, ARG_LOCK_FILE, ARG_FORCE, ARG_PRINT_DECISIONS, ARG_PRINT_UTIL,
-               ARG_BUS_ADDRESS, ARG_NO_BUS, ARG_LOG_LEVEL, ARG_JSON, ARG_CSV };
+               ARG_BUS_ADDRESS, ARG_NO_BUS, ARG_LOG_LEVEL, ARG_JSON, ARG_CSV, ARG_OBSERVE };
         static const struct option options[] = {
                 { "config", required_argument, NULL, 'c' },
                 { "topology", required_argument, NULL, 't' },
@@ -267,6 +272,7 @@ int main(int argc, char **argv) {
                 { "json", no_argument, NULL, ARG_JSON },
                 { "bus-address", required_argument, NULL, ARG_BUS_ADDRESS },
                 { "no-bus", no_argument, NULL, ARG_NO_BUS },
+                { "observe", no_argument, NULL, ARG_OBSERVE },
                 { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
                 { "quiet", no_argument, NULL, 'q' },
                 { "verbose", no_argument, NULL, 'v' },
@@ -322,6 +328,9 @@ int main(int argc, char **argv) {
                 case ARG_NO_BUS:
                         opts.no_bus = true;
                         break;
+                case ARG_OBSERVE:
+                        opts.observe = true;
+                        break;
                 case ARG_LOG_LEVEL:
                         /* The levels the config's log_level takes (log_level_from_string()); the last option wins. */
                         r = log_level_from_string(optarg);
@@ -362,6 +371,10 @@ int main(int argc, char **argv) {
                 return usage_error("--json applies to 'topology' only.");
         if ((csv || print_util) && !streq(verb, "replay"))
                 return usage_error("%s applies to 'replay' only.", csv ? "--csv" : "--print-util");
+        if (opts.observe && !streq(verb, ""))
+                return usage_error("--observe runs the daemon: no verb ('%s') goes with it.", verb);
+        if (opts.observe && opts.bus_address)
+                return usage_error("--observe takes no D-Bus name: --bus-address does not go with it.");
         if (streq(verb, "replay") && !topology_path)
                 return usage_error("replay needs --topology FILE (run 'schedfreqd topology' on the traced machine to "
                                    "get one).");

@@ -230,7 +230,8 @@ static unsigned policy_cpus_online(const Manager *m, unsigned i) {
 void manager_watch_cpu_offline(Manager *m, unsigned cpu, uint64_t now_usec) {
         int i = managed_policy_of_cpu(m, cpu);
 
-        if (i < 0 || m->health[i].state == POLICY_OFFLINE || policy_cpus_online(m, (unsigned) i) > 0)
+        if (m->opts.observe || i < 0 || m->health[i].state == POLICY_OFFLINE ||
+            policy_cpus_online(m, (unsigned) i) > 0)
                 return;
         watch_fail(m, (unsigned) i, POLICY_OFFLINE, -EBUSY, NULL, now_usec);
 }
@@ -241,7 +242,8 @@ void manager_watch_cpu_offline(Manager *m, unsigned cpu, uint64_t now_usec) {
 void manager_watch_cpu_online(Manager *m, unsigned cpu, uint64_t now_usec) {
         int i = managed_policy_of_cpu(m, cpu);
 
-        if (i < 0 || m->health[i].state == POLICY_GOVERNED || policy_cpus_online(m, (unsigned) i) != 1)
+        if (m->opts.observe || i < 0 || m->health[i].state == POLICY_GOVERNED ||
+            policy_cpus_online(m, (unsigned) i) != 1)
                 return;
         m->health[i].retry_usec = now_usec;
         watch_offline(m, (unsigned) i, now_usec, "back online");
@@ -257,7 +259,8 @@ static void watch_governed(Manager *m, unsigned i, uint64_t now_usec) {
 
         if (engine_policy_stats(m->engine, i, &ps) < 0 || watch_fds(m, i, &fds) < 0)
                 return;
-        r = read_fd(fds[WATCH_GOVERNOR], governor, sizeof(governor));
+        /* Observe mode holds nothing that another governor or an offline policy could take away. */
+        r = m->opts.observe ? -EOPNOTSUPP : read_fd(fds[WATCH_GOVERNOR], governor, sizeof(governor));
         if (r == -EBUSY) {
                 watch_fail(m, i, POLICY_OFFLINE, r, NULL, now_usec);
                 return;

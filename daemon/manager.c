@@ -37,6 +37,7 @@
 #include "manager-hotplug.h"
 #include "manager-rules.h"
 #include "manager-watch.h"
+#include "observe.h"
 #include "perf-events.h"
 #include "policy-health.h"
 #include "proc-conn.h"
@@ -81,6 +82,7 @@ static Manager *manager_free(Manager *m) {
         perf_events_free(m->perf);
         engine_free(m->engine);
         actuator_free(m->actuator);
+        observer_free(m->observer);
         sd_event_source_disable_unref(m->tick_source);
         sd_event_source_disable_unref(m->post_source);
         manager_watch_close(m);
@@ -116,11 +118,34 @@ static void manager_print_decision(Manager *m, const Decision *d) {
         m->opts.print_decisions = false;
 }
 
+/* Observe mode: a line that could not be printed (the reader went away) stops the lines, said once. */
+static void manager_observer_check(Manager *m) {
+        int r = observer_error(m->observer);
+
+        if (r >= 0 || m->observer_print_failed)
+                return;
+        m->observer_print_failed = true;
+        log_warning_errno(r, "Cannot print on stdout (%m): no longer printing the comparison, still observing.");
+}
+
+/* Observe mode: the decision is shown beside the kernel's choice and written nowhere; for the engine it holds. */
+static int on_decision_observed(Manager *m, const Decision *d) {
+        observer_ours(m->observer, d->policy_index, d->time_ns, d->new_khz);
+        manager_observer_check(m);
+        decision_log_append(&m->decisions, d, monotonic_ns());
+        if (m->opts.print_decisions)
+                manager_print_decision(m, d);
+        return 0;
+}
+
 /* Engine → actuator. Runs on the hot path: no logging above debug, except when a policy changes health. */
 static int on_decision(const Decision *d, void *userdata) {
         Manager *m = ASSERT_PTR(userdata);
         uint64_t now_usec = monotonic_ns() / 1000;
         int r;
+
+        if (m->opts.observe)
+                return on_decision_observed(m, d);
 
         if (!policy_health_may_write(&m->health[d->policy_index], now_usec))
                 return -EAGAIN; /* the old frequency stays in force; the engine tries again later */
@@ -212,6 +237,14 @@ static int on_sched_event(const SchedEvent *ev, void *userdata) {
         Manager *m = ASSERT_PTR(userdata);
         SchedEvent buf;
 
+        if (ev->type == SCHED_EVENT_CPU_FREQUENCY) {
+                if (m->observer) {
+                        (void) observer_kernel(m->observer, ev->freq.cpu_id, ev->time_ns, ev->freq.khz);
+                        manager_observer_check(m);
+                }
+                return 0;
+        }
+
         /* The tick, if an event made a CPU busy, is armed once per wake-up by on_post(). */
         return engine_event(m->engine, event_without_own_rt(ev, m->self_pid, &buf));
 }
@@ -281,7 +314,9 @@ static void manager_notify_status(Manager *m, const char *extra) {
                 n_managed += m->managed[i];
         (void) sched_getparam(0, &param);
 
-        if (m->paused)
+        if (m->opts.observe)
+                (void) sd_notifyf(0, "%sSTATUS=Observing %zu cpufreq policies (writing nothing)", extra, n_managed);
+        else if (m->paused)
                 (void) sd_notifyf(0, "%sSTATUS=Paused: %zu cpufreq policies handed back to their governors", extra,
                                   n_managed);
         else if (policy == SCHED_FIFO)
@@ -331,8 +366,8 @@ static bool perf_open_to_everyone(void) {
  * (task names; without it a notice) and CAP_SYS_NICE for SCHED_FIFO (a warning); the bus name is the bus
  * policy's to grant (root), and the daemon governs without it.
  */
-static int manager_check_privileges(void) {
-        bool sysfs = geteuid() == 0 || have_capability(CAP_DAC_OVERRIDE);
+static int manager_check_privileges(bool observe) {
+        bool sysfs = observe || geteuid() == 0 || have_capability(CAP_DAC_OVERRIDE); /* observing writes nothing */
         bool perf = have_capability(CAP_PERFMON) || have_capability(CAP_SYS_ADMIN) || perf_open_to_everyone();
         const char *cap = manager_perf_capability();
 
@@ -460,7 +495,8 @@ static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void
 static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
         Manager *m = ASSERT_PTR(userdata);
 
-        log_info("Received SIG%s, restoring the cpufreq policies and exiting.", sigabbrev_np((int) si->ssi_signo));
+        log_info("Received SIG%s, %s.", sigabbrev_np((int) si->ssi_signo),
+                 m->opts.observe ? "exiting" : "restoring the cpufreq policies and exiting");
         return sd_event_exit(m->event, 0);
 }
 
@@ -602,6 +638,35 @@ static int manager_take_over(Manager *m) {
 }
 
 /*
+ * Observe mode instead of the take-over: nothing on the machine changes (no governor, no limit, no file in /run),
+ * and the bus name stays the governing daemon's. Says what it compares with.
+ */
+static int manager_observe_start(Manager *m) {
+        bool kernel = perf_events_stats(m->perf)->cpu_frequency;
+        int r;
+
+        r = observer_new(m->topology, monotonic_ns(), stdout, &m->observer);
+        if (r < 0)
+                return log_oom();
+        for (size_t i = 0; i < m->topology->n_policies; i++) {
+                const PolicyDesc *p = &m->topology->policies[i];
+
+                if (m->managed[i])
+                        log_info("policy%u: observed, left to governor '%s' (%s).", p->id,
+                                 p->governor[0] ? p->governor : "?", p->driver[0] ? p->driver : "?");
+        }
+        if (!kernel)
+                log_notice("No power:cpu_frequency tracepoint (a kernel without CONFIG_CPU_FREQ): schedfreqd's "
+                           "choices are shown alone.");
+        else
+                log_info("Comparing with the kernel's choices (power:cpu_frequency; a governor that sets no "
+                         "frequency itself, or a driver choosing in hardware, fires none: kernel=- then).");
+        log_info("Observe mode: changing nothing (no take-over, no writes, no D-Bus name). One line per change on "
+                 "stdout: t=<ns> policy=<id> ours=<kHz> kernel=<kHz|-> agree=<%%|-> changed=<ours|kernel>.");
+        return 0;
+}
+
+/*
  * The iowait boost needs to know that a waking task had been waiting for I/O (p->in_iowait). Userspace sees
  * that only through sched:sched_stat_iowait, which exists with CONFIG_SCHEDSTATS and fires only while
  * kernel.sched_schedstats=1 (__update_stats_enqueue_sleeper() in kernel/sched/stats.c). Turning schedstats on
@@ -704,7 +769,8 @@ static int manager_start(Manager *m) {
                 return log_error_errno(r, "Failed to add the post source: %m");
         (void) sd_event_source_set_description(m->post_source, "post");
 
-        r = perf_events_new(m->event, &m->topology->online, &m->config, on_sched_event, m, &m->perf);
+        r = perf_events_new_flags(m->event, &m->topology->online, &m->config,
+                                  m->opts.observe ? PERF_EVENTS_CPU_FREQUENCY : 0, on_sched_event, m, &m->perf);
         if (r == -EBADMSG) {
                 _cleanup_free_ char *error = NULL;
 
@@ -731,6 +797,9 @@ static int manager_start(Manager *m) {
         r = manager_hotplug_start(m);
         if (r < 0)
                 return r;
+
+        if (m->opts.observe)
+                return manager_observe_start(m);
 
         /* Last: only now do we change anything on the machine. */
         crash_point("start-up");
@@ -817,11 +886,12 @@ int manager_run(const ManagerOptions *opts) {
         if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
                 return log_error_errno(errno, "Failed to ignore SIGPIPE: %m");
 
-        r = manager_check_privileges();
+        r = manager_check_privileges(m->opts.observe);
         if (r < 0)
                 return r;
 
-        r = manager_lock(m);
+        /* An observer governs nothing: it runs beside a governing daemon, or another observer. */
+        r = m->opts.observe ? 0 : manager_lock(m);
         if (r < 0)
                 return r;
 
@@ -839,6 +909,14 @@ int manager_run(const ManagerOptions *opts) {
         r = sd_event_loop(m->event);
         if (r < 0)
                 log_error_errno(r, "Event loop failed: %m");
+
+        if (m->opts.observe) {
+                (void) sd_notify(0, "STOPPING=1");
+                manager_log_stats(m);
+                observer_finish(m->observer, monotonic_ns());
+                log_info("Observe mode: nothing to restore.");
+                return r;
+        }
 
         (void) sd_notify(0, "STOPPING=1\nSTATUS=Restoring cpufreq policies");
         manager_log_stats(m);

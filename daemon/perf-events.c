@@ -357,6 +357,8 @@ static void perf_cpu_plan(const PerfEvents *p, PerfCpu *c) {
         for (SchedEventType t = 0; t < _SCHED_EVENT_TYPE_MAX; t++) {
                 if (t == SCHED_EVENT_RUNTIME && !(p->flags & PERF_EVENTS_STAT_RUNTIME))
                         continue;
+                if (t == SCHED_EVENT_CPU_FREQUENCY && !(p->flags & PERF_EVENTS_CPU_FREQUENCY))
+                        continue;
                 if (!p->format.events[t].present) /* an optional event this kernel lacks */
                         continue;
                 if (is_wakeup(t)) {
@@ -956,6 +958,8 @@ int perf_events_new_flags(sd_event *event, const cpu_set_t *cpus, const Config *
         if (r < 0)
                 return r;
         p->stats.iowait = p->format.events[SCHED_EVENT_STAT_IOWAIT].present;
+        p->stats.cpu_frequency = (flags & PERF_EVENTS_CPU_FREQUENCY) &&
+                                 p->format.events[SCHED_EVENT_CPU_FREQUENCY].present;
         p->detector = !(flags & PERF_EVENTS_STAT_RUNTIME);
         r = perf_cpus_open(p, p->ring_pages, &p->cpus, &p->n_cpus, &skipped);
         if (r < 0)

@@ -306,6 +306,7 @@ int replay_parse_line(const char *line, SchedEvent *ret, const char **ret_reason
         case SCHED_EVENT_STAT_IOWAIT:
                 r = parse_iowait(fields, &ev, &reason);
                 break;
+        case SCHED_EVENT_CPU_FREQUENCY: /* not a scheduler event: replay_parse_cpu_frequency() reads it */
         case _SCHED_EVENT_TYPE_MAX:
         case _SCHED_EVENT_TYPE_INVALID:
                 return REPLAY_LINE_OTHER;
@@ -469,25 +470,6 @@ static void replay_kernel_frequency(ReplayContext *ctx, const ReplayCpuFrequency
         if (freq_compare_kernel(ctx->compare, f->cpu, f->time_ns, f->khz) >= 0)
                 ctx->stats->kernel_frequencies++;
         ctx->latest_kernel_ns = MAX(ctx->latest_kernel_ns, f->time_ns);
-}
-
-/*
- * The comparison with the kernel, per policy that had a power:cpu_frequency event: `kernel policy=N agree=P%
- * compared_ms=T mean_diff_khz=D max_diff_khz=M kernel_changes=K changes=C` (on @f).
- */
-static void replay_print_compare(ReplayContext *ctx, FILE *f) {
-        for (size_t i = 0; i < ctx->topo->n_policies; i++) {
-                FreqCompareStats st;
-
-                if (freq_compare_stats(ctx->compare, (unsigned) i, &st) < 0 || !st.kernel_seen)
-                        continue;
-                fprintf(f, "kernel policy=%u agree=%.1f%% compared_ms=%.3f mean_diff_khz=%" PRIu64
-                        " max_diff_khz=%" PRIu32 " kernel_changes=%" PRIu64 " changes=%" PRIu64 "\n",
-                        ctx->topo->policies[i].id,
-                        st.compared_ns > 0 ? 100.0 * (double) st.agree_ns / (double) st.compared_ns : 0.0,
-                        (double) st.compared_ns / 1e6, st.compared_ns > 0 ? st.diff_khz_ns / st.compared_ns : 0,
-                        st.max_diff_khz, st.kernel_changes, st.our_changes);
-        }
 }
 
 static bool cpu_signals_equal(const CpuState *a, const CpuState *b) {
@@ -671,6 +653,7 @@ static int replay_check_cpus(const ReplayContext *ctx, const SchedEvent *ev, cha
         case SCHED_EVENT_EXIT:
         case SCHED_EVENT_RUNTIME:
         case SCHED_EVENT_STAT_IOWAIT:
+        case SCHED_EVENT_CPU_FREQUENCY:
         case _SCHED_EVENT_TYPE_MAX:
         case _SCHED_EVENT_TYPE_INVALID:
                 break;
@@ -797,7 +780,7 @@ int replay_run(FILE *in, const char *name, const Topology *topo, const Config *c
         if (freq_compare_any_kernel(compare)) {
                 freq_compare_finish(compare, MAX(ctx.latest_ns, ctx.latest_kernel_ns));
                 /* After the decisions, on the same stream; beside a CSV it goes to stderr, to keep the CSV a table. */
-                replay_print_compare(&ctx, flags & REPLAY_CSV ? stderr : out);
+                freq_compare_print(ctx.compare, ctx.topo, flags & REPLAY_CSV ? stderr : out);
         }
 
         if (ret_stats)

@@ -19,6 +19,7 @@ static const char *const sched_event_type_table[_SCHED_EVENT_TYPE_MAX] = {
         [SCHED_EVENT_EXIT] = "sched_process_exit",
         [SCHED_EVENT_RUNTIME] = "sched_stat_runtime",
         [SCHED_EVENT_STAT_IOWAIT] = "sched_stat_iowait",
+        [SCHED_EVENT_CPU_FREQUENCY] = "cpu_frequency",
 };
 
 const char *sched_event_type_to_string(SchedEventType t) {
@@ -27,19 +28,31 @@ const char *sched_event_type_to_string(SchedEventType t) {
         return sched_event_type_table[t];
 }
 
+const char *sched_event_type_subsystem(SchedEventType t) {
+        if (t < 0 || t >= _SCHED_EVENT_TYPE_MAX)
+                return NULL;
+        return t == SCHED_EVENT_CPU_FREQUENCY ? "power" : "sched";
+}
+
 SchedEventType sched_event_type_from_string(const char *s) {
+        const char *colon;
+
         if (!s)
                 return _SCHED_EVENT_TYPE_INVALID;
-        if (strncmp(s, "sched:", 6) == 0)
-                s += 6;
-        for (SchedEventType t = 0; t < _SCHED_EVENT_TYPE_MAX; t++)
-                if (streq(s, sched_event_type_table[t]))
+        colon = strchr(s, ':');
+        for (SchedEventType t = 0; t < _SCHED_EVENT_TYPE_MAX; t++) {
+                const char *sub = sched_event_type_subsystem(t);
+
+                if (colon && ((size_t) (colon - s) != strlen(sub) || strncmp(s, sub, strlen(sub)) != 0))
+                        continue;
+                if (streq(colon ? colon + 1 : s, sched_event_type_table[t]))
                         return t;
+        }
         return _SCHED_EVENT_TYPE_INVALID;
 }
 
 bool sched_event_type_is_optional(SchedEventType t) {
-        return t == SCHED_EVENT_STAT_IOWAIT;
+        return t == SCHED_EVENT_STAT_IOWAIT || t == SCHED_EVENT_CPU_FREQUENCY;
 }
 
 /* An integer field, sign-extended per the format's `signed:`. The caller checked it lies inside the record. */
@@ -154,11 +167,20 @@ static int decode_task(const TpEvent *e, const uint8_t *raw, size_t size, SchedE
                 ev->iowait.delay_ns = (uint64_t) field_int(&f[TP_FIELD_DELAY], raw);
                 return 0;
         case SCHED_EVENT_SWITCH:
+        case SCHED_EVENT_CPU_FREQUENCY:
         case _SCHED_EVENT_TYPE_MAX:
         case _SCHED_EVENT_TYPE_INVALID:
                 break;
         }
         return -EINVAL;
+}
+
+static int decode_cpu_frequency(const TpEvent *e, const uint8_t *raw, SchedEvent *ev) {
+        const TpField *f = e->fields;
+
+        ev->freq.khz = (uint32_t) field_int(&f[TP_FIELD_STATE], raw);
+        ev->freq.cpu_id = (int32_t) field_int(&f[TP_FIELD_CPU_ID], raw);
+        return 0;
 }
 
 int sched_event_decode(const TpFormat *f, const void *raw, size_t size, SchedEvent *ret) {
@@ -179,7 +201,9 @@ int sched_event_decode(const TpFormat *f, const void *raw, size_t size, SchedEve
         if (ev.type == SCHED_EVENT_SWITCH) {
                 r = decode_switch(e, p, size, &ev);
                 ev.sw.prev_runnable = tp_format_prev_runnable(f, ev.sw.prev_state);
-        } else
+        } else if (ev.type == SCHED_EVENT_CPU_FREQUENCY)
+                r = decode_cpu_frequency(e, p, &ev);
+        else
                 r = decode_task(e, p, size, &ev);
         if (r < 0)
                 return r;

@@ -41,6 +41,8 @@ static const char *const field_names[_TP_FIELD_MAX] = {
         [TP_FIELD_NEXT_COMM] = "next_comm",
         [TP_FIELD_NEXT_PID] = "next_pid",
         [TP_FIELD_NEXT_PRIO] = "next_prio",
+        [TP_FIELD_STATE] = "state",
+        [TP_FIELD_CPU_ID] = "cpu_id",
         [TP_FIELD_SUCCESS] = "success",
         [TP_FIELD_VRUNTIME] = "vruntime",
         [TP_FIELD_GROUP_DEAD] = "group_dead",
@@ -72,6 +74,8 @@ static const struct {
         /* sched_stat_template: comm (char[16], __data_loc since 6.x like sched_stat_runtime), pid, delay. */
         { SCHED_EVENT_STAT_IOWAIT, TP_FIELD_COMM },      { SCHED_EVENT_STAT_IOWAIT, TP_FIELD_PID },
         { SCHED_EVENT_STAT_IOWAIT, TP_FIELD_DELAY },
+        /* include/trace/events/power.h, DECLARE_EVENT_CLASS(cpu): u32 state, u32 cpu_id. */
+        { SCHED_EVENT_CPU_FREQUENCY, TP_FIELD_STATE },  { SCHED_EVENT_CPU_FREQUENCY, TP_FIELD_CPU_ID },
 };
 
 const char *tp_field_id_to_string(TpFieldId id) {
@@ -352,7 +356,7 @@ static int parse_with_tep(struct tep_handle *tep, SchedEventType type, uint32_t 
         r = without_print_fmt(text, size, &fields_only, &size);
         if (r < 0)
                 return r;
-        e = tep_parse_format(tep, &event, fields_only, size, "sched");
+        e = tep_parse_format(tep, &event, fields_only, size, sched_event_type_subsystem(type));
         if (e != 0 || !event || (event->flags & TEP_EVENT_FL_FAILED)) {
                 if (e == TEP_ERRNO__MEM_ALLOC_FAILED)
                         return -ENOMEM;
@@ -463,14 +467,14 @@ ANALYZER_FALSE_POSITIVE_END
 /* analyze: false positive, as for parse_id(): size is set whenever read_full() succeeds */
 ANALYZER_FALSE_POSITIVE_BEGIN("-Wanalyzer-use-of-uninitialized-value")
 static int load_event(TpFormat *f, SchedEventType type, const char *events_dir, char **ret_error) {
-        const char *name = sched_event_type_to_string(type);
+        const char *name = sched_event_type_to_string(type), *sub = sched_event_type_subsystem(type);
         _cleanup_free_ char *id_path = NULL, *format_path = NULL, *id_text = NULL, *text = NULL;
         size_t size;
         uint32_t id;
         int r;
 
-        if (asprintf(&id_path, "%s/sched/%s/id", events_dir, name) < 0 ||
-            asprintf(&format_path, "%s/sched/%s/format", events_dir, name) < 0)
+        if (asprintf(&id_path, "%s/%s/%s/id", events_dir, sub, name) < 0 ||
+            asprintf(&format_path, "%s/%s/%s/format", events_dir, sub, name) < 0)
                 return -ENOMEM;
 
         r = read_full(id_path, &id_text, &size);

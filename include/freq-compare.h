@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "topology.h"
 
@@ -38,8 +39,22 @@ void freq_compare_ours(FreqCompare *c, unsigned policy_index, uint64_t t_ns, uin
 /* power:cpu_frequency state=@khz cpu_id=@cpu at @t_ns: the kernel's frequency for @cpu's policy. -ENOENT for a
  * CPU of no policy. */
 int freq_compare_kernel(FreqCompare *c, int cpu, uint64_t t_ns, uint32_t khz);
+/* The same for policy @policy_index itself (a known starting value: observe.c); -ENOENT for no such policy. */
+int freq_compare_kernel_policy(FreqCompare *c, unsigned policy_index, uint64_t t_ns, uint32_t khz);
+/* The policy index of @cpu, or -ENOENT. */
+int freq_compare_policy_of_cpu(const FreqCompare *c, int cpu);
 /* Closes the comparison at @t_ns (the end of the trace). */
 void freq_compare_finish(FreqCompare *c, uint64_t t_ns);
 /* Whether any power:cpu_frequency event was fed. */
 bool freq_compare_any_kernel(const FreqCompare *c);
 int freq_compare_stats(const FreqCompare *c, unsigned policy_index, FreqCompareStats *ret);
+/* The two frequencies in force now (0 = not known yet). */
+int freq_compare_current(const FreqCompare *c, unsigned policy_index, uint32_t *ret_ours_khz,
+                         uint32_t *ret_kernel_khz);
+/* agree_ns / compared_ns in percent; -1 when nothing was compared yet. */
+double freq_compare_agree_percent(const FreqCompareStats *st);
+/*
+ * One line per policy the kernel's frequency is known for: `kernel policy=N agree=P% compared_ms=T
+ * mean_diff_khz=D max_diff_khz=M kernel_changes=K changes=C` (call freq_compare_finish() first).
+ */
+void freq_compare_print(const FreqCompare *c, const Topology *topo, FILE *f);

@@ -32,6 +32,7 @@ typedef struct ManagerOptions {
         bool print_decisions;         /* one line per frequency change on stdout (replay format) */
         const char *bus_address;      /* NULL: the system bus */
         bool no_bus;                  /* run without D-Bus */
+        bool observe;                 /* --observe: decide, write nothing, compare with the kernel (observe.h) */
         bool log_level_set;           /* --log-level, -q or -v given: log_level wins over the config's, reloads too */
         int log_level;                /* LOG_ERR..LOG_DEBUG */
 } ManagerOptions;
@@ -53,6 +54,7 @@ typedef struct Bus Bus;
 typedef struct ProcConn ProcConn;
 typedef struct TaskNames TaskNames;
 typedef struct UEventMonitor UEventMonitor;
+typedef struct Observer Observer;
 
 typedef struct Manager {
         ManagerOptions opts;
@@ -62,7 +64,9 @@ typedef struct Manager {
         bool *managed;                 /* per policy index: the config asks for it (policies=) */
         PolicyHealth *health;          /* per policy index: governed, backing off, offline, released */
         Engine *engine;
-        Actuator *actuator;
+        Actuator *actuator;            /* NULL in observe mode: nothing is taken over */
+        Observer *observer;            /* observe mode only */
+        bool observer_print_failed;    /* its stdout failed: said once */
         PerfEvents *perf;
         Bus *bus;                      /* NULL when running without D-Bus */
         ProcConn *proc;                /* NULL where the proc connector is unavailable */

@@ -67,6 +67,8 @@ typedef int (*PerfEventsLostHandler)(int cpu, uint64_t n_lost, uint64_t at_ns, v
 
 typedef enum PerfEventsFlags {
         PERF_EVENTS_STAT_RUNTIME = 1 << 0,  /* also open sched_stat_runtime */
+        PERF_EVENTS_CPU_FREQUENCY = 1 << 1, /* also open power:cpu_frequency where the kernel has it (observe mode):
+                                             * in the rings, read at the drains the scheduler events cause */
 } PerfEventsFlags;
 
 typedef struct PerfEventsStats {
@@ -89,6 +91,7 @@ typedef struct PerfEventsStats {
         unsigned cpus;            /* CPUs with a ring */
         unsigned cpus_skipped;    /* requested CPUs perf refused (ENODEV, EINVAL, ENXIO: not in this kernel) */
         bool iowait;              /* sched_stat_iowait is open (the kernel has CONFIG_SCHEDSTATS) */
+        bool cpu_frequency;       /* power:cpu_frequency is open (PERF_EVENTS_CPU_FREQUENCY, CONFIG_CPU_FREQ) */
 } PerfEventsStats;
 
 /*

@@ -20,6 +20,8 @@ typedef enum SchedEventType {
         SCHED_EVENT_EXIT,         /* sched:sched_process_exit */
         SCHED_EVENT_RUNTIME,      /* sched:sched_stat_runtime */
         SCHED_EVENT_STAT_IOWAIT,  /* sched:sched_stat_iowait: optional, only kernels with CONFIG_SCHEDSTATS have it */
+        SCHED_EVENT_CPU_FREQUENCY, /* power:cpu_frequency: the kernel's frequency for one CPU; not a scheduler event,
+                                    * read only to compare with the kernel (observe mode, replay); optional */
         _SCHED_EVENT_TYPE_MAX,
         _SCHED_EVENT_TYPE_INVALID = -EINVAL,
 } SchedEventType;
@@ -71,15 +73,25 @@ typedef struct SchedEvent {
                         int32_t pid;
                         uint64_t delay_ns;        /* how long it waited for the I/O */
                 } iowait;
+                struct {                          /* cpufreq_notify_transition(), cpufreq_driver_fast_switch():
+                                                   * once per CPU of the policy (drivers/cpufreq/cpufreq.c) */
+                        uint32_t khz;             /* state= */
+                        int32_t cpu_id;           /* cpu_id=: the CPU whose frequency it is */
+                } freq;
         };
 } SchedEvent;
 
 const char *sched_event_type_to_string(SchedEventType t);       /* "sched_switch", … */
-SchedEventType sched_event_type_from_string(const char *s);     /* accepts "sched_switch" and "sched:sched_switch" */
+/* The tracefs subsystem: "sched", or "power" for cpu_frequency. */
+const char *sched_event_type_subsystem(SchedEventType t);
+/* Accepts "sched_switch" and "sched:sched_switch" (and "power:cpu_frequency"). */
+SchedEventType sched_event_type_from_string(const char *s);
 
 /*
  * Whether a kernel may lack the tracepoint and the daemon still runs: sched_stat_iowait is compiled in only
  * with CONFIG_SCHEDSTATS (include/trace/events/sched.h, sched_stat_template) and fires only while
- * kernel.sched_schedstats=1; without it there is no iowait boost. Every other event is required.
+ * kernel.sched_schedstats=1; without it there is no iowait boost. power:cpu_frequency needs CONFIG_CPU_FREQ
+ * (include/trace/events/power.h); without it there is no comparison with the kernel. Every other event is
+ * required.
  */
 bool sched_event_type_is_optional(SchedEventType t);

@@ -2,7 +2,7 @@
 #pragma once
 
 /*
- * Tracepoint layouts: the tracefs files events/sched/<name>/{id,format}, parsed once at start-up with
+ * Tracepoint layouts: the tracefs files events/sched/<name>/{id,format} (and events/power/cpu_frequency/), parsed once at start-up with
  * libtraceevent into plain offsets, and the pure decoder (daemon/sched-event.c) that turns one raw tracepoint
  * record (a perf PERF_SAMPLE_RAW payload) into a SchedEvent with them. Layouts change across kernels
  * (shared/reference/schedutil.md §6: __data_loc comm in sched_migrate_task and sched_stat_runtime since 6.x,
@@ -33,6 +33,8 @@ typedef enum TpFieldId {
         TP_FIELD_NEXT_COMM,
         TP_FIELD_NEXT_PID,
         TP_FIELD_NEXT_PRIO,
+        TP_FIELD_STATE,           /* power:cpu_frequency, kHz */
+        TP_FIELD_CPU_ID,
         /* Optional: recorded when present (they tell kernel generations apart), never decoded. */
         TP_FIELD_SUCCESS,         /* sched_wakeup* before ~5.14 */
         TP_FIELD_VRUNTIME,        /* sched_stat_runtime before 6.8 */
@@ -81,7 +83,7 @@ int tp_format_parse_event(TpFormat *f, SchedEventType type, uint32_t id, const c
                           size_t size, char **ret_error);
 
 /*
- * Reads <events_dir>/sched/<name>/{id,format} for every SchedEventType (events_dir is the tracefs `events`
+ * Reads <events_dir>/<subsystem>/<name>/{id,format} for every SchedEventType (events_dir is the tracefs `events`
  * directory, e.g. /sys/kernel/tracing/events, or a fixture tree). An optional event
  * (sched_event_type_is_optional()) whose directory is missing is left with present = false. Returns 0 and fills @ret, or a negative
  * errno (-ENOENT when a file is missing, -EBADMSG for bad content, …) with *ret_error (if non-NULL) set to a

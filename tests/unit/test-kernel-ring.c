@@ -5,6 +5,7 @@
  * Needs at least 2 CPUs (the child is pinned to CPU 1).
  */
 
+#include <dirent.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -84,6 +85,7 @@ static void seen_child_event(Seen *s, const SchedEvent *ev) {
                 s->runtime_short += ev->runtime.runtime_ns < 1000000;
                 return;
         case SCHED_EVENT_STAT_IOWAIT: /* not on the test machines' kernels (no CONFIG_SCHEDSTATS) */
+        case SCHED_EVENT_CPU_FREQUENCY: /* not opened here (PERF_EVENTS_CPU_FREQUENCY) */
                 return;
         case _SCHED_EVENT_TYPE_MAX:
         case _SCHED_EVENT_TYPE_INVALID:
@@ -427,6 +429,49 @@ TEST(missing_cpus_are_skipped) {
         ASSERT_TRUE(p == NULL);
         cfg.ring_pages = 3;
         ASSERT_ERROR(perf_events_new(e, &cpus, &cfg, count_event, &n, &p), EINVAL);
+        sd_event_unref(e);
+}
+
+static unsigned open_fds(void) {
+        DIR *d = opendir("/proc/self/fd");
+        unsigned n = 0;
+
+        if (!d)
+                abort();
+        while (readdir(d))
+                n++;
+        closedir(d);
+        return n;
+}
+
+/*
+ * Observe mode's power:cpu_frequency: opened on every CPU into the same rings with the flag (this kernel has
+ * the tracepoint even without a cpufreq driver: its fd opens, it never fires here), not without it; a
+ * reconfigure (new rings) keeps it.
+ */
+TEST(cpu_frequency_opened_with_the_flag) {
+        _cleanup_(perf_events_freep) PerfEvents *p = NULL;
+        sd_event *e = NULL;
+        cpu_set_t cpus = all_cpus();
+        Config cfg = test_config(WAKEUP_MODE_WATERMARK);
+        uint64_t n = 0;
+
+        unsigned fds_without;
+
+        ASSERT_OK(sd_event_new(&e));
+        ASSERT_OK(perf_events_new(e, &cpus, &cfg, count_event, &n, &p));
+        ASSERT_TRUE(!perf_events_stats(p)->cpu_frequency);
+        fds_without = open_fds();
+        p = perf_events_free(p);
+        ASSERT_OK(perf_events_new_flags(e, &cpus, &cfg, PERF_EVENTS_CPU_FREQUENCY, count_event, &n, &p));
+        ASSERT_TRUE(perf_events_stats(p)->cpu_frequency);
+        ASSERT_EQ(open_fds(), fds_without + (unsigned) CPU_COUNT(&cpus)); /* one more per CPU */
+        ASSERT_EQ(perf_events_stats(p)->cpus, CPU_COUNT(&cpus));
+        cfg.ring_pages *= 2;
+        ASSERT_OK(perf_events_reconfigure(p, &cfg));
+        ASSERT_TRUE(perf_events_stats(p)->cpu_frequency);
+        ASSERT_OK(perf_events_drain(p));
+        p = perf_events_free(p);
         sd_event_unref(e);
 }
 

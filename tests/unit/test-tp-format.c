@@ -65,22 +65,22 @@ static char *make_tree(SchedEventType bad, const char *replacement) {
 
         if (!dir || !mkdtemp(dir))
                 return NULL;
-        snprintf(path, sizeof(path), "%s/sched", dir);
-        (void) mkdir(path, 0755);
         for (SchedEventType t = 0; t < _SCHED_EVENT_TYPE_MAX; t++) {
-                const char *name = sched_event_type_to_string(t);
+                const char *name = sched_event_type_to_string(t), *sub = sched_event_type_subsystem(t);
 
                 if (t == bad && replacement && !*replacement)
                         continue;
-                snprintf(path, sizeof(path), "%s/sched/%s", dir, name);
+                snprintf(path, sizeof(path), "%s/%s", dir, sub);
+                (void) mkdir(path, 0755);
+                snprintf(path, sizeof(path), "%s/%s/%s", dir, sub, name);
                 (void) mkdir(path, 0755);
                 for (unsigned i = 0; i < 2; i++) {
                         const char *file = i ? "format" : "id";
 
-                        snprintf(from, sizeof(from), FORMATS "/6.18-schedstats/sched/%s/%s", name, file);
+                        snprintf(from, sizeof(from), FORMATS "/6.18-schedstats/%s/%s/%s", sub, name, file);
                         if (t == bad && i == 1 && replacement)
                                 snprintf(from, sizeof(from), FORMATS "/bad/%s", replacement);
-                        snprintf(path, sizeof(path), "%s/sched/%s/%s", dir, name, file);
+                        snprintf(path, sizeof(path), "%s/%s/%s/%s", dir, sub, name, file);
                         if (copy_file(from, path) < 0)
                                 return NULL;
                 }
@@ -238,7 +238,8 @@ static void check_bad_tree(SchedEventType bad, const char *replacement, int expe
         if (!dir)
                 return;
         r = tp_format_load(dir, &f, &error);
-        snprintf(want, sizeof(want), "%s/sched/%s/%s: ", dir, sched_event_type_to_string(bad), expect_file);
+        snprintf(want, sizeof(want), "%s/%s/%s/%s: ", dir, sched_event_type_subsystem(bad),
+                 sched_event_type_to_string(bad), expect_file);
         fprintf(stderr, "# %s → %d: %s\n", replacement, r, error ? error : "(no message)");
         *ok = r == expect_r && error && strncmp(error, want, strlen(want)) == 0 &&
               strstr(error, expect_reason);
@@ -268,6 +269,29 @@ TEST(bad_fixtures_name_the_file) {
         ASSERT_BAD_TREE(SCHED_EVENT_STAT_IOWAIT, "garbage.format", -EBADMSG, "format", "");
         ASSERT_BAD_TREE(SCHED_EVENT_STAT_IOWAIT, "../6.18/sched/sched_stat_runtime/format", -EBADMSG, "format",
                         "expected 'sched_stat_iowait'");
+        /* so may power:cpu_frequency, the same */
+        ASSERT_BAD_TREE(SCHED_EVENT_CPU_FREQUENCY, "garbage.format", -EBADMSG, "format", "");
+        ASSERT_BAD_TREE(SCHED_EVENT_CPU_FREQUENCY, "../6.18/sched/sched_stat_runtime/format", -EBADMSG, "format",
+                        "expected 'cpu_frequency'");
+}
+
+TEST(cpu_frequency_layout) {
+        TpFormat f;
+        const TpEvent *e;
+
+        ASSERT_OK(tp_format_load(FORMATS "/6.18", &f, NULL));
+        e = &f.events[SCHED_EVENT_CPU_FREQUENCY];
+        ASSERT_TRUE(e->present);
+        /* include/trace/events/power.h, DECLARE_EVENT_CLASS(cpu): u32 state @8, u32 cpu_id @12 */
+        ASSERT_EQ(e->fields[TP_FIELD_STATE].offset, 8);
+        ASSERT_EQ(e->fields[TP_FIELD_STATE].size, 4);
+        ASSERT_EQ(e->fields[TP_FIELD_CPU_ID].offset, 12);
+        ASSERT_TRUE(!e->fields[TP_FIELD_CPU_ID].is_signed);
+        ASSERT_TRUE(!f.events[SCHED_EVENT_CPU_FREQUENCY].fields[TP_FIELD_COMM].present);
+        /* a kernel without it (the reconstructed 6.1 tree): absent, the rest loads */
+        ASSERT_OK(tp_format_load(FORMATS "/6.1", &f, NULL));
+        ASSERT_TRUE(!f.events[SCHED_EVENT_CPU_FREQUENCY].present);
+        ASSERT_TRUE(f.events[SCHED_EVENT_SWITCH].present);
 }
 
 TEST(optional_event_missing) {
