@@ -29,10 +29,12 @@
 #include <cpufreq.h>
 
 #include "actuator.h"
+#include "cpufreq-driver.h"
 #include "cpufreq-sysfs.h"
 #include "crash-point.h"
 #include "log.h"
 #include "macro.h"
+#include "string-util.h"
 
 /* CPUFREQ_NAME_LEN (include/linux/cpufreq.h): governor names are shorter. */
 #define GOVERNOR_NAME_MAX 16
@@ -116,18 +118,6 @@ static int attr_write_u32(const char *dir, const char *name, uint32_t v) {
 
         (void) snprintf(buf, sizeof(buf), "%u\n", v);
         return attr_write(dir, name, buf);
-}
-
-const char *actuator_userspace_hint(const char *driver) {
-        /* The two setpolicy drivers (only "performance powersave", cpufreq.c show_scaling_available_governors())
-         * have a passive mode that is an ordinary ->target driver with every governor. */
-        if (streq(driver, "intel_pstate"))
-                return "boot with intel_pstate=passive (or write passive to " SYSFS_CPU_DIR "/intel_pstate/status)";
-        if (streq(driver, "amd-pstate-epp"))
-                return "boot with amd_pstate=passive (or write passive to " SYSFS_CPU_DIR "/amd_pstate/status)";
-        /* A ->target driver lists only registered governors; userspace may be a module not loaded yet. */
-        return "load the userspace governor (modprobe cpufreq_userspace), or use a kernel built with "
-               "CONFIG_CPU_FREQ_GOV_USERSPACE";
 }
 
 void actuator_saved_free_many(ActuatorSaved *s, size_t n) {
@@ -318,17 +308,6 @@ static int state_section_begin(StateParser *p, const char *text) {
         p->seen = 0;
         p->section_line = p->line;
         return 0;
-}
-
-static char *strip(char *s) {
-        char *e;
-
-        s += strspn(s, " \t");
-        e = s + strlen(s);
-        while (e > s && strchr(" \t\r\n", e[-1]))
-                e--;
-        *e = '\0';
-        return s;
 }
 
 static int state_parse_line(StateParser *p, char *text) {
@@ -852,7 +831,7 @@ static int actuator_new(const Topology *topo, const bool *manage, const char *st
                         return error_set(error, -EOPNOTSUPP,
                                          "policy%u: driver %s offers no userspace governor (it offers: %s); %s",
                                          p->id, p->driver, p->governors[0] ? p->governors : "none listed",
-                                         actuator_userspace_hint(p->driver));
+                                         cpufreq_driver_userspace_hint(p->driver));
                 r = cpufreq_sysfs_policy_cpu(p, &a->held[k].cpu);
                 if (r < 0)
                         return error_set(error, r, "policy%u: no online CPU with a cpufreq directory", p->id);

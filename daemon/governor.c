@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cpufreq-driver.h"
 #include "governor.h"
 #include "kernel-version.h"
 #include "log.h"
@@ -133,21 +134,6 @@ void governor_log_rate_limit(const PolicyDesc *p, const Config *cfg) {
         log_info("policy%u: %s.", p->id, buf);
 }
 
-bool governor_driver_allows_remote(const char *driver) {
-        /*
-         * Drivers that set policy->dvfs_possible_from_any_cpu (reference §5.3): one clock or firmware channel
-         * that any CPU can program. Per-CPU-register drivers (acpi-cpufreq, intel_cpufreq, ...) don't.
-         */
-        static const char *const any_cpu[] = {
-                "cpufreq-dt", "scmi", "scpi-cpufreq", "qcom-cpufreq-hw", "apple-cpufreq",
-        };
-
-        for (size_t i = 0; i < ELEMENTSOF(any_cpu); i++)
-                if (streq(driver, any_cpu[i]))
-                        return true;
-        return false;
-}
-
 void governor_configure(Governor *g, const PolicyDesc *p, const Config *cfg) {
         uint64_t rate_limit_usec;
         RemoteMode remote;
@@ -160,7 +146,7 @@ void governor_configure(Governor *g, const PolicyDesc *p, const Config *cfg) {
 
         remote = config_policy_remote(cfg, p->id);
         g->remote = remote == REMOTE_MODE_YES ||
-                    (remote == REMOTE_MODE_AUTO && governor_driver_allows_remote(p->driver));
+                    (remote == REMOTE_MODE_AUTO && cpufreq_driver_allows_remote(p->driver));
 }
 
 void governor_init(Governor *g, const PolicyDesc *p, const Config *cfg, uint32_t cur_khz) {

@@ -18,21 +18,16 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cpufreq-driver.h"
 #include "cpulist.h"
 #include "macro.h"
+#include "string-util.h"
 #include "topology.h"
 
 /* CPUFREQ_NAME_LEN (include/linux/cpufreq.h) is 16 including the NUL; store_scaling_governor() reads
  * at most 15 characters ("%15s"), so longer governor names can never be selected. */
 #define GOVERNOR_NAME_MAX 15
 
-static const char *const setpolicy_drivers[] = {
-        /* Drivers with ->setpolicy and no ->target: drivers/cpufreq/intel_pstate.c (active mode) and
-         * drivers/cpufreq/amd-pstate.c (amd_pstate_epp_driver). Their scaling_available_governors is the
-         * fixed "performance powersave" of show_scaling_available_governors() in drivers/cpufreq/cpufreq.c. */
-        "intel_pstate",
-        "amd-pstate-epp",
-};
 
 /* ---- Topology object ---- */
 
@@ -143,15 +138,8 @@ const PolicyDesc *topology_policy_by_id(const Topology *t, unsigned id) {
         return NULL;
 }
 
-static bool driver_is_setpolicy(const char *driver) {
-        for (size_t i = 0; i < ELEMENTSOF(setpolicy_drivers); i++)
-                if (driver && streq(driver, setpolicy_drivers[i]))
-                        return true;
-        return false;
-}
-
 const char *topology_default_governors(const char *driver) {
-        if (driver_is_setpolicy(driver))
+        if (cpufreq_driver_is_setpolicy(driver))
                 return "performance powersave";
         /* Registration order of the in-tree governors when all are built (the order
          * show_scaling_available_governors() prints on a typical distribution kernel). */
@@ -274,18 +262,6 @@ static int parser_error_file(Parser *p, const char *reason) {
                 return -ENOMEM;
         }
         return -EINVAL;
-}
-
-static char *strip(char *s) {
-        char *e;
-
-        while (isspace((unsigned char) *s))
-                s++;
-        e = s + strlen(s);
-        while (e > s && isspace((unsigned char) e[-1]))
-                e--;
-        *e = '\0';
-        return s;
 }
 
 /* Decimal digits only (no sign, no base prefix, no trailing text), at most @max. */

@@ -150,6 +150,3 @@ int actuator_state_parse(FILE *f, const char *name, ActuatorSaved **ret, size_t 
 
 /* From /proc/locks text: the PID holding a flock(2) on inode @ino of device @dev. 0, or -ENOENT. */
 int actuator_flock_holder_parse(FILE *f, dev_t dev, ino_t ino, pid_t *ret_pid);
-
-/* What to do about a driver without a userspace governor (a sentence, no trailing period). */
-const char *actuator_userspace_hint(const char *driver);

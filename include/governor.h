@@ -95,8 +95,6 @@ RateLimit governor_rate_limit_for_version(const PolicyDesc *p, const Config *cfg
 void governor_rate_limit_format(const RateLimit *rl, const PolicyDesc *p, char *buf, size_t size);
 /* Logs "policyN: rate limit ..." at info level: once per policy at start-up. */
 void governor_log_rate_limit(const PolicyDesc *p, const Config *cfg);
-/* remote = auto: whether the driver sets dvfs_possible_from_any_cpu (reference §5.3). */
-bool governor_driver_allows_remote(const char *driver);
 
 /* The capacity of the policy's CPUs: cpu_capacity, 1024 when absent. */
 unsigned governor_capacity(const PolicyDesc *p);

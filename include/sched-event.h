@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define TASK_COMM_LEN 16
+#define TASK_COMM_LEN 16 /* include/linux/sched.h, with the NUL */
 
 typedef enum SchedEventType {
         SCHED_EVENT_SWITCH,       /* sched:sched_switch */

@@ -17,8 +17,8 @@
 #include <sys/types.h>
 
 #include "macro.h"
+#include "sched-event.h"                       /* TASK_COMM_LEN */
 
-#define TASK_COMM_LEN 16                       /* include/linux/sched.h, with the NUL */
 #define TASK_NAMES_DEFAULT_CAPACITY 65536
 #define TASK_NAMES_MAX_CAPACITY (UINT32_C(1) << 22)  /* PID_MAX_LIMIT on 64-bit (include/linux/threads.h) */
 

@@ -27,13 +27,6 @@
 
 DEFINE_TEST_MAIN;
 
-TEST(userspace_hint) {
-        ASSERT_TRUE(strstr(actuator_userspace_hint("intel_pstate"), "intel_pstate=passive"));
-        ASSERT_TRUE(strstr(actuator_userspace_hint("amd-pstate-epp"), "amd_pstate=passive"));
-        ASSERT_TRUE(strstr(actuator_userspace_hint("acpi-cpufreq"), "modprobe cpufreq_userspace"));
-        ASSERT_TRUE(strstr(actuator_userspace_hint("amd-pstate"), "modprobe cpufreq_userspace"));
-}
-
 static const ActuatorSaved saved_example[] = {
         { .id = 0, .dir = (char *) SYSFS_CPU_DIR "/cpufreq/policy0", .governor = "schedutil",
           .scaling_min_khz = 500000, .scaling_max_khz = 1400000, .setspeed_khz = 800000,
