@@ -36,6 +36,7 @@
 #include "cpulist.h"
 #include "log.h"
 #include "macro.h"
+#include "string-table.h"
 #include "topology.h"
 
 #define DROPIN_SUFFIX ".conf"
@@ -59,30 +60,8 @@ static const char *const remote_mode_table[_REMOTE_MODE_MAX] = {
         [REMOTE_MODE_NO] = "no",
 };
 
-static int table_lookup(const char *const *table, size_t n, const char *s) {
-        if (!s)
-                return -EINVAL;
-        for (size_t i = 0; i < n; i++)
-                if (table[i] && streq(table[i], s))
-                        return (int) i;
-        return -EINVAL;
-}
-
-const char *wakeup_mode_to_string(WakeupMode m) {
-        return m >= 0 && m < _WAKEUP_MODE_MAX ? wakeup_mode_table[m] : NULL;
-}
-
-WakeupMode wakeup_mode_from_string(const char *s) {
-        return (WakeupMode) table_lookup(wakeup_mode_table, ELEMENTSOF(wakeup_mode_table), s);
-}
-
-const char *remote_mode_to_string(RemoteMode m) {
-        return m >= 0 && m < _REMOTE_MODE_MAX ? remote_mode_table[m] : NULL;
-}
-
-RemoteMode remote_mode_from_string(const char *s) {
-        return (RemoteMode) table_lookup(remote_mode_table, ELEMENTSOF(remote_mode_table), s);
-}
+DEFINE_STRING_TABLE_LOOKUP(wakeup_mode, WakeupMode);
+DEFINE_STRING_TABLE_LOOKUP(remote_mode, RemoteMode);
 
 /* ---- defaults and queries ---- */
 

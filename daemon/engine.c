@@ -33,6 +33,7 @@
 #include "engine.h"
 #include "governor.h"
 #include "macro.h"
+#include "string-table.h"
 
 typedef struct EnginePolicy {
         PolicyDesc desc;          /* a copy, frequency table included */
@@ -81,13 +82,8 @@ static const char *const decision_reason_table[_DECISION_REASON_MAX] = {
         [DECISION_REASON_RULE] = "rule",
 };
 
-const char *decision_kind_to_string(DecisionKind k) {
-        return k >= 0 && k < _DECISION_KIND_MAX ? decision_kind_table[k] : NULL;
-}
-
-const char *decision_reason_to_string(DecisionReason r) {
-        return r >= 0 && r < _DECISION_REASON_MAX ? decision_reason_table[r] : NULL;
-}
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(decision_kind, DecisionKind);
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(decision_reason, DecisionReason);
 
 /* ---- set-up ---- */
 

@@ -3,17 +3,16 @@
 
 #include "macro.h"
 #include "policy-health.h"
+#include "string-table.h"
 
-static const char *const state_names[_POLICY_HEALTH_STATE_MAX] = {
+static const char *const policy_health_state_table[_POLICY_HEALTH_STATE_MAX] = {
         [POLICY_GOVERNED] = "governed",
         [POLICY_BACKING_OFF] = "backing-off",
         [POLICY_OFFLINE] = "offline",
         [POLICY_RELEASED] = "released",
 };
 
-const char *policy_health_state_to_string(PolicyHealthState s) {
-        return s >= 0 && s < _POLICY_HEALTH_STATE_MAX ? state_names[s] : NULL;
-}
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(policy_health_state, PolicyHealthState);
 
 bool policy_health_may_write(const PolicyHealth *h, uint64_t now_usec) {
         switch (h->state) {

@@ -53,6 +53,7 @@
 
 #include "log.h"
 #include "proc-conn.h"
+#include "string-table.h"
 #include "time-util.h"
 
 /* include/linux/proc_ns.h (kernel-internal, stable since 3.8). */
@@ -96,7 +97,7 @@ struct ProcConn {
 
 /* ---- the decoder ---------------------------------------------------------------------------------- */
 
-static const char *const type_names[_PROC_EVENT_TYPE_MAX] = {
+static const char *const proc_event_type_table[_PROC_EVENT_TYPE_MAX] = {
         [PROC_EVENT_TYPE_ACK] = "ack",
         [PROC_EVENT_TYPE_FORK] = "fork",
         [PROC_EVENT_TYPE_EXEC] = "exec",
@@ -111,11 +112,7 @@ static const char *const type_names[_PROC_EVENT_TYPE_MAX] = {
         [PROC_EVENT_TYPE_RESCAN] = "rescan",
 };
 
-const char *proc_event_type_to_string(ProcEventType t) {
-        if ((unsigned) t >= _PROC_EVENT_TYPE_MAX)
-                return NULL;
-        return type_names[t];
-}
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(proc_event_type, ProcEventType);
 
 #define EVENT_DATA_OFFSET offsetof(struct proc_event, event_data)
 #define DATA_END(member) (EVENT_DATA_OFFSET + sizeof(((struct proc_event *) NULL)->event_data.member))
