@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * config.c: /etc/schedfreqd.conf and its drop-ins. Defaults, one table row per key, an inih handler that
- * walks the table, and "FILE:LINE: reason" errors. Nothing is logged: every problem becomes one line of the
- * error text and the whole load is rejected, so a reload with a bad file keeps the running config.
+ * config.c: /etc/schedfreqd.conf and its drop-ins. Defaults, and an inih handler that walks the key table
+ * (config-keys.c), collecting "FILE:LINE: reason" errors (config-errors.c). Nothing is logged: every problem
+ * becomes one line of the error text and the whole load is rejected, so a reload with a bad file keeps the
+ * running config. The loaded config against the machine's policies: config-check.c.
  *
  * inih (libinih 55, as packaged) is built without INI_HANDLER_LINENO, so lines are counted here: files are
  * read into memory and served to ini_parse_stream() one line at a time, and the handler reports the line
@@ -22,9 +23,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <ini.h>
-#include <inttypes.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,8 +31,9 @@
 #include <sys/stat.h>
 
 #include "config.h"
+#include "config-errors.h"
+#include "config-keys.h"
 #include "config-rules.h"
-#include "cpulist.h"
 #include "log.h"
 #include "macro.h"
 #include "string-table.h"
@@ -98,340 +98,6 @@ bool config_manages_policy(const Config *c, unsigned id) {
         return id < CONFIG_POLICIES_MAX && CPU_ISSET(id, &c->manage);
 }
 
-/* ---- value parsers: 0, or -EINVAL with a reason (a static string) ---- */
-
-typedef int (*ConfigParseFn)(const char *value, void *field, const char **ret_reason);
-
-/* A plain decimal number: digits only (no sign, no spaces, no hex), within [min, max]. */
-static int parse_u64_range(const char *value, uint64_t min, uint64_t max, uint64_t *ret) {
-        uint64_t v = 0;
-
-        if (!value || value[0] == '\0')
-                return -EINVAL;
-        for (const char *p = value; *p; p++) {
-                if (*p < '0' || *p > '9')
-                        return -EINVAL;
-                if (v > (UINT64_MAX - (uint64_t) (*p - '0')) / 10)
-                        return -ERANGE;
-                v = v * 10 + (uint64_t) (*p - '0');
-        }
-        if (v < min || v > max)
-                return -ERANGE;
-        *ret = v;
-        return 0;
-}
-
-static int parse_log_level(const char *value, void *field, const char **ret_reason) {
-        int level = log_level_from_string(value);
-
-        if (level < 0) {
-                *ret_reason = "expected err, warning, notice, info, debug or 0..7";
-                return -EINVAL;
-        }
-        *(int *) field = level;
-        return 0;
-}
-
-/* BEGIN realtime_priority (issue 4: systemd) */
-static int parse_realtime_priority(const char *value, void *field, const char **ret_reason) {
-        uint64_t prio;
-
-        /* sched_get_priority_max(SCHED_FIFO) is 99 on Linux (MAX_RT_PRIO - 1, include/linux/sched/prio.h). */
-        if (parse_u64_range(value, 0, 99, &prio) < 0) {
-                *ret_reason = "expected 0 (off) or a SCHED_FIFO priority between 1 and 99";
-                return -EINVAL;
-        }
-        *(int *) field = (int) prio;
-        return 0;
-}
-/* END realtime_priority */
-
-static int parse_drain_interval(const char *value, void *field, const char **ret_reason) {
-        uint64_t ms;
-
-        if (parse_u64_range(value, 1, 1000, &ms) < 0) {
-                *ret_reason = "expected milliseconds between 1 and 1000";
-                return -EINVAL;
-        }
-        *(uint64_t *) field = ms * 1000;
-        return 0;
-}
-
-static int parse_ring_pages(const char *value, void *field, const char **ret_reason) {
-        uint64_t pages;
-
-        /* perf wants 2^n data pages (perf_mmap() in kernel/events/core.c rejects anything else). */
-        if (parse_u64_range(value, 1, 4096, &pages) < 0 || (pages & (pages - 1)) != 0) {
-                *ret_reason = "expected a power of two between 1 and 4096";
-                return -EINVAL;
-        }
-        *(unsigned *) field = (unsigned) pages;
-        return 0;
-}
-
-static int parse_wakeup(const char *value, void *field, const char **ret_reason) {
-        WakeupMode m = wakeup_mode_from_string(value);
-
-        if (m < 0) {
-                *ret_reason = "expected adaptive, watermark or immediate";
-                return -EINVAL;
-        }
-        *(WakeupMode *) field = m;
-        return 0;
-}
-
-static int parse_adaptive_threshold(const char *value, void *field, const char **ret_reason) {
-        uint64_t rate;
-
-        if (parse_u64_range(value, 1, 100000000, &rate) < 0) {
-                *ret_reason = "expected events per second between 1 and 100000000";
-                return -EINVAL;
-        }
-        *(uint64_t *) field = rate;
-        return 0;
-}
-
-/*
- * A decimal such as "1.25" in [1.0, 2.0], stored x1024 and rounded to nearest: exact for the binary
- * fractions that matter (1.25 → 1280, 1.5 → 1536), no floating point and no locale.
- */
-static int parse_headroom(const char *value, void *field, const char **ret_reason) {
-        static const uint64_t scale = UINT64_C(1000000000); /* up to 9 decimals */
-        uint64_t integer = 0, fraction = 0, digit_scale = scale;
-        const char *p = value;
-
-        *ret_reason = "expected a decimal number between 1.0 and 2.0";
-
-        if (*p < '0' || *p > '9')
-                return -EINVAL;
-        for (; *p >= '0' && *p <= '9'; p++) {
-                integer = integer * 10 + (uint64_t) (*p - '0');
-                if (integer > 2)
-                        return -ERANGE;
-        }
-        if (*p == '.') {
-                p++;
-                if (*p < '0' || *p > '9')
-                        return -EINVAL;
-                for (; *p >= '0' && *p <= '9'; p++) {
-                        if (digit_scale == 1)
-                                return -EINVAL; /* more decimals than we keep */
-                        digit_scale /= 10;
-                        fraction += (uint64_t) (*p - '0') * digit_scale;
-                }
-        }
-        if (*p != '\0')
-                return -EINVAL;
-
-        integer = integer * scale + fraction; /* in 1e-9 */
-        if (integer < scale || integer > 2 * scale)
-                return -ERANGE;
-
-        *(unsigned *) field = (unsigned) ((integer * 1024 + scale / 2) / scale);
-        return 0;
-}
-
-static int parse_rate_limit(const char *value, void *field, const char **ret_reason) {
-        uint64_t usec;
-
-        if (streq(value, "auto")) {
-                *(uint64_t *) field = 0;
-                return 0;
-        }
-        if (parse_u64_range(value, 1, 10000000, &usec) < 0) {
-                *ret_reason = "expected auto or microseconds between 1 and 10000000";
-                return -EINVAL;
-        }
-        *(uint64_t *) field = usec;
-        return 0;
-}
-
-static int parse_tick(const char *value, void *field, const char **ret_reason) {
-        uint64_t ms;
-
-        if (parse_u64_range(value, 1, 100, &ms) < 0) {
-                *ret_reason = "expected milliseconds between 1 and 100";
-                return -EINVAL;
-        }
-        *(uint64_t *) field = ms * 1000;
-        return 0;
-}
-
-static int parse_policies(const char *value, void *field, const char **ret_reason) {
-        Config *c = field;
-        cpu_set_t set;
-
-        if (streq(value, "all")) {
-                c->manage_all = true;
-                CPU_ZERO(&c->manage);
-                return 0;
-        }
-        /* Policy numbers in the CPU-list syntax ("0,4", "0-3"); policyN is named after its first CPU. */
-        if (cpulist_parse(value, &set) < 0 || CPU_COUNT(&set) == 0) {
-                *ret_reason = "expected all or a list of policy numbers such as 0,4 or 0-3";
-                return -EINVAL;
-        }
-        c->manage_all = false;
-        c->manage = set;
-        return 0;
-}
-
-static int parse_remote(const char *value, void *field, const char **ret_reason) {
-        RemoteMode m = remote_mode_from_string(value);
-
-        if (m < 0) {
-                *ret_reason = "expected auto, yes or no";
-                return -EINVAL;
-        }
-        *(RemoteMode *) field = m;
-        return 0;
-}
-
-/* ---- the key table ---- */
-
-typedef struct ConfigItem {
-        const char *section;      /* "policy" stands for every [policyN] */
-        const char *key;
-        ConfigParseFn parse;
-        size_t offset;            /* into Config, or into PolicyConfig for "policy" */
-} ConfigItem;
-
-#define POLICY_SECTION "policy"
-
-static const ConfigItem config_items[] = {
-        { "daemon",       "log_level",          parse_log_level,          offsetof(Config, log_level) },
-        { "daemon",       "realtime_priority",  parse_realtime_priority,  offsetof(Config, realtime_priority) },
-        { "events",       "drain_interval_ms",  parse_drain_interval,     offsetof(Config, drain_interval_usec) },
-        { "events",       "ring_pages",         parse_ring_pages,         offsetof(Config, ring_pages) },
-        { "events",       "wakeup",             parse_wakeup,             offsetof(Config, wakeup) },
-        { "events",       "adaptive_threshold", parse_adaptive_threshold, offsetof(Config, adaptive_high_per_sec) },
-        { "governor",     "headroom",           parse_headroom,           offsetof(Config, headroom_x1024) },
-        { "governor",     "rate_limit_us",      parse_rate_limit,         offsetof(Config, rate_limit_usec) },
-        { "governor",     "tick_ms",            parse_tick,               offsetof(Config, tick_usec) },
-        { "governor",     "policies",           parse_policies,           0 /* manage_all + manage */ },
-        { "governor",     "remote",             parse_remote,             offsetof(Config, remote) },
-        { POLICY_SECTION, "remote",             parse_remote,             offsetof(PolicyConfig, remote) },
-};
-
-/* "policyN" with N in canonical decimal → N; -ENOENT when not a policy section, -ERANGE when N is bad. */
-static int policy_section_id(const char *section) {
-        uint64_t id;
-
-        if (strncmp(section, POLICY_SECTION, strlen(POLICY_SECTION)) != 0)
-                return -ENOENT;
-        section += strlen(POLICY_SECTION);
-        if (section[0] == '0' && section[1] != '\0')
-                return -ERANGE; /* "policy01" is not a name the kernel uses */
-        if (parse_u64_range(section, 0, CONFIG_POLICIES_MAX - 1, &id) < 0)
-                return -ERANGE;
-        return (int) id;
-}
-
-static bool section_known(const char *section) {
-        for (size_t i = 0; i < ELEMENTSOF(config_items); i++)
-                if (streq(config_items[i].section, section))
-                        return true;
-        return false;
-}
-
-static const ConfigItem *config_item_find(const char *section, const char *key) {
-        for (size_t i = 0; i < ELEMENTSOF(config_items); i++)
-                if (streq(config_items[i].section, section) && streq(config_items[i].key, key))
-                        return &config_items[i];
-        return NULL;
-}
-
-/* ---- errors: one "FILE:LINE: reason" per entry, in line order within a file ---- */
-
-typedef struct ConfigError {
-        unsigned line;
-        size_t seq;               /* keeps the order of errors on the same line */
-        char *message;
-} ConfigError;
-
-typedef struct ErrorList {
-        ConfigError *items;
-        size_t n, allocated;
-        bool oom;
-        uint32_t bad_rules;       /* rules with a bad key or value: not judged as a whole too (bit = index) */
-} ErrorList;
-
-_Static_assert(RULES_MAX <= 32, "ErrorList.bad_rules has a bit per rule");
-
-static void error_list_done(ErrorList *l) {
-        for (size_t i = 0; i < l->n; i++)
-                free(l->items[i].message);
-        free(l->items);
-        *l = (ErrorList) {};
-}
-
-/* analyze: false positive: l->items keeps the array (freed by error_list_done()); gcc 12 loses it on a path
- * that follows a failed read_line() as a success (it can't tell that -errno is < 0), see parse_state_read() */
-ANALYZER_FALSE_POSITIVE_BEGIN("-Wanalyzer-malloc-leak")
-_printf_(3, 4) static void error_add(ErrorList *l, unsigned line, const char *format, ...) {
-        char *message;
-        va_list ap;
-        int r;
-
-        if (l->n == l->allocated) {
-                size_t allocated = MAX(l->allocated * 2, (size_t) 8);
-                ConfigError *items = reallocarray(l->items, allocated, sizeof(ConfigError));
-
-                if (!items) {
-                        l->oom = true;
-                        return;
-                }
-                l->items = items;
-                l->allocated = allocated;
-        }
-
-        va_start(ap, format);
-        r = vasprintf(&message, format, ap);
-        va_end(ap);
-        if (r < 0) {
-                l->oom = true;
-                return;
-        }
-        l->items[l->n] = (ConfigError) { .line = line, .seq = l->n, .message = message };
-        l->n++;
-}
-ANALYZER_FALSE_POSITIVE_END
-
-static int config_error_cmp(const void *a, const void *b) {
-        const ConfigError *x = a, *y = b;
-
-        if (x->line != y->line)
-                return x->line < y->line ? -1 : 1;
-        return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/* The syntax pass finds its errors before the key pass: put one file's errors back in line order. */
-static void error_list_sort_from(ErrorList *l, size_t start) {
-        if (l->n > start)
-                qsort(l->items + start, l->n - start, sizeof(ConfigError), config_error_cmp);
-}
-
-/* All messages, one per line, without a final newline. */
-static char *error_list_join(const ErrorList *l) {
-        size_t len = 0;
-        char *text, *p;
-
-        for (size_t i = 0; i < l->n; i++)
-                len += strlen(l->items[i].message) + 1;
-        text = malloc(MAX(len, (size_t) 1));
-        if (!text)
-                return NULL;
-
-        p = text;
-        for (size_t i = 0; i < l->n; i++) {
-                if (i > 0)
-                        *p++ = '\n';
-                p = stpcpy(p, l->items[i].message);
-        }
-        *p = '\0';
-        return text;
-}
-
 /* ---- one file, served to inih line by line ---- */
 
 typedef struct ParseState {
@@ -445,7 +111,7 @@ typedef struct ParseState {
         bool keys_pass;           /* the pass that calls config_handler() (not the syntax pre-pass) */
         char section[INI_MAX_LINE]; /* keys pass: the name of that header, uncut */
         Config *config;
-        ErrorList *errors;
+        ConfigErrors *errors;
 } ParseState;
 
 static void parse_state_done(ParseState *st) {
@@ -540,7 +206,7 @@ static int parse_state_read(ParseState *st, FILE *f) {
                 /* inih reads C strings: a NUL byte would cut the line there without a word. */
                 st->blank[st->n_lines] = n != strlen(line);
                 if (st->blank[st->n_lines])
-                        error_add(st->errors, (unsigned) st->n_lines + 1, "%s:%zu: NUL byte in line", st->file,
+                        config_error_add(st->errors, (unsigned) st->n_lines + 1, "%s:%zu: NUL byte in line", st->file,
                                   st->n_lines + 1);
                 st->lines[st->n_lines++] = line;
         }
@@ -578,7 +244,7 @@ static char *parse_state_reader(char *str, int num, void *stream) {
         line = st->lines[i];
         if (!st->blank[i] && strlen(line) >= (size_t) num) {
                 /* inih would cut it into pieces and parse each: refuse it whole instead. */
-                error_add(st->errors, (unsigned) i + 1, "%s:%zu: line too long (more than %d characters)", st->file,
+                config_error_add(st->errors, (unsigned) i + 1, "%s:%zu: line too long (more than %d characters)", st->file,
                           i + 1, num - 2);
                 st->blank[i] = true;
         }
@@ -609,28 +275,28 @@ static const ConfigItem *handler_lookup(ParseState *st, const char *section, con
         int id;
 
         if (section[0] == '\0') {
-                error_add(st->errors, line, "%s:%u: '%s' outside of any [section]", st->file, line, key);
+                config_error_add(st->errors, line, "%s:%u: '%s' outside of any [section]", st->file, line, key);
                 return NULL;
         }
 
-        id = policy_section_id(section);
+        id = config_policy_section_id(section);
         if (id == -ERANGE) {
                 if (report_section_once(st))
-                        error_add(st->errors, st->section_line,
+                        config_error_add(st->errors, st->section_line,
                                   "%s:%u: invalid section [%s]: expected [policyN] with N in 0..%d", st->file,
                                   st->section_line, section, CONFIG_POLICIES_MAX - 1);
                 return NULL;
         }
-        if (id < 0 && !section_known(section)) {
+        if (id < 0 && !config_section_known(section)) {
                 if (report_section_once(st))
-                        error_add(st->errors, st->section_line, "%s:%u: unknown section [%s]", st->file,
+                        config_error_add(st->errors, st->section_line, "%s:%u: unknown section [%s]", st->file,
                                   st->section_line, section);
                 return NULL;
         }
 
         item = config_item_find(id >= 0 ? POLICY_SECTION : section, key);
         if (!item) {
-                error_add(st->errors, line, "%s:%u: unknown key '%s' in section [%s]", st->file, line, key,
+                config_error_add(st->errors, line, "%s:%u: unknown key '%s' in section [%s]", st->file, line, key,
                           section);
                 return NULL;
         }
@@ -663,7 +329,7 @@ static void config_note_origin(ParseState *st, const ConfigItem *item, void *bas
         if (streq(item->section, POLICY_SECTION)) {
                 o = &((PolicyConfig *) base)->origin;
                 line = st->section_line;
-        } else if (item->parse == parse_policies) {
+        } else if (streq(item->key, "policies")) { /* [governor] policies= */
                 o = &st->config->manage_origin;
                 line = parse_state_lineno(st);
         } else
@@ -685,7 +351,7 @@ static int rule_section_index(ParseState *st, const char *section, bool at_heade
 
         if (!rule_name_valid(name)) {
                 if (report_section_once(st))
-                        error_add(st->errors, st->section_line, "%s:%u: invalid section [%s]: expected [rule:NAME] "
+                        config_error_add(st->errors, st->section_line, "%s:%u: invalid section [%s]: expected [rule:NAME] "
                                   "with a NAME of 1 to %d letters, digits, '_', '.' or '-'", st->file,
                                   st->section_line, section, RULE_NAME_MAX - 1);
                 return -1;
@@ -693,7 +359,7 @@ static int rule_section_index(ParseState *st, const char *section, bool at_heade
         index = rule_set_find_or_add(&st->config->rules, name);
         if (index < 0) {
                 if (report_section_once(st))
-                        error_add(st->errors, st->section_line, "%s:%u: [%s]: more than %d rules", st->file,
+                        config_error_add(st->errors, st->section_line, "%s:%u: [%s]: more than %d rules", st->file,
                                   st->section_line, section, RULES_MAX);
                 return -1;
         }
@@ -748,11 +414,11 @@ static int rule_handler(ParseState *st, const char *section, const char *key, co
         case 0:
                 return 1;
         case -ENOENT:
-                error_add(st->errors, line, "%s:%u: unknown key '%s' in section [%s] (valid keys: " RULE_KEYS ")",
+                config_error_add(st->errors, line, "%s:%u: unknown key '%s' in section [%s] (valid keys: " RULE_KEYS ")",
                           st->file, line, key, section);
                 break;
         default:
-                error_add(st->errors, line, "%s:%u: %s=%s: %s", st->file, line, key, value, reason ?: "invalid value");
+                config_error_add(st->errors, line, "%s:%u: %s=%s: %s", st->file, line, key, value, reason ?: "invalid value");
                 break;
         }
         st->errors->bad_rules |= UINT32_C(1) << index;
@@ -768,7 +434,7 @@ static int rule_origin_cmp(const void *a, const void *b) {
 }
 
 /* Judges each rule as a whole, once every file is read: its problems at its last header, in load order. */
-static void config_check_rules(const Config *c, ErrorList *errors) {
+static void config_check_rules(const Config *c, ConfigErrors *errors) {
         const Rule *rules[RULES_MAX];
         size_t n = 0;
 
@@ -784,16 +450,16 @@ static void config_check_rules(const Config *c, ErrorList *errors) {
                 unsigned p = rule_problems(r), line = r->origin.line;
 
                 if (p & RULE_PROBLEM_NO_MATCH_KEY)
-                        error_add(errors, 0, "%s:%u: rule '%s' has no match key (comm=, exe= or cgroup=)", file,
+                        config_error_add(errors, 0, "%s:%u: rule '%s' has no match key (comm=, exe= or cgroup=)", file,
                                   line, r->name);
                 if (p & RULE_PROBLEM_NO_ACTION)
-                        error_add(errors, 0, "%s:%u: rule '%s' has no action (min_util=, max_util=, rt_boost=yes "
+                        config_error_add(errors, 0, "%s:%u: rule '%s' has no action (min_util=, max_util=, rt_boost=yes "
                                   "or ignore=yes)", file, line, r->name);
                 if (p & RULE_PROBLEM_IGNORE_AND_MORE)
-                        error_add(errors, 0, "%s:%u: rule '%s': ignore=yes excludes the other actions (min_util=, "
+                        config_error_add(errors, 0, "%s:%u: rule '%s': ignore=yes excludes the other actions (min_util=, "
                                   "max_util=, rt_boost=)", file, line, r->name);
                 if (p & RULE_PROBLEM_MIN_ABOVE_MAX)
-                        error_add(errors, 0, "%s:%u: rule '%s': min_util=%u is above max_util=%u", file, line,
+                        config_error_add(errors, 0, "%s:%u: rule '%s': min_util=%u is above max_util=%u", file, line,
                                   r->name, r->min_util, r->max_util);
         }
 }
@@ -814,7 +480,7 @@ static int config_handler(void *user, const char *section, const char *key, cons
 
         if (item->parse(value, (uint8_t *) base + item->offset, &reason) < 0) {
                 line = parse_state_lineno(st);
-                error_add(st->errors, line, "%s:%u: %s=%s: %s", st->file, line, key, value,
+                config_error_add(st->errors, line, "%s:%u: %s=%s: %s", st->file, line, key, value,
                           reason ?: "invalid value");
                 return 0;
         }
@@ -853,22 +519,22 @@ static int config_find_syntax_errors(ParseState *st) {
 
                 line = (unsigned) r;
                 if (found == SYNTAX_ERRORS_MAX) {
-                        error_add(st->errors, line, "%s:%u: more lines that are not 'key = value', '[section]' or a "
+                        config_error_add(st->errors, line, "%s:%u: more lines that are not 'key = value', '[section]' or a "
                                   "comment from here on (only the first %u are listed)", st->file, line,
                                   SYNTAX_ERRORS_MAX);
                         return 0;
                 }
                 if (is_section_header(st->lines[line - 1]))
-                        error_add(st->errors, line, "%s:%u: section header without ']'", st->file, line);
+                        config_error_add(st->errors, line, "%s:%u: section header without ']'", st->file, line);
                 else
-                        error_add(st->errors, line, "%s:%u: expected 'key = value', '[section]' or a comment",
+                        config_error_add(st->errors, line, "%s:%u: expected 'key = value', '[section]' or a comment",
                                   st->file, line);
                 st->blank[line - 1] = true;
         }
 }
 
 /* Parses @f (named @file in messages) into @c; problems are added to @errors. */
-static int config_parse_file(FILE *f, const char *file, Config *c, ErrorList *errors) {
+static int config_parse_file(FILE *f, const char *file, Config *c, ConfigErrors *errors) {
         _cleanup_(parse_state_done) ParseState st = {
                 .file = file,
                 .config = c,
@@ -891,12 +557,12 @@ static int config_parse_file(FILE *f, const char *file, Config *c, ErrorList *er
         if (r == -2)
                 return -ENOMEM;
 
-        error_list_sort_from(errors, first_error);
+        config_errors_sort_from(errors, first_error);
         return 0;
 }
 
 /* Loads @path: -ENOENT when it does not exist, another negative errno when it can't be read. */
-static int config_load_file(const char *path, Config *c, ErrorList *errors) {
+static int config_load_file(const char *path, Config *c, ConfigErrors *errors) {
         _cleanup_fclose_ FILE *f = NULL;
 
         f = fopen(path, "re");
@@ -987,7 +653,7 @@ static int config_io_error(const char *path, int r, char **ret_error) {
         return r;
 }
 
-static int config_load_dropins(const char *path, Config *c, ErrorList *errors, char **ret_error) {
+static int config_load_dropins(const char *path, Config *c, ConfigErrors *errors, char **ret_error) {
         _cleanup_(name_list_done) NameList names = {};
         _cleanup_free_ char *dir = NULL;
         int r;
@@ -1019,7 +685,7 @@ static int config_load_dropins(const char *path, Config *c, ErrorList *errors, c
 }
 
 int config_load(const char *path, bool missing_ok, Config *ret, char **ret_error) {
-        _cleanup_(error_list_done) ErrorList errors = {};
+        _cleanup_(config_errors_done) ConfigErrors errors = {};
         Config c;
         int r;
 
@@ -1041,7 +707,7 @@ int config_load(const char *path, bool missing_ok, Config *ret, char **ret_error
 
         if (errors.n > 0) {
                 if (ret_error) {
-                        *ret_error = error_list_join(&errors);
+                        *ret_error = config_errors_join(&errors);
                         if (!*ret_error)
                                 return -ENOMEM;
                 }
@@ -1050,103 +716,4 @@ int config_load(const char *path, bool missing_ok, Config *ret, char **ret_error
 
         *ret = c;
         return 0;
-}
-
-/* ---- the config against the machine's policies ---- */
-
-const char *config_origin_file(const Config *c, ConfigOrigin o) {
-        if (o.file >= c->origin_files_used)
-                return "(a configuration file)";
-        return c->origin_files + o.file;
-}
-
-typedef struct MissingPolicy {
-        ConfigOrigin origin;
-        unsigned id;
-        bool section;             /* a [policyN] section; else an entry of policies= */
-} MissingPolicy;
-
-static int cmp_u64(uint64_t a, uint64_t b) {
-        return a < b ? -1 : a > b;
-}
-
-/* In load order: the main file's names come first in origin_files, then the drop-ins' in name order. */
-static int missing_policy_cmp(const void *a, const void *b) {
-        const MissingPolicy *x = a, *y = b;
-
-        return cmp_u64(x->origin.file, y->origin.file) ?: cmp_u64(x->origin.line, y->origin.line) ?:
-                cmp_u64(x->section, y->section) ?: cmp_u64(x->id, y->id);
-}
-
-/* Why @id names no policy of @t, for the end of a warning: the usual slip is a CPU number for a policy one. */
-static void missing_policy_hint(const Topology *t, unsigned id, char *buf, size_t size) {
-        const PolicyDesc *p = topology_policy_of_cpu(t, id);
-        char list[4096]; /* 1024 ids alternating: "0,2,...,1022" < 4096 bytes */
-        cpu_set_t ids;
-
-        if (p) {
-                snprintf(buf, size, "CPU %u is in policy%u; policies are named after their first CPU", id, p->id);
-                return;
-        }
-        if (t->n_policies == 0) {
-                snprintf(buf, size, "there is no cpufreq policy");
-                return;
-        }
-        CPU_ZERO(&ids);
-        for (size_t i = 0; i < t->n_policies; i++)
-                if (t->policies[i].id < CPU_SETSIZE)
-                        CPU_SET(t->policies[i].id, &ids);
-        if (cpulist_format(&ids, list, sizeof(list)) < 0)
-                list[0] = '\0';
-        snprintf(buf, size, "existing policies: %s", list);
-}
-
-static void missing_policy_warn(const Config *c, const Topology *t, const MissingPolicy *m, ErrorList *warnings) {
-        char hint[4200];
-
-        missing_policy_hint(t, m->id, hint, sizeof(hint));
-        if (m->section)
-                error_add(warnings, 0, "%s:%" PRIu32 ": [policy%u] is for a policy that does not exist (%s)",
-                          config_origin_file(c, m->origin), m->origin.line, m->id, hint);
-        else
-                error_add(warnings, 0, "%s:%" PRIu32 ": policies= names policy%u, which does not exist (%s)",
-                          config_origin_file(c, m->origin), m->origin.line, m->id, hint);
-}
-
-int config_check_topology(const Config *c, const Topology *t, char **ret_warnings) {
-        _cleanup_(error_list_done) ErrorList warnings = {};
-        _cleanup_free_ MissingPolicy *missing = NULL;
-        size_t n = 0;
-
-        if (!c || !t)
-                return -EINVAL;
-
-        /* At most one entry and one section per policy number. */
-        missing = calloc(2 * (size_t) CONFIG_POLICIES_MAX, sizeof(MissingPolicy));
-        if (!missing)
-                return -ENOMEM;
-
-        for (unsigned id = 0; id < CONFIG_POLICIES_MAX; id++) {
-                if (topology_policy_by_id(t, id))
-                        continue;
-                if (!c->manage_all && CPU_ISSET(id, &c->manage))
-                        missing[n++] = (MissingPolicy) { .origin = c->manage_origin, .id = id };
-                if (c->policy[id].present)
-                        missing[n++] = (MissingPolicy) { .origin = c->policy[id].origin, .id = id, .section = true };
-        }
-        if (n == 0)
-                return 0;
-
-        qsort(missing, n, sizeof(MissingPolicy), missing_policy_cmp);
-        for (size_t i = 0; i < n; i++)
-                missing_policy_warn(c, t, &missing[i], &warnings);
-        if (warnings.oom)
-                return -ENOMEM;
-
-        if (ret_warnings) {
-                *ret_warnings = error_list_join(&warnings);
-                if (!*ret_warnings)
-                        return -ENOMEM;
-        }
-        return (int) n;
 }

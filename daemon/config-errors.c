@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* config-errors.c: the configuration's "FILE:LINE: reason" list (include/config-errors.h). */
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config-errors.h"
+
+void config_errors_done(ConfigErrors *l) {
+        for (size_t i = 0; i < l->n; i++)
+                free(l->items[i].message);
+        free(l->items);
+        *l = (ConfigErrors) {};
+}
+
+/* analyze: false positive: l->items keeps the array (freed by error_list_done()); gcc 12 loses it on a path
+ * that follows a failed read_line() as a success (it can't tell that -errno is < 0), see parse_state_read() */
+ANALYZER_FALSE_POSITIVE_BEGIN("-Wanalyzer-malloc-leak")
+void config_error_add(ConfigErrors *l, unsigned line, const char *format, ...) {
+        char *message;
+        va_list ap;
+        int r;
+
+        if (l->n == l->allocated) {
+                size_t allocated = MAX(l->allocated * 2, (size_t) 8);
+                ConfigError *items = reallocarray(l->items, allocated, sizeof(ConfigError));
+
+                if (!items) {
+                        l->oom = true;
+                        return;
+                }
+                l->items = items;
+                l->allocated = allocated;
+        }
+
+        va_start(ap, format);
+        r = vasprintf(&message, format, ap);
+        va_end(ap);
+        if (r < 0) {
+                l->oom = true;
+                return;
+        }
+        l->items[l->n] = (ConfigError) { .line = line, .seq = l->n, .message = message };
+        l->n++;
+}
+ANALYZER_FALSE_POSITIVE_END
+
+static int config_error_cmp(const void *a, const void *b) {
+        const ConfigError *x = a, *y = b;
+
+        if (x->line != y->line)
+                return x->line < y->line ? -1 : 1;
+        return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+void config_errors_sort_from(ConfigErrors *l, size_t start) {
+        if (l->n > start)
+                qsort(l->items + start, l->n - start, sizeof(ConfigError), config_error_cmp);
+}
+
+char *config_errors_join(const ConfigErrors *l) {
+        size_t len = 0;
+        char *text, *p;
+
+        for (size_t i = 0; i < l->n; i++)
+                len += strlen(l->items[i].message) + 1;
+        text = malloc(MAX(len, (size_t) 1));
+        if (!text)
+                return NULL;
+
+        p = text;
+        for (size_t i = 0; i < l->n; i++) {
+                if (i > 0)
+                        *p++ = '\n';
+                p = stpcpy(p, l->items[i].message);
+        }
+        *p = '\0';
+        return text;
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/*
+ * The configuration's keys (config.c's inih handler walks this table): one row per key, with its section, its
+ * value parser and where in Config (or PolicyConfig, for the [policyN] sections) the value goes. Parsers give
+ * 0, or -EINVAL/-ERANGE with a reason (a static string) for the "FILE:LINE: reason" error.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef int (*ConfigParseFn)(const char *value, void *field, const char **ret_reason);
+
+typedef struct ConfigItem {
+        const char *section;      /* "policy" stands for every [policyN] */
+        const char *key;
+        ConfigParseFn parse;
+        size_t offset;            /* into Config, or into PolicyConfig for "policy" */
+} ConfigItem;
+
+#define POLICY_SECTION "policy"
+
+/* "policyN" with N in canonical decimal → N; -ENOENT when not a policy section, -ERANGE when N is bad. */
+int config_policy_section_id(const char *section);
+/* A section some key belongs to ([policyN] sections: see config_policy_section_id()). */
+bool config_section_known(const char *section);
+/* The row of @key in @section (POLICY_SECTION for every [policyN]), or NULL. */
+const ConfigItem *config_item_find(const char *section, const char *key);
