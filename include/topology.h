@@ -78,6 +78,8 @@ static inline void topology_freep(Topology **t) {
 int topology_new(Topology **ret);
 /* Appends a policy (copying @p, including its frequency table) and keeps the array sorted by id. */
 int topology_add_policy(Topology *t, const PolicyDesc *p);
+/* Frees what @p owns (its frequency table); @p itself stays. */
+void policy_desc_done(PolicyDesc *p);
 
 /*
  * Parses the INI text of @f; @name is used in error messages. Checks cross-field consistency (min <= max,
