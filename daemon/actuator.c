@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * actuator.c: take-over (locks, save, state file, userspace governor), kept-open scaling_setspeed fds, restore.
+ * The state file's text is actuator-state.c's, the instance and policy locks actuator-lock.c's.
  *
  * Kernel behaviour this relies on (drivers/cpufreq/):
  *  - cpufreq_userspace.c: starting the governor sets its setspeed to policy->cur, so the frequency does not
@@ -18,11 +19,9 @@
 #include <fcntl.h>
 #include <glob.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/sysmacros.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -32,12 +31,10 @@
 #include "cpufreq-driver.h"
 #include "cpufreq-sysfs.h"
 #include "crash-point.h"
+#include "error-text.h"
+#include "fs-util.h"
 #include "log.h"
 #include "macro.h"
-#include "string-util.h"
-
-/* CPUFREQ_NAME_LEN (include/linux/cpufreq.h): governor names are shorter. */
-#define GOVERNOR_NAME_MAX 16
 
 typedef struct HeldPolicy {
         unsigned index;           /* into the topology */
@@ -57,25 +54,6 @@ struct Actuator {
         char *state_path;
         bool is_held;
 };
-
-/* Records the first failure's context; later ones are only returned. */
-_printf_(3, 4) static int error_set(char **error, int r, const char *fmt, ...) {
-        va_list ap;
-
-        if (error && !*error) {
-                va_start(ap, fmt);
-                if (vasprintf(error, fmt, ap) < 0)
-                        *error = NULL;
-                va_end(ap);
-        }
-        return r;
-}
-
-static int error_return(int r, char **error, char **ret_error) {
-        if (r < 0 && ret_error)
-                *ret_error = TAKE_PTR(*error);
-        return r;
-}
 
 static int attr_path(char path[static PATH_MAX], const char *dir, const char *name) {
         int n = snprintf(path, PATH_MAX, "%s/%s", dir, name);
@@ -126,269 +104,7 @@ void actuator_saved_free_many(ActuatorSaved *s, size_t n) {
         free(s);
 }
 
-/* ---- the state file ---- */
-
-int actuator_state_write(FILE *f, const ActuatorSaved *s, size_t n) {
-        fputs("# schedfreqd: cpufreq settings to put back (`schedfreqd restore`), written before taking over\n", f);
-        for (size_t i = 0; i < n; i++) {
-                fprintf(f,
-                        "\n[policy%u]\n"
-                        "dir = %s\n"
-                        "governor = %s\n"
-                        "scaling_min_khz = %u\n"
-                        "scaling_max_khz = %u\n"
-                        "setspeed_khz = %u\n",
-                        s[i].id, s[i].dir, s[i].governor, s[i].scaling_min_khz, s[i].scaling_max_khz,
-                        s[i].setspeed_khz);
-                if (s[i].has_rate_limit)
-                        fprintf(f, "rate_limit_us = %u\n", s[i].rate_limit_us);
-        }
-        return ferror(f) ? -EIO : 0;
-}
-
-typedef enum StateKey {
-        STATE_KEY_DIR,
-        STATE_KEY_GOVERNOR,
-        STATE_KEY_MIN,
-        STATE_KEY_MAX,
-        STATE_KEY_SETSPEED,
-        STATE_KEY_RATE_LIMIT,     /* optional */
-        _STATE_KEY_MAX,
-        _STATE_KEY_INVALID = -EINVAL,
-} StateKey;
-
-static const char *const state_key_names[_STATE_KEY_MAX] = {
-        [STATE_KEY_DIR] = "dir",
-        [STATE_KEY_GOVERNOR] = "governor",
-        [STATE_KEY_MIN] = "scaling_min_khz",
-        [STATE_KEY_MAX] = "scaling_max_khz",
-        [STATE_KEY_SETSPEED] = "setspeed_khz",
-        [STATE_KEY_RATE_LIMIT] = "rate_limit_us",
-};
-
-static StateKey state_key_from_string(const char *s) {
-        for (size_t i = 0; i < ELEMENTSOF(state_key_names); i++)
-                if (streq(s, state_key_names[i]))
-                        return (StateKey) i;
-        return _STATE_KEY_INVALID;
-}
-
-/* libcpupower verify_gov() (tools/power/cpupower/lib/cpufreq.c): letters, '-' and '_' only. */
-static bool governor_name_valid(const char *s) {
-        size_t len = strlen(s);
-
-        if (len == 0 || len >= GOVERNOR_NAME_MAX)
-                return false;
-        for (; *s; s++)
-                if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '-' || *s == '_'))
-                        return false;
-        return true;
-}
-
-/* The state file names the directories we write as root: only cpufreq directories under sysfs. */
-static bool state_dir_valid(const char *s) {
-        return strncmp(s, SYSFS_CPU_DIR "/", strlen(SYSFS_CPU_DIR "/")) == 0 && !strstr(s, "/..") &&
-               strlen(s) < PATH_MAX - 32;
-}
-
-/* Sets one key of @s from @value; returns NULL or the reason it is invalid. @s is an element of the parser's
- * array, which actuator_saved_free_many() frees with its dir: gcc 12's analyzer loses it there (a leak it
- * reports of the strdup()). */
-ANALYZER_FALSE_POSITIVE_BEGIN("-Wanalyzer-malloc-leak")
-static const char *state_set_key(ActuatorSaved *s, StateKey key, const char *value) {
-        uint32_t *khz = NULL;
-
-        switch (key) {
-        case STATE_KEY_DIR:
-                if (!state_dir_valid(value))
-                        return "dir must be a directory under " SYSFS_CPU_DIR;
-                free(s->dir);
-                s->dir = strdup(value);
-                return s->dir ? NULL : "out of memory";
-        case STATE_KEY_GOVERNOR:
-                if (!governor_name_valid(value))
-                        return "invalid governor name";
-                strcpy(s->governor, value);
-                return NULL;
-        case STATE_KEY_MIN:
-                khz = &s->scaling_min_khz;
-                break;
-        case STATE_KEY_MAX:
-                khz = &s->scaling_max_khz;
-                break;
-        case STATE_KEY_SETSPEED:
-                khz = &s->setspeed_khz;
-                break;
-        case STATE_KEY_RATE_LIMIT:
-                if (cpufreq_sysfs_parse_u32(value, &s->rate_limit_us) < 0)
-                        return "not a number of microseconds";
-                s->has_rate_limit = true;
-                return NULL;
-        case _STATE_KEY_MAX:
-        case _STATE_KEY_INVALID:
-                return "unknown key";
-        }
-        return cpufreq_sysfs_parse_u32(value, khz) < 0 ? "not a frequency in kHz" : NULL;
-}
-ANALYZER_FALSE_POSITIVE_END
-
-typedef struct StateParser {
-        const char *name;
-        unsigned line;
-        ActuatorSaved *s;
-        size_t n;
-        unsigned seen;            /* bit per StateKey of the current section */
-        unsigned section_line;
-        char *error;
-} StateParser;
-
-static void state_parser_done(StateParser *p) {
-        actuator_saved_free_many(p->s, p->n);
-        free(p->error);
-}
-
-_printf_(2, 3) static int state_error(StateParser *p, const char *fmt, ...) {
-        _cleanup_free_ char *reason = NULL;
-        va_list ap;
-
-        va_start(ap, fmt);
-        if (vasprintf(&reason, fmt, ap) < 0)
-                reason = NULL;
-        va_end(ap);
-        return error_set(&p->error, -EINVAL, "%s:%u: %s", p->name, p->line, reason ? reason : "invalid");
-}
-
-static int state_section_end(StateParser *p) {
-        const ActuatorSaved *s;
-
-        if (p->n == 0)
-                return 0;
-        s = &p->s[p->n - 1];
-        for (size_t k = 0; k < _STATE_KEY_MAX; k++)
-                if (k != STATE_KEY_RATE_LIMIT && !(p->seen & (1u << k))) {
-                        p->line = p->section_line;
-                        return state_error(p, "[policy%u] lacks %s", s->id, state_key_names[k]);
-                }
-        if (s->scaling_min_khz > s->scaling_max_khz) {
-                p->line = p->section_line;
-                return state_error(p, "[policy%u] has scaling_min_khz > scaling_max_khz", s->id);
-        }
-        if (s->has_rate_limit && !streq(s->governor, "schedutil")) {
-                p->line = p->section_line;
-                return state_error(p, "[policy%u] has rate_limit_us but governor %s", s->id, s->governor);
-        }
-        return 0;
-}
-
-static int state_section_begin(StateParser *p, const char *text) {
-        ActuatorSaved *s;
-        uint32_t id;
-        size_t len = strlen(text);
-        char num[16];
-        int r;
-
-        r = state_section_end(p);
-        if (r < 0)
-                return r;
-        if (len < 9 || strncmp(text, "[policy", 7) != 0 || text[len - 1] != ']' || len - 8 >= sizeof(num))
-                return state_error(p, "expected a [policyN] section");
-        memcpy(num, text + 7, len - 8);
-        num[len - 8] = '\0';
-        if (cpufreq_sysfs_parse_u32(num, &id) < 0)
-                return state_error(p, "expected a [policyN] section");
-        for (size_t i = 0; i < p->n; i++)
-                if (p->s[i].id == id)
-                        return state_error(p, "[policy%u] appears twice", id);
-
-        s = reallocarray(p->s, p->n + 1, sizeof(*s));
-        if (!s)
-                return -ENOMEM;
-        p->s = s;
-        p->s[p->n++] = (ActuatorSaved) { .id = id };
-        p->seen = 0;
-        p->section_line = p->line;
-        return 0;
-}
-
-static int state_parse_line(StateParser *p, char *text) {
-        const char *reason;
-        char *eq, *key, *value;
-        StateKey k;
-
-        text = strip(text);
-        if (text[0] == '\0' || text[0] == '#' || text[0] == ';')
-                return 0;
-        if (text[0] == '[')
-                return state_section_begin(p, text);
-        if (p->n == 0)
-                return state_error(p, "key outside a [policyN] section");
-        eq = strchr(text, '=');
-        if (!eq)
-                return state_error(p, "expected key = value");
-        *eq = '\0';
-        key = strip(text);
-        value = strip(eq + 1);
-        k = state_key_from_string(key);
-        if (k < 0)
-                return state_error(p, "unknown key \"%s\"", key);
-        if (p->seen & (1u << k))
-                return state_error(p, "%s given twice", key);
-        reason = state_set_key(&p->s[p->n - 1], k, value);
-        if (reason)
-                return state_error(p, "%s: %s", key, reason);
-        p->seen |= 1u << k;
-        return 0;
-}
-
-int actuator_state_parse(FILE *f, const char *name, ActuatorSaved **ret, size_t *ret_n, char **ret_error) {
-        _cleanup_(state_parser_done) StateParser p = { .name = name };
-        _cleanup_free_ char *line = NULL;
-        size_t cap = 0;
-        int r;
-
-        for (ssize_t len; (len = getline(&line, &cap, f)) >= 0;) {
-                p.line++;
-                /* We always write whole lines of text: anything else is damage, never something to act on. */
-                if (strlen(line) != (size_t) len)
-                        return error_return(state_error(&p, "NUL byte in the line"), &p.error, ret_error);
-                if (line[len - 1] != '\n')
-                        return error_return(state_error(&p, "last line not terminated (truncated file?)"),
-                                            &p.error, ret_error);
-                r = state_parse_line(&p, line);
-                if (r < 0)
-                        return error_return(r, &p.error, ret_error);
-        }
-        if (ferror(f))
-                return error_return(error_set(&p.error, -EIO, "%s: read error", name), &p.error, ret_error);
-        r = state_section_end(&p);
-        if (r < 0)
-                return error_return(r, &p.error, ret_error);
-        /* A state file is written only when some policy is taken over: without one it is truncated or foreign. */
-        if (p.n == 0) {
-                p.line = MAX(p.line, 1u);
-                return error_return(state_error(&p, "no [policyN] section (empty or truncated state file)"),
-                                    &p.error, ret_error);
-        }
-
-        *ret = TAKE_PTR(p.s);
-        *ret_n = p.n;
-        p.n = 0;
-        return 0;
-}
-
-static int mkdir_parents(const char *path, mode_t mode) {
-        _cleanup_free_ char *p = strdup(path);
-
-        if (!p)
-                return -ENOMEM;
-        for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
-                *s = '\0';
-                if (mkdir(p, mode) < 0 && errno != EEXIST)
-                        return -errno;
-                *s = '/';
-        }
-        return 0;
-}
+/* ---- the state file on disk (its text: actuator-state.c) ---- */
 
 static int fsync_parent(const char *path) {
         _cleanup_free_ char *dir = strdup(path);
@@ -477,142 +193,6 @@ static void state_file_remove_stale(const char *path) {
         globfree(&g);
 }
 
-/* ---- who owns what: the instance lock and the policy locks ---- */
-
-int actuator_lock_path(const char *state_path, char **ret) {
-        const char *slash = strrchr(state_path, '/');
-        int n;
-
-        if (!slash)
-                n = asprintf(ret, "lock");
-        else
-                n = asprintf(ret, "%.*s/lock", (int) (slash - state_path), state_path);
-        return n < 0 ? -ENOMEM : 0;
-}
-
-int actuator_flock_holder_parse(FILE *f, dev_t dev, ino_t ino, pid_t *ret_pid) {
-        _cleanup_free_ char *line = NULL;
-        size_t cap = 0;
-
-        /* fs/locks.c lock_get_status(): "1: FLOCK  ADVISORY  WRITE 1234 00:28:3 0 EOF", the device in hex;
-         * a waiter's line reads "1: -> FLOCK ...", so its type does not match. */
-        while (getline(&line, &cap, f) >= 0) {
-                char type[16], mode[16], access_mode[16];
-                unsigned major_dev, minor_dev;
-                unsigned long long inode;
-                long pid;
-
-                if (sscanf(line, "%*u: %15s %15s %15s %ld %x:%x:%llu", type, mode, access_mode, &pid, &major_dev,
-                           &minor_dev, &inode) != 7)
-                        continue;
-                if (!streq(type, "FLOCK") || pid <= 0 || pid > INT_MAX)
-                        continue;
-                if (makedev(major_dev, minor_dev) != dev || inode != (unsigned long long) ino)
-                        continue;
-                *ret_pid = (pid_t) pid;
-                return 0;
-        }
-        return -ENOENT;
-}
-
-/* The process holding a flock on @fd's inode, from /proc/locks; 0 when it cannot be told (another PID
- * namespace shows 0 too). */
-static pid_t flock_holder(int fd) {
-        _cleanup_fclose_ FILE *f = NULL;
-        struct stat st;
-        pid_t pid = 0;
-
-        if (fstat(fd, &st) < 0)
-                return 0;
-        f = fopen("/proc/locks", "re");
-        if (!f)
-                return 0;
-        (void) actuator_flock_holder_parse(f, st.st_dev, st.st_ino, &pid);
-        return pid;
-}
-
-static pid_t lock_file_read_pid(int fd) {
-        char buf[16];
-        uint32_t pid;
-        ssize_t n;
-
-        n = pread(fd, buf, sizeof(buf) - 1, 0);
-        if (n <= 0)
-                return 0;
-        buf[n] = '\0';
-        buf[strcspn(buf, "\n")] = '\0';
-        if (cpufreq_sysfs_parse_u32(buf, &pid) < 0 || pid == 0 || pid > INT_MAX)
-                return 0;
-        return (pid_t) pid;
-}
-
-int actuator_lock_take(const char *lock_path, int *ret_fd, pid_t *ret_pid, char **ret_error) {
-        _cleanup_free_ char *error = NULL;
-        _cleanup_close_ int fd = -EBADF;
-        char buf[16];
-        pid_t pid;
-        int r, len;
-
-        r = mkdir_parents(lock_path, 0755);
-        if (r < 0)
-                return error_return(error_set(&error, r, "cannot create the directory of %s", lock_path), &error,
-                                    ret_error);
-        /* Root's only (docs/security.md), and never through a symbolic link someone planted. */
-        fd = open(lock_path, O_RDWR | O_CREAT | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC, 0600);
-        if (fd < 0)
-                return error_return(error_set(&error, -errno, "cannot open %s", lock_path), &error, ret_error);
-        if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-                if (errno != EWOULDBLOCK)
-                        return error_return(error_set(&error, -errno, "cannot lock %s", lock_path), &error,
-                                            ret_error);
-                /* The holder writes its PID just after locking: /proc/locks covers that window. */
-                pid = lock_file_read_pid(fd);
-                *ret_pid = pid > 0 ? pid : flock_holder(fd);
-                return error_return(error_set(&error, -EBUSY, "%s is held by PID %d", lock_path, (int) *ret_pid),
-                                    &error, ret_error);
-        }
-
-        /* Ours now. The PID still in the file is a previous holder's, who is gone (the kernel dropped its lock). */
-        if (fchmod(fd, 0600) < 0) /* one left by an older version */
-                return error_return(error_set(&error, -errno, "cannot chmod %s", lock_path), &error, ret_error);
-        pid = lock_file_read_pid(fd);
-        len = snprintf(buf, sizeof(buf), "%d\n", (int) getpid());
-        if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, (size_t) len, 0) != len)
-                return error_return(error_set(&error, negative_errno(), "cannot write %s", lock_path), &error,
-                                    ret_error);
-        *ret_pid = pid;
-        *ret_fd = TAKE_FD(fd);
-        return 0;
-}
-
-/*
- * One governor per policy: an exclusive flock(2) on the policy's sysfs directory, held while we manage the
- * policy (paused too: resuming must find it free). It does not depend on the lock or state file paths, so two
- * daemons given different --lock-file/--state-file still cannot both govern a policy, and `schedfreqd restore`
- * can tell whether a policy it would write has a live governor. The kernel drops it however the holder dies.
- * kernfs and FUSE without a flock handler keep flocks in the VFS. Returns 0 and the fd (-EBADF where the
- * filesystem refuses flocks: the instance lock is the only guard then), or -EBUSY and the holder's PID (0:
- * unknown).
- */
-static int policy_lock(const char *dir, int *ret_fd, pid_t *ret_holder) {
-        _cleanup_close_ int fd = -EBADF;
-
-        fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-                if (errno == EWOULDBLOCK) {
-                        *ret_holder = flock_holder(fd);
-                        return -EBUSY;
-                }
-                log_debug_errno(errno, "Cannot flock %s, ignoring: %m", dir);
-                closep(&fd);
-                fd = -EBADF;
-        }
-        *ret_fd = TAKE_FD(fd);
-        return 0;
-}
-
 /* ---- saving and putting back one policy ---- */
 
 int actuator_rate_limit_path(const char *dir, char *path) {
@@ -656,13 +236,13 @@ static int restore_rate_limit(const ActuatorSaved *s, char **error) {
                 return 0;
         r = actuator_rate_limit_path(s->dir, path);
         if (r < 0)
-                return error_set(error, r, "policy%u: path too long", s->id);
+                return error_text_set(error, r, "policy%u: path too long", s->id);
         if (cpufreq_sysfs_read_u32(path, &cur) >= 0 && cur == s->rate_limit_us)
                 return 0;
         (void) snprintf(value, sizeof(value), "%u\n", s->rate_limit_us);
         r = cpufreq_sysfs_write(path, value);
         if (r < 0)
-                return error_set(error, r, "policy%u: cannot write %u to %s", s->id, s->rate_limit_us, path);
+                return error_text_set(error, r, "policy%u: cannot write %u to %s", s->id, s->rate_limit_us, path);
         return 0;
 }
 
@@ -690,7 +270,7 @@ static int policy_save(ActuatorSaved *s, char **error) {
                 }
         }
         if (r < 0)
-                return error_set(error, r, "policy%u: cannot read %s/%s", s->id, s->dir, file);
+                return error_text_set(error, r, "policy%u: cannot read %s/%s", s->id, s->dir, file);
         save_rate_limit(s);
         return 0;
 }
@@ -702,7 +282,7 @@ static int restore_governor(const ActuatorSaved *s, char **error) {
         (void) snprintf(value, sizeof(value), "%s\n", s->governor);
         r = attr_write(s->dir, "scaling_governor", value);
         if (r < 0)
-                return error_set(error, r, "policy%u: cannot write %s to %s/scaling_governor", s->id, s->governor,
+                return error_text_set(error, r, "policy%u: cannot write %s to %s/scaling_governor", s->id, s->governor,
                                  s->dir);
         return 0;
 }
@@ -724,7 +304,7 @@ static int policy_put_back(const ActuatorSaved *s, char **error) {
 
         r = attr_read(s->dir, "scaling_governor", cur, sizeof(cur));
         if (r < 0)
-                return error_set(error, r, "policy%u: cannot read %s/scaling_governor", s->id, s->dir);
+                return error_text_set(error, r, "policy%u: cannot read %s/scaling_governor", s->id, s->dir);
         if (!streq(cur, "userspace")) {
                 /* Our own governor write, when a death came before the rate limit's: finish the job. */
                 if (streq(cur, s->governor))
@@ -744,7 +324,7 @@ static int policy_put_back(const ActuatorSaved *s, char **error) {
         if (streq(s->governor, "userspace") && s->setspeed_khz > 0) {
                 k = attr_write_u32(s->dir, "scaling_setspeed", s->setspeed_khz);
                 if (k < 0)
-                        k = error_set(error, k, "policy%u: cannot write %u to %s/scaling_setspeed", s->id,
+                        k = error_text_set(error, k, "policy%u: cannot write %u to %s/scaling_setspeed", s->id,
                                       s->setspeed_khz, s->dir);
                 if (r >= 0)
                         r = k;
@@ -810,7 +390,7 @@ static int actuator_alloc(const Topology *topo, const bool *manage, const char *
         return 0;
 }
 
-/* Checks every managed policy, finds where to write and locks it (policy_lock()); writes nothing. */
+/* Checks every managed policy, finds where to write and locks it (actuator_policy_lock()); writes nothing. */
 static int actuator_new(const Topology *topo, const bool *manage, const char *state_path, Actuator **ret,
                         char **error) {
         _cleanup_(actuator_freep) Actuator *a = NULL;
@@ -828,23 +408,23 @@ static int actuator_new(const Topology *topo, const bool *manage, const char *st
                 if (manage && !manage[i])
                         continue;
                 if (!governors_contains(p->governors, "userspace"))
-                        return error_set(error, -EOPNOTSUPP,
+                        return error_text_set(error, -EOPNOTSUPP,
                                          "policy%u: driver %s offers no userspace governor (it offers: %s); %s",
                                          p->id, p->driver, p->governors[0] ? p->governors : "none listed",
                                          cpufreq_driver_userspace_hint(p->driver));
                 r = cpufreq_sysfs_policy_cpu(p, &a->held[k].cpu);
                 if (r < 0)
-                        return error_set(error, r, "policy%u: no online CPU with a cpufreq directory", p->id);
+                        return error_text_set(error, r, "policy%u: no online CPU with a cpufreq directory", p->id);
                 r = cpufreq_sysfs_policy_dir(p, &a->saved[k].dir);
                 if (r < 0)
-                        return error_set(error, r, "policy%u: cannot find its sysfs directory", p->id);
-                r = policy_lock(a->saved[k].dir, &a->held[k].lock_fd, &holder);
+                        return error_text_set(error, r, "policy%u: cannot find its sysfs directory", p->id);
+                r = actuator_policy_lock(a->saved[k].dir, &a->held[k].lock_fd, &holder);
                 if (r == -EBUSY)
-                        return error_set(error, r, "policy%u is already governed by another schedfreqd (PID %d), "
+                        return error_text_set(error, r, "policy%u is already governed by another schedfreqd (PID %d), "
                                          "and a policy has one governor: stop that one first (systemctl stop "
                                          "schedfreqd, or kill -TERM %d)", p->id, (int) holder, (int) holder);
                 if (r < 0)
-                        return error_set(error, r, "policy%u: cannot open %s", p->id, a->saved[k].dir);
+                        return error_text_set(error, r, "policy%u: cannot open %s", p->id, a->saved[k].dir);
                 a->saved[k].id = p->id;
                 a->held[k].index = (unsigned) i;
                 a->slot[i] = (int) k++;
@@ -863,16 +443,16 @@ static int policy_take(const ActuatorSaved *s, HeldPolicy *h, char **error) {
                 errno = 0;
                 r = cpufreq_modify_policy_governor(h->cpu, userspace);
                 if (r < 0)
-                        return error_set(error, errno > 0 ? -errno : r,
+                        return error_text_set(error, errno > 0 ? -errno : r,
                                          "policy%u: cannot switch cpu%u to the userspace governor", s->id, h->cpu);
                 h->switched = true;
         }
         r = attr_path(path, s->dir, "scaling_setspeed");
         if (r < 0)
-                return error_set(error, r, "policy%u: path too long", s->id);
+                return error_text_set(error, r, "policy%u: path too long", s->id);
         h->setspeed_fd = open(path, O_WRONLY | O_CLOEXEC);
         if (h->setspeed_fd < 0)
-                return error_set(error, -errno, "policy%u: cannot open %s", s->id, path);
+                return error_text_set(error, -errno, "policy%u: cannot open %s", s->id, path);
         return 0;
 }
 
@@ -895,13 +475,13 @@ static void actuator_roll_back(Actuator *a) {
  */
 static int state_file_check_absent(const char *path, char **error) {
         if (access(path, F_OK) >= 0)
-                return error_set(error, -EEXIST,
+                return error_text_set(error, -EEXIST,
                                  "%s exists: a previous schedfreqd did not exit cleanly and left its cpufreq "
                                  "policies taken over (no running schedfreqd governs them now): run "
                                  "`schedfreqd restore --state-file %s` to put them back, then start again",
                                  path, path);
         if (errno != ENOENT)
-                return error_set(error, -errno, "cannot access %s", path);
+                return error_text_set(error, -errno, "cannot access %s", path);
         return 0;
 }
 
@@ -941,7 +521,7 @@ static int actuator_acquire(Actuator *a, char **error) {
         }
         r = actuator_state_save(a);
         if (r < 0)
-                return error_set(error, r, "cannot write the state file %s", a->state_path);
+                return error_text_set(error, r, "cannot write the state file %s", a->state_path);
         crash_point("take-over:state-written");
 
         for (size_t k = 0; k < a->n; k++) {
@@ -967,14 +547,14 @@ int actuator_take_over(const Topology *topo, const bool *manage, const char *sta
         /* Locks first: a state file next to a live owner is its, not a crash's. */
         r = actuator_new(topo, manage, state_path, &a, &error);
         if (r < 0)
-                return error_return(r, &error, ret_error);
+                return error_text_return(r, &error, ret_error);
         r = state_file_check_absent(state_path, &error);
         if (r < 0)
-                return error_return(r, &error, ret_error);
+                return error_text_return(r, &error, ret_error);
         state_file_remove_stale(state_path);
         r = actuator_acquire(a, &error);
         if (r < 0)
-                return error_return(r, &error, ret_error);
+                return error_text_return(r, &error, ret_error);
         *ret = TAKE_PTR(a);
         return 0;
 }
@@ -989,7 +569,7 @@ int actuator_reacquire(Actuator *a, char **ret_error) {
         r = state_file_check_absent(a->state_path, &error);
         if (r >= 0)
                 r = actuator_acquire(a, &error);
-        return error_return(r, &error, ret_error);
+        return error_text_return(r, &error, ret_error);
 }
 
 static int actuator_fd(Actuator *a, unsigned policy_index, size_t *ret_k) {
@@ -1083,9 +663,9 @@ static int state_policies_lock(const ActuatorSaved *s, size_t n, bool force, int
         int r;
 
         for (size_t i = 0; i < n; i++) {
-                r = policy_lock(s[i].dir, &locks[i], &holder);
+                r = actuator_policy_lock(s[i].dir, &locks[i], &holder);
                 if (r == -EBUSY && !force)
-                        return error_set(error, r, "policy%u is governed by a running schedfreqd (PID %d), which "
+                        return error_text_set(error, r, "policy%u is governed by a running schedfreqd (PID %d), which "
                                          "puts it back itself when it stops: not restoring under it (stop it "
                                          "instead: systemctl stop schedfreqd, or kill -TERM %d; --force "
                                          "restores anyway)", s[i].id, (int) holder, (int) holder);
@@ -1112,11 +692,11 @@ int actuator_restore_from_state_file(const char *state_path, bool force, char **
         if (!f) {
                 if (errno == ENOENT)
                         return 0;
-                return error_return(error_set(&error, -errno, "cannot open %s", state_path), &error, ret_error);
+                return error_text_return(error_text_set(&error, -errno, "cannot open %s", state_path), &error, ret_error);
         }
         k = actuator_state_parse(f, state_path, &s, &n, &error);
         if (k < 0)
-                return error_return(k, &error, ret_error);
+                return error_text_return(k, &error, ret_error);
         locks = malloc(n * sizeof(int));
         if (!locks) {
                 actuator_saved_free_many(s, n);
@@ -1137,9 +717,9 @@ int actuator_restore_from_state_file(const char *state_path, bool force, char **
         locks_close(locks, n);
         actuator_saved_free_many(s, n);
         if (r < 0)
-                return error_return(r, &error, ret_error);
+                return error_text_return(r, &error, ret_error);
         r = state_file_remove(state_path);
         if (r < 0)
-                return error_return(error_set(&error, r, "cannot remove %s", state_path), &error, ret_error);
+                return error_text_return(error_text_set(&error, r, "cannot remove %s", state_path), &error, ret_error);
         return 1;
 }

@@ -51,6 +51,13 @@ int actuator_lock_path(const char *state_path, char **ret);
 int actuator_lock_take(const char *lock_path, int *ret_fd, pid_t *ret_pid, char **ret_error);
 
 /*
+ * One governor per policy: an exclusive flock(2) on the policy's sysfs directory @dir, whatever the lock and
+ * state file paths (the take-over and `schedfreqd restore` take it). 0 and the fd (-EBADF where the filesystem
+ * refuses flocks), or -EBUSY and the holder's PID in @ret_holder (0: unknown). daemon/actuator-lock.c.
+ */
+int actuator_policy_lock(const char *dir, int *ret_fd, pid_t *ret_holder);
+
+/*
  * Takes over every policy i of @topo with @manage[i] (@manage NULL: all). Nothing is touched when:
  *  - a policy offers no userspace governor: -EOPNOTSUPP, and @ret_error names the fix (intel_pstate=passive,
  *    amd_pstate=passive, or loading cpufreq_userspace);
