@@ -1,0 +1,416 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * demand-events.c: the scheduler events fed to the demand model (demand_event() and its cases), in the kernel's
+ * order of operations (see demand.c's header for the rules and their kernel sources).
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "demand.h"
+#include "demand-internal.h"
+#include "macro.h"
+#include "pelt.h"
+#include "rules.h"
+#include "task-table.h"
+#include "util-est.h"
+
+static void effect_add(DemandEffect *e, int cpu) {
+        for (unsigned i = 0; i < e->n_cpus; i++)
+                if (e->cpus[i] == cpu)
+                        return;
+        if (cpu >= 0 && e->n_cpus < DEMAND_EFFECT_CPUS_MAX)
+                e->cpus[e->n_cpus++] = cpu;
+}
+
+/* The CPU's previous task, if we missed its switch-out, is no longer running there. */
+static void cpu_forget_curr(Demand *d, int cpu, int32_t unless_pid) {
+        DemandCpu *c = &d->cpus[cpu];
+        Task *k;
+
+        if (c->curr_pid == 0 || c->curr_pid == unless_pid)
+                return;
+        k = dm_task_get(d, c->curr_pid);
+        if (k && k->cpu == cpu)
+                k->running = false;
+}
+
+static void switch_prev(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_ns) {
+        Task *k;
+
+        if (ev->sw.prev_pid == 0)
+                return;
+        k = dm_task_get(d, ev->sw.prev_pid);
+        if (!k || k->cpu != cpu)
+                return;
+        k->last_seen_ns = now_ns;
+        k->running = false;
+        /* prev_state R or R+ (preempted): prev stays queued; anything else went to sleep (reference §6.3). */
+        if (!ev->sw.prev_runnable && k->on_rq)
+                dm_task_dequeue(d, k, now_ns, true);
+        dm_task_set_class(d, k, ev->sw.prev_prio, ev->sw.prev_comm, cpu, now_ns);
+}
+
+/* @k runs on @cpu from @now_ns (the CPU was advanced to @now_ns with its previous curr). */
+static void cpu_set_curr(Demand *d, int cpu, Task *k, uint64_t now_ns) {
+        DemandCpu *c = &d->cpus[cpu];
+
+        if (k->running && dm_cpu_valid(d, k->cpu) && k->cpu != cpu && d->cpus[k->cpu].curr_pid == k->pid) {
+                /* It runs here now, so it no longer runs there: the other CPU's switch was lost too. */
+                DemandCpu *o = &d->cpus[k->cpu];
+
+                (void) demand_advance(d, (unsigned) k->cpu, now_ns);
+                o->clock.idle_pending = true;
+                o->curr_pid = 0;
+                o->curr_cfs = o->curr_rt = o->curr_inferred = false;
+        }
+        dm_task_advance(d, k, now_ns);      /* the wait in the queue ends here */
+        c->idle_calls += c->curr_pid == 0;
+        if (k->on_rq && k->cpu != cpu)
+                dm_task_migrate(d, k, cpu, now_ns);    /* a migration we did not see */
+        else if (!k->on_rq)
+                dm_task_enqueue(d, k, cpu, now_ns);    /* a wake-up we did not see */
+        k->running = true;
+        c->curr_pid = k->pid;
+        c->curr_cfs = !k->rt;
+        c->curr_rt = k->rt && !k->stop;
+        c->seen_ns = now_ns;
+        c->curr_inferred = false;
+}
+
+/* The CPU runs its idle task from now on (it was advanced to now with its previous curr). */
+static void cpu_set_idle(DemandCpu *c, uint64_t now_ns) {
+        /* The idle task: idle entries are what the busy-hold rule counts. */
+        c->clock.idle_pending = c->curr_pid != 0;
+        c->curr_pid = 0;
+        c->curr_cfs = c->curr_rt = false;
+        c->seen_ns = now_ns;
+        c->curr_inferred = false;
+        /* Nothing is runnable here any more, whatever events were lost (dm_task_sync_rq()). */
+        c->epoch++;
+        dm_cpu_clear_rules(c);
+        c->nr_cfs = c->nr_rt = 0;
+        c->util_est_sum = 0;
+}
+
+static int switch_next(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_ns) {
+        DemandCpu *c = &d->cpus[cpu];
+        Task *k;
+        int r;
+
+        if (ev->sw.next_pid == 0) {
+                cpu_set_idle(c, now_ns);
+                return 0;
+        }
+        r = dm_task_lookup_or_add(d, ev->sw.next_pid, now_ns, &k);
+        if (r < 0)
+                return r;
+        dm_task_set_class(d, k, ev->sw.next_prio, ev->sw.next_comm, cpu, now_ns);
+        cpu_set_curr(d, cpu, k, now_ns);
+        return 0;
+}
+
+static int demand_switch(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_ns) {
+        /* Close the span that ends here with the state it had, then change state. */
+        (void) demand_advance(d, (unsigned) cpu, now_ns);
+        cpu_forget_curr(d, cpu, ev->sw.prev_pid);
+        switch_prev(d, cpu, ev, now_ns);
+        return switch_next(d, cpu, ev, now_ns);
+}
+
+/*
+ * Lost switches (shared/notes/platform.md, "A quiet machine"): on this VM some tasks' switch-outs never reach
+ * perf or ftrace, so the model would believe the last task switched in runs on until the CPU's next event,
+ * seconds later maybe: an idle CPU would be ticked and credited with time nobody ran. Two kinds of evidence
+ * end such a run:
+ *  - every event names the task current on its CPU when it was recorded (common_pid; sched_switch is traced
+ *    in __schedule() with prev current). Another task, or the idle task, there means a switch was lost. The
+ *    old curr stops at its last evidence (its switch-in, or the last event in its context) and the new one
+ *    starts at the event: no running time is credited that no event proves (if the new one is the idle task,
+ *    the CPU is idle from the last evidence);
+ *  - a CPU that runs a CFS task reports sched_stat_runtime at least once a tick (sched_tick() →
+ *    task_tick_fair() → entity_tick() → update_curr() → update_curr_task(), kernel/sched/fair.c; RT tasks
+ *    only since 6.8, so they are left out). No report for longer than demand_set_silence()'s window means
+ *    the task stopped at its last evidence (demand_cpu_silent()); the engine ends its run.
+ * Neither can take back what the model already accounted: a switch is placed no earlier than the CPU's clock.
+ */
+static int cpu_lost_switch(Demand *d, int cpu, int32_t pid, uint64_t now_ns) {
+        DemandCpu *c = &d->cpus[cpu];
+        uint64_t at_ns = MIN(MAX(c->seen_ns, c->clock.task_ns), now_ns);
+        Task *k;
+        int r;
+
+        d->lost_switches++;
+        if (c->curr_pid != 0) {
+                (void) demand_advance(d, (unsigned) cpu, at_ns);
+                cpu_forget_curr(d, cpu, pid);
+                if (pid == 0) {
+                        cpu_set_idle(c, at_ns);
+                        return 0;
+                }
+                /* Another task: the queue is not empty, but what ran until now is not known. */
+                c->curr_pid = 0;
+                c->curr_cfs = c->curr_rt = false;
+        }
+        if (pid == 0)
+                return 0;
+        /* The new curr's run is proven from now on only. */
+        (void) demand_advance(d, (unsigned) cpu, now_ns);
+        r = dm_task_lookup_or_add(d, pid, now_ns, &k);
+        if (r < 0)
+                return r;
+        cpu_set_curr(d, cpu, k, now_ns);
+        return 0;
+}
+
+/* The task whose context recorded @ev is current on its CPU: evidence for the model's curr, or a lost switch. */
+static int cpu_resync_context(Demand *d, const SchedEvent *ev, uint64_t now_ns) {
+        DemandCpu *c = &d->cpus[ev->cpu];
+        int32_t pid;
+
+        if (ev->type == SCHED_EVENT_SWITCH)
+                pid = ev->sw.prev_pid;
+        else if (ev->has_context)
+                pid = ev->context_pid;
+        else
+                return 0;
+        if (pid < 0)
+                return 0;
+        /* Woken onto the idle CPU, the task runs there next (dm_task_run_if_idle()): until then the idle task's
+         * context is no contradiction. */
+        if (pid == 0 && c->curr_inferred)
+                return 0;
+        if (pid != c->curr_pid)
+                return cpu_lost_switch(d, ev->cpu, pid, now_ns);
+        c->seen_ns = MAX(c->seen_ns, now_ns);
+        c->curr_inferred = false;
+        return 0;
+}
+
+void demand_set_silence(Demand *d, uint64_t silence_ns) {
+        d->silence_ns = silence_ns;
+}
+
+bool demand_cpu_silent(const Demand *d, unsigned cpu, uint64_t now_ns) {
+        const DemandCpu *c;
+
+        if (cpu >= d->n_cpus || d->silence_ns == 0)
+                return false;
+        c = &d->cpus[cpu];
+        return c->curr_pid != 0 && c->curr_cfs && now_ns > c->seen_ns + d->silence_ns;
+}
+
+void demand_cpu_lost_switch_out(Demand *d, unsigned cpu, uint64_t now_ns) {
+        if (cpu < d->n_cpus && d->cpus[cpu].curr_pid != 0)
+                (void) cpu_lost_switch(d, (int) cpu, 0, now_ns);
+}
+
+void demand_cpu_resync(Demand *d, unsigned cpu, uint64_t now_ns) {
+        DemandCpu *c;
+
+        if (cpu >= d->n_cpus)
+                return;
+        c = &d->cpus[cpu];
+        (void) demand_advance(d, cpu, MAX(now_ns, c->clock.task_ns));
+        cpu_forget_curr(d, (int) cpu, 0);
+        c->curr_pid = 0;
+        c->curr_cfs = c->curr_rt = false;
+        c->curr_inferred = false;
+        c->seen_ns = MAX(now_ns, c->clock.task_ns);
+        /* Every task queued here is forgotten (dm_task_sync_rq()): the next switch-in or wake-up re-adds it. */
+        c->epoch++;
+        dm_cpu_clear_rules(c);
+        c->nr_cfs = c->nr_rt = 0;
+        c->util_est_sum = 0;
+        d->resyncs++;
+}
+
+uint64_t demand_resyncs(const Demand *d) {
+        return d->resyncs;
+}
+
+uint64_t demand_lost_switches(const Demand *d) {
+        return d->lost_switches;
+}
+
+static void task_init_new(Demand *d, Task *k, int cpu, uint64_t now_ns) {
+        DemandCpu *c = &d->cpus[cpu];
+
+        /* post_init_entity_util_avg() runs in wake_up_new_task() after select_task_rq() chose @cpu. */
+        (void) demand_advance(d, (unsigned) cpu, now_ns);
+        pelt_reset(&k->util, now_ns);
+        pelt_reset(&k->runnable, now_ns);
+        if (k->rt)
+                return;
+        k->util.util_avg = util_initial(c->pelt.util_avg, c->cpu_scale);
+        /* "sa->runnable_avg = sa->util_avg" (reference §1.5); the sums are rebuilt from the averages. */
+        k->runnable.util_avg = k->util.util_avg;
+        k->runnable.util_sum = (uint64_t) k->runnable.util_avg * pelt_divider(&k->runnable);
+        k->cpu = cpu;
+}
+
+static int demand_wakeup(Demand *d, const SchedEvent *ev, uint64_t now_ns, DemandEffect *eff) {
+        int target = ev->wakeup.target_cpu, old;
+        bool is_new = ev->type == SCHED_EVENT_WAKEUP_NEW;
+        Task *k;
+        int r;
+
+        if (!dm_cpu_valid(d, target))
+                return -ERANGE;
+        k = dm_task_get(d, ev->wakeup.pid);
+        if (k && is_new && !k->on_rq) {
+                /* A recycled pid: the old task is gone (we missed its exit). */
+                dm_task_detach(d, k, now_ns, true);
+                task_table_remove(d->tasks, k->pid);
+        }
+        r = dm_task_lookup_or_add(d, ev->wakeup.pid, now_ns, &k);
+        if (r < 0)
+                return r;
+        dm_task_set_class(d, k, ev->wakeup.prio, ev->wakeup.comm, target, now_ns);
+        k->wakeups += k->wakeups < UINT32_MAX;
+        if (is_new && !k->on_rq)
+                task_init_new(d, k, target, now_ns);
+
+        old = k->cpu;
+        if (k->on_rq && old == target)
+                return 0;     /* ttwu_runnable(): already queued there, nothing changes */
+        if (k->on_rq)
+                dm_task_migrate(d, k, target, now_ns);
+        else
+                dm_task_enqueue(d, k, target, now_ns);
+        dm_task_run_if_idle(d, k, now_ns);
+        if (old >= 0 && old != target)
+                effect_add(eff, old);  /* a wake-up migration: the old CPU loses the task's util */
+        effect_add(eff, target);
+        return 0;
+}
+
+static int demand_migrate(Demand *d, const SchedEvent *ev, uint64_t now_ns, DemandEffect *eff) {
+        int dest = ev->migrate.dest_cpu, src;
+        Task *k;
+        int r;
+
+        if (!dm_cpu_valid(d, dest) || !dm_cpu_valid(d, ev->migrate.orig_cpu))
+                return -ERANGE;
+        r = dm_task_lookup_or_add(d, ev->migrate.pid, now_ns, &k);
+        if (r < 0)
+                return r;
+        dm_task_set_class(d, k, ev->migrate.prio, ev->migrate.comm, dest, now_ns);
+        /* Trust our own idea of where the task is; orig_cpu is task_cpu() before the move. */
+        src = k->cpu >= 0 ? k->cpu : ev->migrate.orig_cpu;
+        if (src == dest)
+                return 0;
+        if (k->cpu < 0)
+                k->cpu = src;
+        dm_task_migrate(d, k, dest, now_ns);
+        dm_task_run_if_idle(d, k, now_ns);
+        effect_add(eff, src);
+        effect_add(eff, dest);
+        return 0;
+}
+
+/*
+ * sched_stat_runtime comes from update_curr() of the task running on the CPU, so it names rq->curr: if the model
+ * has another task (or idle) there, a switch was lost (platform.md: switch-ins raised from idle go missing on
+ * some kernels) and the CPU is resynced as if it had been recorded.
+ */
+static int demand_runtime(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_ns) {
+        DemandCpu *c = &d->cpus[cpu];
+        Task *k;
+        int r;
+
+        (void) demand_advance(d, (unsigned) cpu, now_ns);
+        if (ev->runtime.pid == 0 || c->curr_pid == ev->runtime.pid)
+                return 0;
+        r = dm_task_lookup_or_add(d, ev->runtime.pid, now_ns, &k);
+        if (r < 0)
+                return r;
+        cpu_forget_curr(d, cpu, ev->runtime.pid);
+        if (k->cpu >= 0 && k->cpu != cpu)
+                k->running = false;
+        cpu_set_curr(d, cpu, k, now_ns);
+        return 0;
+}
+
+static void demand_exit_pid(Demand *d, int32_t pid, uint64_t now_ns, DemandEffect *eff) {
+        Task *k = dm_task_get(d, pid);
+
+        if (!k)
+                return;
+        if (dm_cpu_valid(d, k->cpu)) {
+                /* task_dead_fair() → remove_entity_load_avg(); the final switch-out finds nothing to do. */
+                if (k->on_rq)
+                        dm_task_dequeue(d, k, now_ns, false);
+                dm_task_detach(d, k, now_ns, true);
+                effect_add(eff, k->cpu);
+        }
+        task_table_remove(d->tasks, pid);
+}
+
+static void demand_exit(Demand *d, const SchedEvent *ev, uint64_t now_ns, DemandEffect *eff) {
+        demand_exit_pid(d, ev->exit.pid, now_ns, eff);
+}
+
+void demand_task_exit(Demand *d, int32_t pid, uint64_t now_ns) {
+        DemandEffect eff = {};
+
+        demand_exit_pid(d, pid, now_ns, &eff);
+}
+
+int demand_event(Demand *d, const SchedEvent *ev, uint64_t now_ns, DemandEffect *ret_effect) {
+        DemandEffect eff = {};
+        int r = 0;
+
+        if (ev->type < 0 || ev->type >= _SCHED_EVENT_TYPE_MAX)
+                return -EINVAL;
+        if (!dm_cpu_valid(d, ev->cpu))
+                return -ERANGE;
+        r = cpu_resync_context(d, ev, now_ns);
+        if (r < 0)
+                return r;
+
+        switch (ev->type) {
+        case SCHED_EVENT_SWITCH:
+                r = demand_switch(d, ev->cpu, ev, now_ns);
+                effect_add(&eff, ev->cpu);
+                break;
+        case SCHED_EVENT_WAKEUP:
+        case SCHED_EVENT_WAKEUP_NEW:
+                r = demand_wakeup(d, ev, now_ns, &eff);
+                break;
+        case SCHED_EVENT_MIGRATE:
+                r = demand_migrate(d, ev, now_ns, &eff);
+                break;
+        case SCHED_EVENT_EXIT:
+                demand_exit(d, ev, now_ns, &eff);
+                break;
+        case SCHED_EVENT_RUNTIME:
+                /* update_curr() on the CPU's running task: a local tick, and word of who runs there. */
+                r = demand_runtime(d, ev->cpu, ev, now_ns);
+                effect_add(&eff, ev->cpu);
+                break;
+        case SCHED_EVENT_STAT_IOWAIT:
+                /* Not a demand change: engine_event() takes it to engine_iowait() before it gets here. */
+                return -EINVAL;
+        case SCHED_EVENT_CPU_FREQUENCY:
+                return -EINVAL; /* the kernel's frequency, not a demand: engine_event() drops it */
+        case _SCHED_EVENT_TYPE_MAX:
+        case _SCHED_EVENT_TYPE_INVALID:
+                break;
+        }
+        if (r < 0)
+                return r;
+        if (ret_effect)
+                *ret_effect = eff;
+        return 0;
+}
+
+int demand_iowait_cpu(Demand *d, int32_t pid, uint64_t now_ns) {
+        Task *k = dm_task_get(d, pid);
+
+        if (!k || !dm_cpu_valid(d, k->cpu))
+                return -ENOENT;
+        k->last_seen_ns = now_ns;
+        return k->cpu;
+}

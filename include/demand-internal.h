@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/*
+ * The demand model's insides, shared by its files (demand.c: clocks, signals, enqueue and dequeue;
+ * demand-events.c: the scheduler events; demand-state.c: queries, rules). Not for anyone else: the model's
+ * API is include/demand.h.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "demand.h"
+#include "pelt.h"
+#include "rules.h"
+#include "task-table.h"
+
+/* include/linux/sched/prio.h: MAX_RT_PRIO. prio < 100 is RT; DL tasks are printed as -1. */
+#define MAX_RT_PRIO 100
+#define STOPPER_COMM_PREFIX "migration/"
+
+/* rq->clock_task, rq->clock_pelt and rq->lost_idle_time (kernel/sched/pelt.h). */
+typedef struct PeltClock {
+        uint64_t task_ns;         /* the time the clock was last brought up to */
+        uint64_t pelt_ns;         /* clock_pelt: runs at cpu_scale x freq_scale while busy, = task_ns while idle */
+        uint64_t lost_idle_ns;    /* idle time a saturated CPU could not have had at full speed */
+        bool idle_pending;        /* went idle at task_ns: sync at the next update (see cpu_clock_update()) */
+} PeltClock;
+
+typedef struct DemandCpu {
+        PeltClock clock;
+        PeltSignal pelt;          /* the root cfs_rq util: running = a CFS task is cfs_rq->curr */
+        PeltSignal runnable;      /* the root cfs_rq runnable_avg: weight = CFS tasks enqueued (h_nr_runnable) */
+        PeltSignal rt;            /* rq->avg_rt: running = an RT (or DL) task is rq->curr */
+        unsigned util_est_sum;    /* cfs_rq->avg.util_est: Σ util_est of the enqueued CFS tasks */
+        unsigned nr_rt;           /* runnable RT/DL tasks */
+        unsigned nr_cfs;          /* enqueued CFS tasks, the running one included */
+        int32_t curr_pid;         /* rq->curr, 0 = idle */
+        uint64_t seen_ns;         /* the last evidence of curr_pid here: its switch-in, an event in its context */
+        bool curr_inferred;       /* curr_pid was woken onto the idle CPU, its switch-in not recorded yet */
+        bool curr_cfs;            /* rq->curr is a CFS task (cfs_rq->curr != NULL) */
+        bool curr_rt;             /* rq->curr is an RT/DL task (not the stopper) */
+        uint32_t epoch;           /* idle entries: a task enqueued in an older epoch is no longer queued */
+        unsigned cpu_scale;       /* arch_scale_cpu_capacity() */
+        unsigned freq_scale;      /* arch_scale_freq_capacity(): cur/max x 1024 */
+        uint64_t idle_calls;      /* completed idle periods: counted when the CPU leaves idle (see demand.h) */
+        uint64_t updates;         /* the signal changed: decayed, attach, detach (where the kernel calls cpufreq) */
+        uint16_t nr_rule[RULES_MAX]; /* queued tasks (cfs or rt, counted above) per rule: the rq's uclamp buckets */
+        uint16_t idle_max_util;   /* uclamp_max kept while the rq is empty (uclamp_idle_value()) */
+        int8_t idle_max_rule;     /* the rule behind it, -1 = none */
+} DemandCpu;
+
+struct Demand {
+        unsigned n_cpus;
+        DemandCpu *cpus;
+        TaskTable *tasks;
+        uint64_t silence_ns;      /* demand_cpu_silent(): 0 = the source does not report sched_stat_runtime */
+        uint64_t lost_switches;   /* switches the events' context showed were lost */
+        uint64_t resyncs;         /* demand_cpu_resync() calls */
+        const RuleSet *rules;     /* demand_set_rules(): the caller's, NULL = none */
+        uint16_t rules_gen;       /* bumped by each demand_set_rules(): tasks are matched again */
+};
+
+/* demand.c, for demand-events.c and demand-state.c (static there before the split). */
+bool dm_cpu_valid(const Demand *d, int cpu);
+void dm_task_advance(Demand *d, Task *k, uint64_t now_ns);
+void dm_task_sync_rq(Demand *d, Task *k);
+Task *dm_task_get(Demand *d, int32_t pid);
+int dm_task_lookup_or_add(Demand *d, int32_t pid, uint64_t now_ns, Task **ret);
+bool dm_cpu_advance(Demand *d, unsigned cpu, uint64_t now_ns, bool *ret_rt);
+void dm_task_detach(Demand *d, Task *k, uint64_t now_ns, bool lazy);
+const Rule *dm_task_rule(const Demand *d, const Task *k);
+void dm_task_unqueue_rule(Demand *d, DemandCpu *c, Task *k);
+void dm_cpu_clear_rules(DemandCpu *c);
+void dm_task_set_rule(Demand *d, Task *k, int rule, uint64_t now_ns);
+void dm_task_set_class(Demand *d, Task *k, int32_t prio, const char *comm, int cpu, uint64_t now_ns);
+void dm_task_enqueue(Demand *d, Task *k, int cpu, uint64_t now_ns);
+void dm_task_run_if_idle(Demand *d, Task *k, uint64_t now_ns);
+void dm_task_dequeue(Demand *d, Task *k, uint64_t now_ns, bool sleep);
+void dm_task_migrate(Demand *d, Task *k, int dest, uint64_t now_ns);
