@@ -120,16 +120,16 @@ DEFINE_STRING_TABLE_LOOKUP_TO_STRING(proc_event_type, ProcEventType);
         (EVENT_DATA_OFFSET + offsetof(__typeof__(((struct proc_event *) NULL)->event_data.member), field) + \
          sizeof(((struct proc_event *) NULL)->event_data.member.field))
 
-int proc_event_parse(const void *buf, size_t size, ProcEvent *ret) {
-        const uint8_t *p = buf;
+/*
+ * The proc_event of one netlink message (@body: the bytes the connector sent of it, copied into @ret_ev, the
+ * rest zeroed), with the message's connector header in @ret_cn. -ENOMSG for a message of another kind.
+ */
+static int proc_message_event(const uint8_t *p, size_t size, struct cn_msg *ret_cn, struct proc_event *ret_ev,
+                              size_t *ret_body) {
         struct nlmsghdr nlh;
         struct cn_msg cn;
-        struct proc_event ev;
-        ProcEvent e = {};
-        size_t body, need;
+        size_t body;
 
-        if (!buf || !ret)
-                return -EINVAL;
         /*
          * Every read is a memcpy out of the buffer: the proc_event sits at offset 36 of the message
          * (NLMSG_HDRLEN + sizeof(struct cn_msg)), so its 8-byte timestamp is never aligned in place.
@@ -151,94 +151,118 @@ int proc_event_parse(const void *buf, size_t size, ProcEvent *ret) {
         if (body > nlh.nlmsg_len - NLMSG_HDRLEN - sizeof(cn) || body < EVENT_DATA_OFFSET)
                 return -EBADMSG;
 
-        memset(&ev, 0, sizeof(ev));
-        memcpy(&ev, p + NLMSG_HDRLEN + sizeof(cn), MIN(body, sizeof(ev)));
+        memset(ret_ev, 0, sizeof(*ret_ev));
+        memcpy(ret_ev, p + NLMSG_HDRLEN + sizeof(cn), MIN(body, sizeof(*ret_ev)));
+        *ret_cn = cn;
+        *ret_body = body;
+        return 0;
+}
+
+/* The fields of @ev's kind into @e; returns how many bytes of the event they need (its struct's end). */
+static size_t proc_event_fill(const struct proc_event *ev, size_t body, ProcEvent *e) {
+        size_t need;
+
+        switch ((uint32_t) ev->what) {
+        case PROC_EVENT_NONE:
+                e->type = PROC_EVENT_TYPE_ACK;
+                need = DATA_END(ack);
+                e->err = ev->event_data.ack.err;
+                break;
+        case PROC_EVENT_FORK:
+                e->type = PROC_EVENT_TYPE_FORK;
+                need = DATA_END(fork);
+                e->parent_pid = ev->event_data.fork.parent_pid;
+                e->parent_tgid = ev->event_data.fork.parent_tgid;
+                e->pid = ev->event_data.fork.child_pid;
+                e->tgid = ev->event_data.fork.child_tgid;
+                break;
+        case PROC_EVENT_EXEC:
+                e->type = PROC_EVENT_TYPE_EXEC;
+                need = DATA_END(exec);
+                e->pid = ev->event_data.exec.process_pid;
+                e->tgid = ev->event_data.exec.process_tgid;
+                break;
+        case PROC_EVENT_UID:
+        case PROC_EVENT_GID:
+                e->type = ev->what == PROC_EVENT_UID ? PROC_EVENT_TYPE_UID : PROC_EVENT_TYPE_GID;
+                need = DATA_END(id);
+                e->pid = ev->event_data.id.process_pid;
+                e->tgid = ev->event_data.id.process_tgid;
+                e->ruid_rgid = ev->event_data.id.r.ruid;
+                e->euid_egid = ev->event_data.id.e.euid;
+                break;
+        case PROC_EVENT_SID:
+                e->type = PROC_EVENT_TYPE_SID;
+                need = DATA_END(sid);
+                e->pid = ev->event_data.sid.process_pid;
+                e->tgid = ev->event_data.sid.process_tgid;
+                break;
+        case PROC_EVENT_PTRACE:
+                e->type = PROC_EVENT_TYPE_PTRACE;
+                need = DATA_END(ptrace);
+                e->pid = ev->event_data.ptrace.process_pid;
+                e->tgid = ev->event_data.ptrace.process_tgid;
+                e->tracer_pid = ev->event_data.ptrace.tracer_pid;
+                e->tracer_tgid = ev->event_data.ptrace.tracer_tgid;
+                break;
+        case PROC_EVENT_COMM:
+                e->type = PROC_EVENT_TYPE_COMM;
+                need = DATA_END(comm);
+                e->pid = ev->event_data.comm.process_pid;
+                e->tgid = ev->event_data.comm.process_tgid;
+                memcpy(e->comm, ev->event_data.comm.comm, sizeof(e->comm) - 1);
+                e->comm[sizeof(e->comm) - 1] = 0;
+                break;
+        case PROC_EVENT_COREDUMP:
+                e->type = PROC_EVENT_TYPE_COREDUMP;
+                /* parent_pid/tgid were added in 4.x (with exit's); older kernels end after process_tgid. */
+                need = FIELD_END(coredump, process_tgid);
+                e->pid = ev->event_data.coredump.process_pid;
+                e->tgid = ev->event_data.coredump.process_tgid;
+                if (body >= DATA_END(coredump)) {
+                        e->parent_pid = ev->event_data.coredump.parent_pid;
+                        e->parent_tgid = ev->event_data.coredump.parent_tgid;
+                }
+                break;
+        case PROC_EVENT_EXIT:
+                e->type = PROC_EVENT_TYPE_EXIT;
+                need = FIELD_END(exit, exit_signal);
+                e->pid = ev->event_data.exit.process_pid;
+                e->tgid = ev->event_data.exit.process_tgid;
+                e->exit_code = ev->event_data.exit.exit_code;
+                e->exit_signal = ev->event_data.exit.exit_signal;
+                if (body >= DATA_END(exit)) {
+                        e->parent_pid = ev->event_data.exit.parent_pid;
+                        e->parent_tgid = ev->event_data.exit.parent_tgid;
+                }
+                break;
+        default:
+                e->type = PROC_EVENT_TYPE_UNKNOWN;
+                need = EVENT_DATA_OFFSET;
+                break;
+        }
+        return need;
+}
+
+int proc_event_parse(const void *buf, size_t size, ProcEvent *ret) {
+        struct cn_msg cn;
+        struct proc_event ev;
+        ProcEvent e = {};
+        size_t body;
+        int r;
+
+        if (!buf || !ret)
+                return -EINVAL;
+        r = proc_message_event(buf, size, &cn, &ev, &body);
+        if (r < 0)
+                return r;
 
         e.what = (uint32_t) ev.what;
         e.cpu = ev.cpu;
         e.timestamp_ns = ev.timestamp_ns;
         e.seq = cn.seq;
         e.ack = cn.ack;
-        switch ((uint32_t) ev.what) {
-        case PROC_EVENT_NONE:
-                e.type = PROC_EVENT_TYPE_ACK;
-                need = DATA_END(ack);
-                e.err = ev.event_data.ack.err;
-                break;
-        case PROC_EVENT_FORK:
-                e.type = PROC_EVENT_TYPE_FORK;
-                need = DATA_END(fork);
-                e.parent_pid = ev.event_data.fork.parent_pid;
-                e.parent_tgid = ev.event_data.fork.parent_tgid;
-                e.pid = ev.event_data.fork.child_pid;
-                e.tgid = ev.event_data.fork.child_tgid;
-                break;
-        case PROC_EVENT_EXEC:
-                e.type = PROC_EVENT_TYPE_EXEC;
-                need = DATA_END(exec);
-                e.pid = ev.event_data.exec.process_pid;
-                e.tgid = ev.event_data.exec.process_tgid;
-                break;
-        case PROC_EVENT_UID:
-        case PROC_EVENT_GID:
-                e.type = ev.what == PROC_EVENT_UID ? PROC_EVENT_TYPE_UID : PROC_EVENT_TYPE_GID;
-                need = DATA_END(id);
-                e.pid = ev.event_data.id.process_pid;
-                e.tgid = ev.event_data.id.process_tgid;
-                e.ruid_rgid = ev.event_data.id.r.ruid;
-                e.euid_egid = ev.event_data.id.e.euid;
-                break;
-        case PROC_EVENT_SID:
-                e.type = PROC_EVENT_TYPE_SID;
-                need = DATA_END(sid);
-                e.pid = ev.event_data.sid.process_pid;
-                e.tgid = ev.event_data.sid.process_tgid;
-                break;
-        case PROC_EVENT_PTRACE:
-                e.type = PROC_EVENT_TYPE_PTRACE;
-                need = DATA_END(ptrace);
-                e.pid = ev.event_data.ptrace.process_pid;
-                e.tgid = ev.event_data.ptrace.process_tgid;
-                e.tracer_pid = ev.event_data.ptrace.tracer_pid;
-                e.tracer_tgid = ev.event_data.ptrace.tracer_tgid;
-                break;
-        case PROC_EVENT_COMM:
-                e.type = PROC_EVENT_TYPE_COMM;
-                need = DATA_END(comm);
-                e.pid = ev.event_data.comm.process_pid;
-                e.tgid = ev.event_data.comm.process_tgid;
-                memcpy(e.comm, ev.event_data.comm.comm, sizeof(e.comm) - 1);
-                e.comm[sizeof(e.comm) - 1] = 0;
-                break;
-        case PROC_EVENT_COREDUMP:
-                e.type = PROC_EVENT_TYPE_COREDUMP;
-                /* parent_pid/tgid were added in 4.x (with exit's); older kernels end after process_tgid. */
-                need = FIELD_END(coredump, process_tgid);
-                e.pid = ev.event_data.coredump.process_pid;
-                e.tgid = ev.event_data.coredump.process_tgid;
-                if (body >= DATA_END(coredump)) {
-                        e.parent_pid = ev.event_data.coredump.parent_pid;
-                        e.parent_tgid = ev.event_data.coredump.parent_tgid;
-                }
-                break;
-        case PROC_EVENT_EXIT:
-                e.type = PROC_EVENT_TYPE_EXIT;
-                need = FIELD_END(exit, exit_signal);
-                e.pid = ev.event_data.exit.process_pid;
-                e.tgid = ev.event_data.exit.process_tgid;
-                e.exit_code = ev.event_data.exit.exit_code;
-                e.exit_signal = ev.event_data.exit.exit_signal;
-                if (body >= DATA_END(exit)) {
-                        e.parent_pid = ev.event_data.exit.parent_pid;
-                        e.parent_tgid = ev.event_data.exit.parent_tgid;
-                }
-                break;
-        default:
-                e.type = PROC_EVENT_TYPE_UNKNOWN;
-                need = EVENT_DATA_OFFSET;
-                break;
-        }
-        if (body < need)
+        if (body < proc_event_fill(&ev, body, &e))
                 return -EBADMSG;
         /* Task ids of a real event are positive; a zero or negative one is a corrupt message. */
         if (e.type != PROC_EVENT_TYPE_ACK && e.type != PROC_EVENT_TYPE_UNKNOWN && (e.pid <= 0 || e.tgid <= 0))
@@ -614,30 +638,9 @@ int proc_conn_new(sd_event *event, TaskNames *names, ProcConn **ret) {
         return proc_conn_new_full(event, names, NULL, ret);
 }
 
-int proc_conn_new_full(sd_event *event, TaskNames *names, const ProcConnOptions *opts, ProcConn **ret) {
-        _cleanup_(proc_conn_freep) ProcConn *p = NULL;
-        ProcConnOptions o = opts ? *opts : (ProcConnOptions) {};
+/* The netlink socket: libnl's callbacks, connected to NETLINK_CONNECTOR, non-blocking, CN_IDX_PROC joined. */
+static int proc_conn_open_socket(ProcConn *p, size_t rcvbuf_bytes) {
         int r;
-
-        if (!ret)
-                return -EINVAL;
-        if (o.rcvbuf_bytes == 0)
-                o.rcvbuf_bytes = PROC_CONN_RCVBUF_DEFAULT;
-        if (o.ack_timeout_usec == 0)
-                o.ack_timeout_usec = PROC_CONN_ACK_TIMEOUT_USEC_DEFAULT;
-
-        if (!o.skip_namespace_check) {
-                r = check_initial_namespaces();
-                if (r < 0)
-                        return r;
-        }
-
-        p = calloc(1, sizeof(*p));
-        if (!p)
-                return -ENOMEM;
-        p->names = names;
-        p->handler = o.handler;
-        p->userdata = o.userdata;
 
         p->sock = nl_socket_alloc();
         if (!p->sock)
@@ -663,18 +666,20 @@ int proc_conn_new_full(sd_event *event, TaskNames *names, const ProcConnOptions 
         r = nl_socket_set_nonblocking(p->sock);
         if (r < 0)
                 return nlerr_to_errno(r);
-        r = set_rcvbuf(p, o.rcvbuf_bytes);
+        r = set_rcvbuf(p, rcvbuf_bytes);
         if (r < 0)
                 return log_debug_errno(r, "proc connector: SO_RCVBUF: %m");
         r = nl_socket_add_membership(p->sock, CN_IDX_PROC);
         if (r < 0)
                 return log_debug_errno(nlerr_to_errno(r), "proc connector: joining CN_IDX_PROC: %m");
+        return 0;
+}
 
-        r = subscribe(p, o.ack_timeout_usec);
-        if (r < 0)
-                return r;
+/* Subscribed: the kernel-side filter (fork/exec/comm/exit only), the first scan of the names, the io source. */
+static int proc_conn_start(ProcConn *p, sd_event *event, const ProcConnOptions *o) {
+        int r;
 
-        if (!o.no_filter) {
+        if (!o->no_filter) {
                 ProcInput in = { .mcast_op = PROC_CN_MCAST_LISTEN, .event_type = FILTER_EVENTS };
 
                 r = send_request(p, &in, sizeof(in));
@@ -683,8 +688,8 @@ int proc_conn_new_full(sd_event *event, TaskNames *names, const ProcConnOptions 
                 p->stats.filtered = true;
         }
 
-        if (names && !o.no_initial_scan) {
-                r = task_names_rescan(names);
+        if (p->names && !o->no_initial_scan) {
+                r = task_names_rescan(p->names);
                 if (r < 0)
                         log_debug_errno(r, "proc connector: initial scan failed, ignoring: %m");
         }
@@ -697,6 +702,43 @@ int proc_conn_new_full(sd_event *event, TaskNames *names, const ProcConnOptions 
                 (void) sd_event_source_set_exit_on_failure(p->io, true);
                 p->event = sd_event_ref(event);
         }
+        return 0;
+}
+
+int proc_conn_new_full(sd_event *event, TaskNames *names, const ProcConnOptions *opts, ProcConn **ret) {
+        _cleanup_(proc_conn_freep) ProcConn *p = NULL;
+        ProcConnOptions o = opts ? *opts : (ProcConnOptions) {};
+        int r;
+
+        if (!ret)
+                return -EINVAL;
+        if (o.rcvbuf_bytes == 0)
+                o.rcvbuf_bytes = PROC_CONN_RCVBUF_DEFAULT;
+        if (o.ack_timeout_usec == 0)
+                o.ack_timeout_usec = PROC_CONN_ACK_TIMEOUT_USEC_DEFAULT;
+
+        if (!o.skip_namespace_check) {
+                r = check_initial_namespaces();
+                if (r < 0)
+                        return r;
+        }
+
+        p = calloc(1, sizeof(*p));
+        if (!p)
+                return -ENOMEM;
+        p->names = names;
+        p->handler = o.handler;
+        p->userdata = o.userdata;
+
+        r = proc_conn_open_socket(p, o.rcvbuf_bytes);
+        if (r < 0)
+                return r;
+        r = subscribe(p, o.ack_timeout_usec);
+        if (r < 0)
+                return r;
+        r = proc_conn_start(p, event, &o);
+        if (r < 0)
+                return r;
 
         log_debug("proc connector: subscribed, receive buffer %zu bytes%s", p->stats.rcvbuf_bytes,
                   p->stats.filtered ? ", filtered to fork/exec/comm/exit" : "");
