@@ -241,3 +241,22 @@ int topology_write(FILE *f, const Topology *t) {
                 return -EIO;
         return 0;
 }
+
+char *topology_to_string(const Topology *t) {
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&buf, &size);
+
+        if (!f)
+                return NULL;
+        if (topology_write(f, t) < 0) {
+                fclose(f);
+                free(buf);
+                return NULL;
+        }
+        if (fclose(f) != 0) {
+                free(buf);
+                return NULL;
+        }
+        return buf;
+}

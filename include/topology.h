@@ -97,6 +97,8 @@ int topology_load(const char *path, Topology **ret, char **ret_error);
 
 /* Writes @t in the format above (what `schedfreqd topology` prints). */
 int topology_write(FILE *f, const Topology *t);
+/* The same text, malloc'd; NULL when out of memory (or when writing fails). */
+char *topology_to_string(const Topology *t);
 /*
  * Writes @t as one JSON object (`schedfreqd topology --json`, topology-json.c): a member per section, "system"
  * and "policyN", with the keys above under the same names, the optional ones left out as above. Numbers are

@@ -104,22 +104,6 @@ TEST(normalize_table) {
         ASSERT_EQ(cpufreq_sysfs_normalize_table(NULL, 0, 0, 0), 0);
 }
 
-static char *topology_text(const Topology *t) {
-        char *buf = NULL;
-        size_t size = 0;
-        FILE *f = open_memstream(&buf, &size);
-
-        if (!f)
-                return NULL;
-        if (topology_write(f, t) < 0) {
-                fclose(f);
-                free(buf);
-                return NULL;
-        }
-        fclose(f);
-        return buf;
-}
-
 /* What every discovered topology must satisfy, fixture or live machine. */
 static bool topology_consistent(const Topology *t) {
         cpu_set_t seen;
@@ -162,12 +146,12 @@ TEST(discover_live) {
         ASSERT_TRUE(topology_consistent(t));
 
         /* What `schedfreqd topology` prints must be readable by `schedfreqd replay --topology`. */
-        text = topology_text(t);
+        text = topology_to_string(t);
         ASSERT_TRUE(text);
         f = fmemopen(text, strlen(text), "r");
         ASSERT_TRUE(f);
         ASSERT_OK(topology_parse_file(f, "discovered", &again, &error));
-        text2 = topology_text(again);
+        text2 = topology_to_string(again);
         ASSERT_STREQ(text2, text);
 }
 
@@ -229,8 +213,8 @@ static void test_discover_fixture(void) {
         ASSERT_OK(cpufreq_discover(&t));
         ASSERT_TRUE(topology_consistent(t));
 
-        got = topology_text(t);
-        want = topology_text(expected);
+        got = topology_to_string(t);
+        want = topology_to_string(expected);
         ASSERT_TRUE(got && want);
         if (!streq(got, want))
                 TEST_FAIL("discovered topology differs from %s\n--- expected\n%s--- discovered\n%s", path, want, got);
@@ -285,8 +269,8 @@ static void test_discover_emulated(void) {
                 if (!e->governor[0])
                         strcpy(e->governor, t->policies[i].governor);
         }
-        got = topology_text(t);
-        want = topology_text(expected);
+        got = topology_to_string(t);
+        want = topology_to_string(expected);
         ASSERT_TRUE(got && want);
         if (!streq(got, want))
                 TEST_FAIL("discovered topology differs from %s\n--- expected\n%s--- discovered\n%s", path, want, got);

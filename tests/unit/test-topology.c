@@ -38,23 +38,6 @@ static bool parse_fails_with(const char *text, const char *expected) {
         return !t;
 }
 
-static char *write_to_string(const Topology *t) {
-        char *buf = NULL;
-        size_t size = 0;
-        FILE *f;
-
-        f = open_memstream(&buf, &size);
-        if (!f)
-                return NULL;
-        if (topology_write(f, t) < 0) {
-                fclose(f);
-                free(buf);
-                return NULL;
-        }
-        fclose(f);
-        return buf;
-}
-
 static bool policy_equal(const PolicyDesc *a, const PolicyDesc *b) {
         return a->id == b->id && CPU_EQUAL(&a->cpus, &b->cpus) && streq(a->driver, b->driver) &&
                 a->cpuinfo_min_khz == b->cpuinfo_min_khz && a->cpuinfo_max_khz == b->cpuinfo_max_khz &&
@@ -82,12 +65,12 @@ static bool roundtrips(const Topology *t) {
         _cleanup_(topology_freep) Topology *back = NULL;
         _cleanup_free_ char *text = NULL, *text2 = NULL, *error = NULL;
 
-        text = write_to_string(t);
+        text = topology_to_string(t);
         if (!text || parse_text(text, &back, &error) < 0) {
                 fprintf(stderr, "# re-parse failed: %s\n", error ?: "?");
                 return false;
         }
-        text2 = write_to_string(back);
+        text2 = topology_to_string(back);
         return topology_equal(t, back) && text2 && streq(text, text2);
 }
 
@@ -523,7 +506,7 @@ TEST(cpus_1024_one_policy) {
         ASSERT_EQ(CPU_COUNT(&t->policies[0].cpus), 1024);
         ASSERT_EQ(topology_policy_of_cpu(t, 1023)->id, 0);
         ASSERT_EQ(topology_policy_of_cpu(t, 0)->id, 0);
-        out = write_to_string(t);
+        out = topology_to_string(t);
         ASSERT_TRUE(out && strstr(out, "cpus = 0-1023\n"));
         ASSERT_TRUE(roundtrips(t));
 }
