@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * actuator-state.c: the state file's text (include/actuator.h: actuator_state_write(), actuator_state_parse()):
+ * actuator-state.c: the state file's text (include/actuator-state.h: actuator_state_write(), actuator_state_parse()):
  * what the take-over saved of each policy, as an INI `schedfreqd restore` can read after a crash. Pure: FILE in,
  * FILE out; writing it to disk safely is actuator.c's.
  */
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "actuator.h"
+#include "actuator-state.h"
 #include "cpufreq-sysfs.h"
 #include "error-text.h"
 #include "macro.h"
@@ -20,6 +20,12 @@
 
 /* CPUFREQ_NAME_LEN (include/linux/cpufreq.h): governor names are shorter. */
 #define GOVERNOR_NAME_MAX 16
+
+void actuator_saved_free_many(ActuatorSaved *s, size_t n) {
+        for (size_t i = 0; s && i < n; i++)
+                free(s[i].dir);
+        free(s);
+}
 
 int actuator_state_write(FILE *f, const ActuatorSaved *s, size_t n) {
         fputs("# schedfreqd: cpufreq settings to put back (`schedfreqd restore`), written before taking over\n", f);

@@ -98,12 +98,6 @@ static int attr_write_u32(const char *dir, const char *name, uint32_t v) {
         return attr_write(dir, name, buf);
 }
 
-void actuator_saved_free_many(ActuatorSaved *s, size_t n) {
-        for (size_t i = 0; s && i < n; i++)
-                free(s[i].dir);
-        free(s);
-}
-
 /* ---- the state file on disk (its text: actuator-state.c) ---- */
 
 static int fsync_parent(const char *path) {

@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "actuator-state.h"
 #include "topology.h"
 
 typedef struct Actuator Actuator;
@@ -136,24 +137,6 @@ static inline void actuator_freep(Actuator **a) {
 int actuator_restore_from_state_file(const char *state_path, bool force, char **ret_error);
 
 /* Helpers, exported for the unit tests. */
-
-typedef struct ActuatorSaved {
-        unsigned id;                              /* N of [policyN] */
-        char *dir;                                /* where the attributes are written */
-        char governor[TOPOLOGY_GOVERNOR_MAX];
-        uint32_t scaling_min_khz, scaling_max_khz;
-        uint32_t setspeed_khz;                    /* 0 = unknown */
-        bool has_rate_limit;                      /* governor schedutil and its rate_limit_us was readable */
-        uint32_t rate_limit_us;                   /* schedutil's rate_limit_us before we switched */
-} ActuatorSaved;
-
-void actuator_saved_free_many(ActuatorSaved *s, size_t n);
-
-/* Writes the state file text for @s[0..n). */
-int actuator_state_write(FILE *f, const ActuatorSaved *s, size_t n);
-/* Parses state file text; @name for "NAME:LINE: reason" messages (-EINVAL). A file without a [policyN]
- * section, with a NUL byte or with an unterminated last line is malformed (truncated or not ours). */
-int actuator_state_parse(FILE *f, const char *name, ActuatorSaved **ret, size_t *ret_n, char **ret_error);
 
 /* From /proc/locks text: the PID holding a flock(2) on inode @ino of device @dev. 0, or -ENOENT. */
 int actuator_flock_holder_parse(FILE *f, dev_t dev, ino_t ino, pid_t *ret_pid);
