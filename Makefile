@@ -64,10 +64,18 @@ EMU_CPPFLAGS := $(BASE_CPPFLAGS) -Itests/emu $(call pkg_cflags,$(EMU_PKGS))
 EMU_LIBS := $(call pkg_libs,$(EMU_PKGS))
 ALL_LDFLAGS := $(SAN_FLAGS) $(LDFLAGS)
 
-# Every daemon/*.c except the two mains is "library": linked into schedfreqd, schedfreqctl and every test.
-MAINS := daemon/main.c daemon/schedfreqctl.c
+# schedfreqctl, the D-Bus client, is its own program in daemon/schedfreqctl/ (one concern a file).
+CTL_SRC := $(sort $(wildcard daemon/schedfreqctl/*.c))
+CTL_OBJ := $(CTL_SRC:%.c=$(BUILD)/%.o)
+
+# Every daemon/*.c except main.c is "library": linked into schedfreqd and every test.
+MAINS := daemon/main.c $(CTL_SRC)
 LIB_SRC := $(filter-out $(MAINS),$(sort $(wildcard daemon/*.c)))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+# The same objects as an archive, for schedfreqctl: the linker takes from it only the members the client's code
+# needs (check-config's parser and topology, the OpenMetrics writer, and what they call), none of the daemon's
+# events, model or actuation. The client is not the daemon.
+LIB_ARCHIVE := $(BUILD)/daemon/libdaemon.a
 
 # The emulator (tests/emu/*.c) reuses the topology parser and the CPU-list helpers only.
 EMU_SRC := $(sort $(wildcard tests/emu/*.c))
@@ -90,7 +98,7 @@ FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz-*.c))
 FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/fuzz-%.c=%)
 FUZZ_REPLAY_BIN := $(FUZZ_SRC:%.c=$(BUILD)/%)
 
-BINS := $(BUILD)/schedfreqd $(if $(wildcard daemon/schedfreqctl.c),$(BUILD)/schedfreqctl)
+BINS := $(BUILD)/schedfreqd $(if $(CTL_SRC),$(BUILD)/schedfreqctl)
 
 .PHONY: all deps run check check-unit check-asan install uninstall clean fuzz fuzz-build analyze analyze-gcc \
 	analyze-cppcheck
@@ -118,7 +126,10 @@ $(BUILD)/tests/emu/%.o: tests/emu/%.c
 $(BUILD)/schedfreqd: $(BUILD)/daemon/main.o $(LIB_OBJ)
 	$(Q)$(call run,LD,$@,$(CC) $(ALL_LDFLAGS) -o $@ $^ $(DAEMON_LIBS))
 
-$(BUILD)/schedfreqctl: $(BUILD)/daemon/schedfreqctl.o $(LIB_OBJ)
+$(LIB_ARCHIVE): $(LIB_OBJ)
+	$(Q)$(call run,AR,$@,rm -f $@ && $(AR) rcs $@ $^)
+
+$(BUILD)/schedfreqctl: $(CTL_OBJ) $(LIB_ARCHIVE)
 	$(Q)$(call run,LD,$@,$(CC) $(ALL_LDFLAGS) -o $@ $^ $(DAEMON_LIBS))
 
 $(BUILD)/cpufreq-emu: $(EMU_OBJ)
@@ -329,7 +340,7 @@ endif
 BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 DBUS_POLICY := $(wildcard systemd/*.conf)
 BASH_COMPLETION := $(wildcard shell-completion/bash/schedfreqctl)
-HAVE_CTL := $(wildcard daemon/schedfreqctl.c)
+HAVE_CTL := $(CTL_SRC)
 
 CONF_DEST = $(DESTDIR)$(SYSCONFDIR)/schedfreqd.conf
 cmd_unit_file = sed -e 's|@SBINDIR@|$(SBINDIR)|g' systemd/schedfreqd.service.in >$(BUILD)/schedfreqd.service

@@ -16,7 +16,7 @@ files() { (cd "$1" && find . \( -type f -o -type l \) -printf '%m %P\n' | sort -
 
 unitdir_usr=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null)
 unitdir_usr=${unitdir_usr:-/lib/systemd/system}
-ctl=$([ -e "$REPO/daemon/schedfreqctl.c" ] && echo 1)
+ctl=$([ -e "$REPO/daemon/schedfreqctl/main.c" ] && echo 1)
 completion=$([ -n "$ctl" ] && [ -e "$REPO/shell-completion/bash/schedfreqctl" ] && echo 1)
 
 expected() { # PREFIX UNITDIR DBUSDIR

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * schedfreqctl: a thin D-Bus client of schedfreqd (include/schedfreqd-dbus.h, docs/dbus.md). It speaks only
+ * D-Bus, except `check-config`, which validates a file with the daemon's own parser and needs no daemon (it
+ * reads the machine's cpufreq topology, read-only, to check the policies the file names; or --topology T.ini).
+ *
+ * main.c: the options, and the verb table that dispatches the command (as systemd's dispatch_verb() does).
+ * The verbs are in verb-*.c, one concern each; the exit codes in schedfreqctl.h.
+ */
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-bus.h>
+
+#include "call.h"
+#include "macro.h"
+#include "schedfreqctl.h"
+#include "verb-check-config.h"
+#include "verb-control.h"
+#include "verb-explain.h"
+#include "verb-metrics.h"
+#include "verb-rules.h"
+#include "verb-status.h"
+
+#define VERB_ANY UINT_MAX
+
+typedef enum VerbFlags {
+        VERB_DEFAULT = 1 << 0,   /* the verb when none is given */
+        VERB_OFFLINE = 1 << 1,   /* needs no bus (called with NULL); --strict and --topology are not refused */
+} VerbFlags;
+
+typedef struct Verb {
+        const char *name;
+        unsigned min_args, max_args;    /* after the verb's name; VERB_ANY: no limit */
+        VerbFlags flags;
+        const char *args_usage;         /* the message when the count is wrong; NULL: "Too few/many arguments" */
+        int (*run)(sd_bus *bus, const CtlOptions *o, char **args); /* @args: NULL-terminated; an ExitCode */
+} Verb;
+
+static int verb_version(sd_bus *bus, const CtlOptions *o, char **args) {
+        printf("schedfreqctl %s\n", VERSION);
+        return EXIT_OK;
+}
+
+static const Verb verbs[] = {
+        { "status",       0, 0,        VERB_DEFAULT, NULL,                           verb_status },
+        { "watch",        0, 0,        0,            NULL,                           verb_watch },
+        { "explain",      0, 1,        0,            NULL,                           verb_explain },
+        { "rules",        0, 0,        0,            NULL,                           verb_rules },
+        { "metrics",      0, 0,        0,            NULL,                           verb_metrics },
+        { "reload",       0, 0,        0,            NULL,                           verb_reload },
+        { "pause",        0, 0,        0,            NULL,                           verb_pause },
+        { "resume",       0, 0,        0,            NULL,                           verb_resume },
+        { "check-config", 1, 1,        VERB_OFFLINE, "check-config takes one FILE.", verb_check_config },
+        { "version",      0, VERB_ANY, VERB_OFFLINE, NULL,                           verb_version },
+};
+
+static void help(void) {
+        printf("Usage: schedfreqctl [OPTIONS] COMMAND\n"
+               "\n"
+               "Query and control schedfreqd, the userspace schedutil, over D-Bus.\n"
+               "\n"
+               "Commands:\n"
+               "  status               policies and CPUs as a table (the default)\n"
+               "  watch                refresh the status every --interval seconds until Ctrl-C\n"
+               "  explain [POLICY]     why each policy (or POLICY: N or policyN) is at its frequency\n"
+               "  rules                the per-process rules: where each is defined, what it matches and does,\n"
+               "                       how many decisions it changed, the running tasks it applies to\n"
+               "  metrics              every counter and gauge in the OpenMetrics text format (Prometheus,\n"
+               "                       node_exporter's textfile collector; docs/metrics.md)\n"
+               "  reload               re-read the configuration (root)\n"
+               "  pause                hand every policy back to its original governor (root)\n"
+               "  resume               take the policies over again (root)\n"
+               "  check-config FILE    validate a configuration file; needs no daemon. Policies it names that\n"
+               "                       this machine (or --topology) lacks are warnings, errors with --strict\n"
+               "  version              print the client's version\n"
+               "\n"
+               "Options:\n"
+               "      --json           status/watch/rules: JSON (one object per refresh) for scripts\n"
+               "      --count N        watch: stop after N refreshes\n"
+               "      --interval SEC   watch: seconds between refreshes (default 1)\n"
+               "  -n, --decisions N    explain: list up to N recent decisions per policy (default 5)\n"
+               "      --address ADDR   the bus to use (default: $DBUS_SYSTEM_BUS_ADDRESS, else the system bus)\n"
+               "      --strict         check-config: a policy that does not exist is an error\n"
+               "      --topology T.ini check-config: check against this description (`schedfreqd topology`)\n"
+               "                       instead of this machine's cpufreq policies\n"
+               "  -h, --help           this help\n"
+               "\n"
+               "Exit status: 0 success, 1 failure, 2 usage error, 3 schedfreqd not running (or no bus),\n"
+               "4 permission denied.\n");
+}
+
+static int parse_unsigned(const char *s, unsigned *ret) {
+        char *end;
+        unsigned long v;
+
+        errno = 0;
+        v = strtoul(s, &end, 10);
+        if (errno != 0 || end == s || *end != '\0' || *s == '-' || v > UINT32_MAX)
+                return -EINVAL;
+        *ret = (unsigned) v;
+        return 0;
+}
+
+enum { ARG_JSON = 0x100, ARG_COUNT, ARG_INTERVAL, ARG_ADDRESS, ARG_VERSION, ARG_STRICT, ARG_TOPOLOGY };
+
+static const struct option options[] = {
+        { "json", no_argument, NULL, ARG_JSON },
+        { "count", required_argument, NULL, ARG_COUNT },
+        { "interval", required_argument, NULL, ARG_INTERVAL },
+        { "decisions", required_argument, NULL, 'n' },
+        { "address", required_argument, NULL, ARG_ADDRESS },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, ARG_VERSION },
+        { "strict", no_argument, NULL, ARG_STRICT },
+        { "topology", required_argument, NULL, ARG_TOPOLOGY },
+        {}
+};
+
+/* One option of getopt_long()'s into @o: 1 to go on, 0 when done (-h, --version), -EINVAL after saying why. */
+static int parse_option(int c, const char *value, CtlOptions *o) {
+        char *end;
+
+        switch (c) {
+        case ARG_JSON:
+                o->json = true;
+                return 1;
+        case ARG_COUNT:
+                if (parse_unsigned(value, &o->count) < 0 || o->count == 0) {
+                        fprintf(stderr, "--count wants a positive number, not '%s'.\n", value);
+                        return -EINVAL;
+                }
+                return 1;
+        case ARG_INTERVAL:
+                o->interval_s = strtod(value, &end);
+                if (end == value || *end != '\0' || !(o->interval_s >= 0.05 && o->interval_s <= 3600)) {
+                        fprintf(stderr, "--interval wants seconds between 0.05 and 3600, not '%s'.\n", value);
+                        return -EINVAL;
+                }
+                return 1;
+        case 'n':
+                if (parse_unsigned(value, &o->decisions) < 0) {
+                        fprintf(stderr, "--decisions wants a number, not '%s'.\n", value);
+                        return -EINVAL;
+                }
+                return 1;
+        case ARG_ADDRESS:
+                o->address = value;
+                return 1;
+        case 'h':
+                help();
+                return 0;
+        case ARG_VERSION:
+                (void) verb_version(NULL, o, NULL);
+                return 0;
+        case ARG_STRICT:
+                o->strict = true;
+                return 1;
+        case ARG_TOPOLOGY:
+                o->topology = value;
+                return 1;
+        default:
+                fprintf(stderr, "Try 'schedfreqctl --help'.\n");
+                return -EINVAL;
+        }
+}
+
+/* The options into @o, as parse_option() returns; optind is then the verb's index (argc: none given). */
+static int parse_argv(int argc, char **argv, CtlOptions *o) {
+        int c, r;
+
+        while ((c = getopt_long(argc, argv, "n:h", options, NULL)) >= 0) {
+                r = parse_option(c, optarg, o);
+                if (r <= 0)
+                        return r;
+        }
+        return 1;
+}
+
+static const Verb *verb_find(const char *name) {
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+                if (name ? streq(verbs[i].name, name) : (verbs[i].flags & VERB_DEFAULT))
+                        return &verbs[i];
+        return NULL;
+}
+
+/*
+ * Runs the verb argv[0] (none: the default) with the arguments after it, as the table says: the checks of the
+ * command line first (exit 2), then the bus connection (exit 3) for a verb that needs one.
+ */
+static int dispatch_verb(int argc, char **argv, const CtlOptions *o) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        const Verb *v = verb_find(argc > 0 ? argv[0] : NULL);
+        unsigned n_args = argc > 0 ? (unsigned) argc - 1 : 0;
+        int r;
+
+        if ((!v || !(v->flags & VERB_OFFLINE)) && (o->strict || o->topology)) {
+                fprintf(stderr, "--strict and --topology apply to check-config only.\n");
+                return EXIT_USAGE;
+        }
+        if (!v) {
+                fprintf(stderr, "Unknown command '%s' (try --help).\n", argv[0]);
+                return EXIT_USAGE;
+        }
+        if (n_args < v->min_args || n_args > v->max_args) {
+                if (v->args_usage)
+                        fprintf(stderr, "%s\n", v->args_usage);
+                else
+                        fprintf(stderr, "Too %s arguments for '%s' (try --help).\n",
+                                n_args < v->min_args ? "few" : "many", v->name);
+                return EXIT_USAGE;
+        }
+
+        if (!(v->flags & VERB_OFFLINE)) {
+                r = connect_bus(o->address, &bus);
+                if (r < 0)
+                        return -r;
+        }
+        return v->run(bus, o, argc > 0 ? argv + 1 : argv); /* none: argv[0] is argv's NULL */
+}
+
+int main(int argc, char **argv) {
+        CtlOptions o = {
+                .interval_s = 1.0,
+                .decisions = 5,
+        };
+        int r;
+
+        r = parse_argv(argc, argv, &o);
+        if (r <= 0)
+                return r < 0 ? EXIT_USAGE : EXIT_OK;
+        return dispatch_verb(argc - optind, argv + optind, &o);
+}

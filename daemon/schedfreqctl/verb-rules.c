@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * verb-rules.c: `rules` lists each per-process rule: where it is defined, what it matches, what it does, how
+ * many decisions it changed and the running tasks it applies to; --json the same as one object.
+ */
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "call.h"
+#include "format.h"
+#include "macro.h"
+#include "schedfreqd-dbus.h"
+#include "verb-rules.h"
+
+/* analyze: false positive: gcc 12 takes reallocarray() in read_rule() for a free of row->tasks even where it
+ * fails, returns NULL and leaves the array to row->tasks, which this then reads */
+ANALYZER_FALSE_POSITIVE_BEGIN("-Wanalyzer-use-after-free")
+static void rule_row_done(RuleRow *row) {
+        free(row->name);
+        free(row->comm);
+        free(row->exe);
+        free(row->cgroup);
+        free(row->origin);
+        for (size_t k = 0; k < row->n_tasks; k++)
+                free(row->tasks[k].comm);
+        free(row->tasks);
+        *row = (RuleRow) {};
+}
+ANALYZER_FALSE_POSITIVE_END
+
+void rule_rows_free(RuleRow *rows, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                rule_row_done(&rows[i]);
+        free(rows);
+}
+
+/* One GetRules() record into @row (which owns its strings even on failure). */
+static int read_rule(sd_bus_message *m, RuleRow *row) {
+        const char *name, *comm, *exe, *cgroup, *origin;
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'r', SCHEDFREQD_RULE_CONTENTS);
+        if (r <= 0)
+                return r;
+        r = sd_bus_message_read(m, "sssssqqbbt", &name, &comm, &exe, &cgroup, &origin, &row->min_util,
+                                &row->max_util, &row->rt_boost, &row->ignore, &row->decisions);
+        if (r < 0)
+                return r;
+        row->name = strdup(name);
+        row->comm = strdup(comm);
+        row->exe = strdup(exe);
+        row->cgroup = strdup(cgroup);
+        row->origin = strdup(origin);
+        if (!row->name || !row->comm || !row->exe || !row->cgroup || !row->origin)
+                return -ENOMEM;
+
+        r = sd_bus_message_enter_container(m, 'a', "(us)");
+        if (r < 0)
+                return r;
+        for (;;) {
+                uint32_t pid;
+                const char *task_comm;
+
+                r = sd_bus_message_read(m, "(us)", &pid, &task_comm);
+                if (r < 0)
+                        return r;
+                if (r == 0)
+                        break;
+                RuleTask *n = reallocarray(row->tasks, row->n_tasks + 1, sizeof(RuleTask));
+                if (!n)
+                        return -ENOMEM;
+                row->tasks = n;
+                row->tasks[row->n_tasks] = (RuleTask) { .pid = pid, .comm = strdup(task_comm) };
+                if (!row->tasks[row->n_tasks++].comm)
+                        return -ENOMEM;
+        }
+        r = sd_bus_message_exit_container(m); /* a(us) */
+        if (r < 0)
+                return r;
+        r = sd_bus_message_exit_container(m); /* r */
+        return r < 0 ? r : 1;
+}
+
+int rules_read(sd_bus *bus, const char *address, RuleRow **ret_rows, size_t *ret_n) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        RuleRow *rows = NULL;
+        size_t n_rows = 0;
+        int r;
+
+        r = sd_bus_call_method(bus, SCHEDFREQD_BUS_NAME, SCHEDFREQD_BUS_PATH, SCHEDFREQD_BUS_INTERFACE, "GetRules",
+                               &error, &reply, NULL);
+        if (r < 0)
+                return -call_failed(address, "read the rules", &error, r);
+
+        r = sd_bus_message_enter_container(reply, 'a', SCHEDFREQD_RULE_TYPE);
+        while (r >= 0) {
+                _cleanup_(rule_row_done) RuleRow row = {}; /* owns what it read until rows does */
+
+                r = read_rule(reply, &row);
+                if (r <= 0)
+                        break;
+                RuleRow *n = reallocarray(rows, n_rows + 1, sizeof(RuleRow));
+                if (!n) {
+                        r = -ENOMEM;
+                        break;
+                }
+                rows = n;
+                rows[n_rows++] = row;
+                row = (RuleRow) {};
+        }
+        if (r < 0) {
+                rule_rows_free(rows, n_rows);
+                fprintf(stderr, "Failed to parse the GetRules reply: %s\n", strerror(-r));
+                return -EXIT_FAILED;
+        }
+        *ret_rows = rows;
+        *ret_n = n_rows;
+        return 0;
+}
+
+static void print_rule(const RuleRow *row) {
+        const char *sep = "";
+
+        printf("%s (%s%s)\n", row->name, row->origin[0] ? "defined at " : "where it is defined is unknown",
+               row->origin);
+
+        printf("  Match:");
+        if (row->comm[0])
+                printf("%s comm = %s", sep, row->comm), sep = ",";
+        if (row->exe[0])
+                printf("%s exe = %s", sep, row->exe), sep = ",";
+        if (row->cgroup[0])
+                printf("%s cgroup = %s", sep, row->cgroup), sep = ",";
+        putchar('\n');
+
+        sep = "";
+        printf("  Actions:");
+        if (row->ignore)
+                printf(" ignore = yes (its load does not count)"), sep = ",";
+        if (row->min_util > 0)
+                printf("%s min_util = %" PRIu16, sep, row->min_util), sep = ",";
+        if (row->max_util < 1024)
+                printf("%s max_util = %" PRIu16, sep, row->max_util), sep = ",";
+        if (row->rt_boost)
+                printf("%s rt_boost = yes", sep), sep = ",";
+        if (!sep[0])
+                printf(" none");
+        putchar('\n');
+
+        printf("  Changed %" PRIu64 " decision%s\n", row->decisions, row->decisions == 1 ? "" : "s");
+
+        if (row->n_tasks == 0) {
+                printf("  Tasks: no running task\n");
+                return;
+        }
+        for (size_t k = 0; k < row->n_tasks; k++)
+                printf("  %s %7" PRIu32 " %s\n", k == 0 ? "Tasks:" : "      ", row->tasks[k].pid,
+                       row->tasks[k].comm[0] ? row->tasks[k].comm : "(name unknown)");
+        if (row->n_tasks >= SCHEDFREQD_RULE_TASKS_MAX)
+                printf("  (the first %u tasks; there may be more)\n", SCHEDFREQD_RULE_TASKS_MAX);
+}
+
+static void print_rules_json(const RuleRow *rows, size_t n) {
+        printf("{\"rules\":[");
+        for (size_t i = 0; i < n; i++) {
+                const RuleRow *row = &rows[i];
+
+                printf("%s{\"Name\":", i ? "," : "");
+                json_string(row->name);
+                printf(",\"Comm\":");
+                json_string(row->comm);
+                printf(",\"Exe\":");
+                json_string(row->exe);
+                printf(",\"Cgroup\":");
+                json_string(row->cgroup);
+                printf(",\"Origin\":");
+                json_string(row->origin);
+                printf(",\"MinUtil\":%" PRIu16 ",\"MaxUtil\":%" PRIu16 ",\"RTBoost\":%s,\"Ignore\":%s,"
+                       "\"Decisions\":%" PRIu64 ",\"Tasks\":[",
+                       row->min_util, row->max_util, row->rt_boost ? "true" : "false", row->ignore ? "true" : "false",
+                       row->decisions);
+                for (size_t k = 0; k < row->n_tasks; k++) {
+                        printf("%s{\"Pid\":%" PRIu32 ",\"Comm\":", k ? "," : "", row->tasks[k].pid);
+                        json_string(row->tasks[k].comm);
+                        putchar('}');
+                }
+                printf("]}");
+        }
+        printf("]}\n");
+}
+
+int verb_rules(sd_bus *bus, const CtlOptions *o, char **args) {
+        RuleRow *rows = NULL;
+        size_t n_rows = 0;
+        int r;
+
+        r = rules_read(bus, o->address, &rows, &n_rows);
+        if (r < 0)
+                return -r;
+
+        if (o->json)
+                print_rules_json(rows, n_rows);
+        else if (n_rows == 0)
+                printf("No rules configured (see schedfreqd.conf(5), RULES).\n");
+        for (size_t i = 0; !o->json && i < n_rows; i++) {
+                if (i)
+                        putchar('\n');
+                print_rule(&rows[i]);
+        }
+        rule_rows_free(rows, n_rows);
+        return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAILED;
+}
