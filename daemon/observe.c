@@ -71,7 +71,7 @@ static void observer_line(Observer *o, unsigned i, uint64_t t_ns, const char *ch
                 fputs(" agree=-", o->out);
         fprintf(o->out, " changed=%s\n", changed);
         if (fflush(o->out) != 0 || ferror(o->out))
-                o->error = -errno ?: -EIO;
+                o->error = errno > 0 ? -errno : -EIO;
 }
 
 void observer_ours(Observer *o, unsigned policy_index, uint64_t t_ns, uint32_t khz) {

@@ -18,7 +18,7 @@ typedef struct EnginePolicy {
         PolicyDesc desc;          /* a copy, frequency table included */
         bool managed;             /* config_manages_policy() at engine_new() */
         Governor gov;
-        unsigned *cpus;           /* policy->cpus: related CPUs that are online */
+        unsigned *cpus;           /* policy->cpus: related CPUs that are online (a slice of Engine.policy_cpus) */
         unsigned n_cpus;
         PolicyStats stats;
         bool deferred_pending;    /* a disallowed remote event changed a CPU's demand; no evaluation since */
@@ -29,6 +29,7 @@ struct Engine {
         EnginePolicy *policies;   /* same order as the topology's, so indexes match */
         size_t n_policies;
         int *policy_of_cpu;       /* CPU → policy index, -1 for none */
+        unsigned *policy_cpus;    /* every policy's cpus[], one after the other (at most one slot per CPU) */
         Demand *demand;
         IowaitBoost *iowait;      /* per CPU (struct sugov_cpu) */
         uint64_t *seen_updates;   /* per CPU: demand_cpu_updates() at its last hook call */
