@@ -58,6 +58,7 @@
 #include "log.h"
 #include "perf-events.h"
 #include "perf-ring.h"
+#include "tp-decode.h"
 #include "tp-format.h"
 #include "time-util.h"
 

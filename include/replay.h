@@ -6,11 +6,10 @@
  * and prints one line per frequency change:
  *   t=<ns> policy=<first cpu> freq=<kHz> cpu=<cpu whose event caused it> kind=<local|remote> util=<0..1024>
  *
- * Input is what `perf script` (or `perf script --ns`) prints for the sched tracepoints by default:
- *   <comm> <pid> [<cpu>] <sec>.<usec|nsec>: sched:<event>: key=value …
- * The modelled events: sched_switch, sched_wakeup, sched_wakeup_new, sched_migrate_task, sched_process_exit,
- * sched_stat_runtime and sched_stat_iowait (the iowait boost, recorded where schedstats are on).
- * Lines of other events are skipped and counted; blank lines and lines starting with '#' are ignored.
+ * Input is what `perf script` (or `perf script --ns`) prints for the sched tracepoints by default, each line
+ * parsed by trace_parse_line() (include/trace-parse.h, which lists the modelled events; sched_stat_iowait is the
+ * iowait boost, recorded where schedstats are on). Lines of other events are skipped and counted; blank lines
+ * and lines starting with '#' are ignored.
  */
 
 #include <stdint.h>
@@ -18,7 +17,6 @@
 
 #include "config.h"
 #include "engine.h"
-#include "sched-event.h"
 #include "topology.h"
 
 typedef struct ReplayStats {
@@ -31,32 +29,6 @@ typedef struct ReplayStats {
         uint64_t late_max_ns;      /* how far the latest of them was behind */
         uint64_t kernel_frequencies; /* power:cpu_frequency lines: the kernel's choices, compared with ours */
 } ReplayStats;
-
-/* One power:cpu_frequency line (`state=<kHz> cpu_id=<cpu>`): the kernel's frequency for that CPU's policy. */
-typedef struct ReplayCpuFrequency {
-        uint64_t time_ns;
-        int cpu;
-        uint32_t khz;
-} ReplayCpuFrequency;
-
-/*
- * Parses a power:cpu_frequency line. Returns 1 and fills @ret, 0 for a line of another event (or no event),
- * -EINVAL for a power:cpu_frequency line without a valid state= or cpu_id=.
- */
-int replay_parse_cpu_frequency(const char *line, ReplayCpuFrequency *ret);
-
-/*
- * Parses one line. Returns REPLAY_LINE_EVENT and fills @ret for a modelled sched event, REPLAY_LINE_EMPTY for
- * blank and comment lines, REPLAY_LINE_OTHER for other events (to be skipped and counted), or -EINVAL with
- * @ret_reason pointing at a static description of what is wrong.
- */
-enum {
-        REPLAY_LINE_EMPTY,
-        REPLAY_LINE_EVENT,
-        REPLAY_LINE_OTHER,
-};
-
-int replay_parse_line(const char *line, SchedEvent *ret, const char **ret_reason);
 
 /* Prints @d in the replay output format; policy= is the policy's first CPU. */
 void decision_print(FILE *f, const Decision *d, const Topology *t);

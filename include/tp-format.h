@@ -3,7 +3,7 @@
 
 /*
  * Tracepoint layouts: the tracefs files events/sched/<name>/{id,format} (and events/power/cpu_frequency/), parsed once at start-up with
- * libtraceevent into plain offsets, and the pure decoder (daemon/sched-event.c) that turns one raw tracepoint
+ * libtraceevent into plain offsets, for the pure decoder (include/tp-decode.h) that turns one raw tracepoint
  * record (a perf PERF_SAMPLE_RAW payload) into a SchedEvent with them. Layouts change across kernels
  * (shared/reference/schedutil.md §6: __data_loc comm in sched_migrate_task and sched_stat_runtime since 6.x,
  * vruntime gone from sched_stat_runtime in 6.8, `success` gone from sched_wakeup in ~5.14, group_dead added
@@ -99,12 +99,3 @@ SchedEventType tp_format_type_from_id(const TpFormat *f, uint32_t id);
  * ("R+"); anything else means prev went to sleep and was dequeued (reference §6.3).
  */
 bool tp_format_prev_runnable(const TpFormat *f, int64_t prev_state);
-
-/*
- * Decodes one raw tracepoint record (what perf's PERF_SAMPLE_RAW carries: the trace entry starting with
- * common_type) of @size bytes. The event type comes from common_type. Bounds-checked: a record shorter than
- * the fields it needs, a __data_loc pointing outside it, or an unknown common_type give -EBADMSG and never
- * a read out of bounds. time_ns and cpu are not in the record: they are set to 0 and -1, the caller fills
- * them from the perf sample. @ret is only written on success. Implemented in daemon/sched-event.c.
- */
-int sched_event_decode(const TpFormat *f, const void *raw, size_t size, SchedEvent *ret);

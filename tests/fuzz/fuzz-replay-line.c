@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * replay_parse_line() on every line of the input, each as replay_run() passes it (getline(): the '\n' kept,
- * the last line maybe without one). Contract (include/replay.h): one of the three line kinds, or -EINVAL
+ * trace_parse_line() on every line of the input, each as replay_run() passes it (getline(): the '\n' kept,
+ * the last line maybe without one). Contract (include/trace-parse.h): one of the three line kinds, or -EINVAL
  * with a reason; an event has a known type.
  */
 
@@ -9,18 +9,18 @@
 
 #include "fuzz.h"
 #include "macro.h"
-#include "replay.h"
+#include "trace-parse.h"
 
 static void parse_one(const char *line) {
         const char *reason = NULL;
         SchedEvent ev;
         int r;
 
-        r = replay_parse_line(line, &ev, &reason);
-        FUZZ_ASSERT(r == REPLAY_LINE_EMPTY || r == REPLAY_LINE_EVENT || r == REPLAY_LINE_OTHER || r == -EINVAL);
+        r = trace_parse_line(line, &ev, &reason);
+        FUZZ_ASSERT(r == TRACE_LINE_EMPTY || r == TRACE_LINE_EVENT || r == TRACE_LINE_OTHER || r == -EINVAL);
         if (r == -EINVAL)
                 FUZZ_ASSERT(reason);
-        if (r == REPLAY_LINE_EVENT)
+        if (r == TRACE_LINE_EVENT)
                 FUZZ_ASSERT(ev.type >= 0 && ev.type < _SCHED_EVENT_TYPE_MAX);
 }
 

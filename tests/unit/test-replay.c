@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Tests for the `perf script` parser of replay.c, on lines printed by perf 6.1 on a 6.18 kernel, and for the
+ * Tests for the `perf script` parser (trace-parse.c), on lines printed by perf 6.1 on a 6.18 kernel, and for the
  * replay driver: bad input as FILE:LINE errors, reorderings counted, long gaps at a bounded cost and with the
  * decisions of a replay that ticks through them.
  */
@@ -11,10 +11,11 @@
 #include "macro.h"
 #include "replay.h"
 #include "test.h"
+#include "trace-parse.h"
 
 static int parse(const char *line, SchedEvent *ev) {
         const char *reason = NULL;
-        int r = replay_parse_line(line, ev, &reason);
+        int r = trace_parse_line(line, ev, &reason);
 
         if (r < 0 && !reason)
                 return -EFAULT; /* an error must always say why */
@@ -27,7 +28,7 @@ TEST(switch_usec) {
         ASSERT_EQ(parse("            perf  4533 [000]   551.307788:       sched:sched_switch: prev_comm=perf "
                         "prev_pid=4533 prev_prio=120 prev_state=D ==> next_comm=migration/0 next_pid=18 next_prio=0\n",
                         &ev),
-                  REPLAY_LINE_EVENT);
+                  TRACE_LINE_EVENT);
         ASSERT_EQ(ev.type, SCHED_EVENT_SWITCH);
         ASSERT_EQ(ev.cpu, 0);
         ASSERT_U64_EQ(ev.time_ns, UINT64_C(551307788000));
@@ -45,23 +46,23 @@ TEST(context) {
         SchedEvent ev;
 
         ASSERT_EQ(parse("   tokio-rt-worker    81 [000]  9491.888523: sched:sched_wakeup: comm=rcu_preempt pid=15 "
-                        "prio=120 target_cpu=000", &ev), REPLAY_LINE_EVENT);
+                        "prio=120 target_cpu=000", &ev), TRACE_LINE_EVENT);
         ASSERT_TRUE(ev.has_context);
         ASSERT_EQ(ev.context_pid, 81);
         ASSERT_EQ(parse("         swapper     0 [001]   551.307995123: sched:sched_wakeup: comm=a pid=5 prio=120 "
-                        "target_cpu=001", &ev), REPLAY_LINE_EVENT);
+                        "target_cpu=001", &ev), TRACE_LINE_EVENT);
         ASSERT_TRUE(ev.has_context);
         ASSERT_EQ(ev.context_pid, 0);
         /* perf script -F pid,tid prints "pid/tid": the thread is the one that runs. */
         ASSERT_EQ(parse("  worker 4533/4540 [001] 1.000000: sched:sched_wakeup: comm=a pid=5 prio=120 target_cpu=001",
-                        &ev), REPLAY_LINE_EVENT);
+                        &ev), TRACE_LINE_EVENT);
         ASSERT_EQ(ev.context_pid, 4540);
         /* No tid column (perf script -F cpu,time,event,trace), or a comm ending in digits glued to it: none. */
         ASSERT_EQ(parse("[001] 1.000000: sched:sched_wakeup: comm=a pid=5 prio=120 target_cpu=001", &ev),
-                  REPLAY_LINE_EVENT);
+                  TRACE_LINE_EVENT);
         ASSERT_TRUE(!ev.has_context);
         ASSERT_EQ(parse("kworker/1:0[001] 1.000000: sched:sched_wakeup: comm=a pid=5 prio=120 target_cpu=001", &ev),
-                  REPLAY_LINE_EVENT);
+                  TRACE_LINE_EVENT);
         ASSERT_TRUE(!ev.has_context);
 }
 
@@ -71,7 +72,7 @@ TEST(switch_ns_preempted_and_idle) {
         ASSERT_EQ(parse("         swapper     0 [001]   551.307995123:       sched:sched_switch: prev_comm=swapper/1 "
                         "prev_pid=0 prev_prio=120 prev_state=R+ ==> next_comm=perf-exec next_pid=4535 next_prio=120",
                         &ev),
-                  REPLAY_LINE_EVENT);
+                  TRACE_LINE_EVENT);
         ASSERT_EQ(ev.cpu, 1);
         ASSERT_U64_EQ(ev.time_ns, UINT64_C(551307995123));
         ASSERT_TRUE(ev.sw.prev_runnable);
@@ -79,13 +80,13 @@ TEST(switch_ns_preempted_and_idle) {
 
         ASSERT_EQ(parse("x 1 [001] 1.000000: sched:sched_switch: prev_comm=x prev_pid=1 prev_prio=120 "
                         "prev_state=R ==> next_comm=swapper/1 next_pid=0 next_prio=120", &ev),
-                  REPLAY_LINE_EVENT);
+                  TRACE_LINE_EVENT);
         ASSERT_TRUE(ev.sw.prev_runnable);
         ASSERT_EQ(ev.sw.next_pid, 0);
 
         ASSERT_EQ(parse("x 1 [001] 1.000000: sched:sched_switch: prev_comm=x prev_pid=1 prev_prio=120 "
                         "prev_state=S|D ==> next_comm=swapper/1 next_pid=0 next_prio=120", &ev),
-                  REPLAY_LINE_EVENT);
+                  TRACE_LINE_EVENT);
         ASSERT_TRUE(!ev.sw.prev_runnable);
         ASSERT_EQ(ev.sw.prev_state, 0x3);
 }
@@ -95,7 +96,7 @@ TEST(comm_with_spaces_and_brackets) {
 
         ASSERT_EQ(parse("  Web [Content] 812 [003] 10.000001: sched:sched_wakeup: comm=Web Content pid=812 prio=120 "
                         "target_cpu=002", &ev),
-                  REPLAY_LINE_EVENT);
+                  TRACE_LINE_EVENT);
         ASSERT_EQ(ev.type, SCHED_EVENT_WAKEUP);
         ASSERT_EQ(ev.cpu, 3);
         ASSERT_STREQ(ev.wakeup.comm, "Web Content");
@@ -113,7 +114,7 @@ TEST(fields_split) {
         /* A comm holding " prev_pid=": the first occurrence wins, as the old strstr() lookup had it. */
         ASSERT_EQ(parse("x 1 [000] 1.000000: sched:sched_switch: prev_comm=evil prev_pid=7 prev_pid=4533 prev_prio=120 "
                         "prev_state=S ==> next_comm=a b=c d next_pid=9 next_prio=120\n", &ev),
-                  REPLAY_LINE_EVENT);
+                  TRACE_LINE_EVENT);
         ASSERT_STREQ(ev.sw.prev_comm, "evil");
         ASSERT_EQ(ev.sw.prev_pid, 7);
         ASSERT_STREQ(ev.sw.next_comm, "a");
@@ -122,22 +123,22 @@ TEST(fields_split) {
         /* '=' inside a word and spaces inside a comm do not end it; " ==> " does; comms are cut at 15 bytes. */
         ASSERT_EQ(parse("x 1 [000] 1.000000: sched:sched_switch: prev_comm=a=b c prev_pid=1 prev_prio=1 "
                         "prev_state=S|D ==> next_comm=Web Content Process next_pid=2 next_prio=3", &ev),
-                  REPLAY_LINE_EVENT);
+                  TRACE_LINE_EVENT);
         ASSERT_STREQ(ev.sw.prev_comm, "a=b c");
         ASSERT_EQ(ev.sw.prev_state, 0x3);
         ASSERT_STREQ(ev.sw.next_comm, "Web Content Pro");
 
         /* A key right after the event name, without a space; a "[ns]" ending runtime=; strtol()'s forms. */
         ASSERT_EQ(parse("sh 5 [001] 1.000000: sched:sched_stat_runtime:comm=sh pid= +5 runtime=7 [ns]", &ev),
-                  REPLAY_LINE_EVENT);
+                  TRACE_LINE_EVENT);
         ASSERT_STREQ(ev.runtime.comm, "sh");
         ASSERT_EQ(ev.runtime.pid, 5);
         ASSERT_U64_EQ(ev.runtime.runtime_ns, 7);
         ASSERT_EQ(parse("sh 5 [001] 1.000000: sched:sched_stat_runtime: comm=sh pid=5 runtime=12 [ns]", &ev),
-                  REPLAY_LINE_EVENT);
+                  TRACE_LINE_EVENT);
         ASSERT_U64_EQ(ev.runtime.runtime_ns, 12);
         ASSERT_EQ(parse("sh 5 [001] 1.000000: sched:sched_process_exit: comm=sh pid=-2147483648 "
-                        "prio=0000000000000000000000000000000001", &ev), REPLAY_LINE_EVENT);
+                        "prio=0000000000000000000000000000000001", &ev), TRACE_LINE_EVENT);
         ASSERT_EQ(ev.exit.pid, INT32_MIN);
         ASSERT_EQ(ev.exit.prio, 0); /* only the first 31 bytes are read */
         ASSERT_EQ(parse("sh 5 [001] 1.000000: sched:sched_process_exit: comm=sh pid=2147483648 prio=1", &ev), -EINVAL);
@@ -145,7 +146,7 @@ TEST(fields_split) {
 
         /* A newline ends a value, a key after it (and a space) still counts. */
         ASSERT_EQ(parse("sh 5 [001] 1.000000: sched:sched_process_exit: comm=sh\n pid=5 prio=1", &ev),
-                  REPLAY_LINE_EVENT);
+                  TRACE_LINE_EVENT);
         ASSERT_STREQ(ev.exit.comm, "sh");
         ASSERT_EQ(ev.exit.pid, 5);
 }
@@ -155,38 +156,38 @@ TEST(other_events) {
 
         ASSERT_EQ(parse("     migration/0    18 [000]   551.307792: sched:sched_migrate_task: comm=perf pid=4533 "
                         "prio=120 orig_cpu=0 dest_cpu=1", &ev),
-                  REPLAY_LINE_EVENT);
+                  TRACE_LINE_EVENT);
         ASSERT_EQ(ev.type, SCHED_EVENT_MIGRATE);
         ASSERT_EQ(ev.migrate.orig_cpu, 0);
         ASSERT_EQ(ev.migrate.dest_cpu, 1);
 
         ASSERT_EQ(parse("sh 4535 [001] 551.309252: sched:sched_stat_runtime: comm=sh pid=4535 runtime=1014308 [ns]",
                         &ev),
-                  REPLAY_LINE_EVENT);
+                  TRACE_LINE_EVENT);
         ASSERT_EQ(ev.type, SCHED_EVENT_RUNTIME);
         ASSERT_U64_EQ(ev.runtime.runtime_ns, 1014308);
 
         /* 6.1 still printed vruntime. */
         ASSERT_EQ(parse("sh 4535 [001] 551.309252: sched:sched_stat_runtime: comm=sh pid=4535 runtime=1014308 [ns] "
                         "vruntime=2000 [ns]", &ev),
-                  REPLAY_LINE_EVENT);
+                  TRACE_LINE_EVENT);
         ASSERT_U64_EQ(ev.runtime.runtime_ns, 1014308);
 
         ASSERT_EQ(parse("sh 4535 [001] 551.309252: sched:sched_process_exit: comm=sh pid=4535 prio=120 group_dead=1",
                         &ev),
-                  REPLAY_LINE_EVENT);
+                  TRACE_LINE_EVENT);
         ASSERT_EQ(ev.type, SCHED_EVENT_EXIT);
         ASSERT_EQ(ev.exit.pid, 4535);
 
         ASSERT_EQ(parse("bash 7 [000] 2.000000: sched:sched_wakeup_new: comm=bash pid=8 prio=120 target_cpu=001", &ev),
-                  REPLAY_LINE_EVENT);
+                  TRACE_LINE_EVENT);
         ASSERT_EQ(ev.type, SCHED_EVENT_WAKEUP_NEW);
         ASSERT_EQ(ev.wakeup.target_cpu, 1);
 
         /* schedstats kernels: the iowait boost's event (sched_stat_template's TP_printk) */
         ASSERT_EQ(parse("   swapper/1     0 [001]     1.001000: sched:sched_stat_iowait: comm=io pid=800 delay=900000 [ns]",
                         &ev),
-                  REPLAY_LINE_EVENT);
+                  TRACE_LINE_EVENT);
         ASSERT_EQ(ev.type, SCHED_EVENT_STAT_IOWAIT);
         ASSERT_EQ(ev.cpu, 1);
         ASSERT_U64_EQ(ev.time_ns, UINT64_C(1001000000));
@@ -198,11 +199,11 @@ TEST(other_events) {
 TEST(skipped_lines) {
         SchedEvent ev;
 
-        ASSERT_EQ(parse("\n", &ev), REPLAY_LINE_EMPTY);
-        ASSERT_EQ(parse("# perf script header", &ev), REPLAY_LINE_EMPTY);
+        ASSERT_EQ(parse("\n", &ev), TRACE_LINE_EMPTY);
+        ASSERT_EQ(parse("# perf script header", &ev), TRACE_LINE_EMPTY);
         ASSERT_EQ(parse("bash 7 [000] 2.000000: sched:sched_waking: comm=bash pid=8 prio=120 target_cpu=001", &ev),
-                  REPLAY_LINE_OTHER);
-        ASSERT_EQ(parse("bash 7 [000] 2.000000: irq:irq_handler_entry: irq=1 name=i8042", &ev), REPLAY_LINE_OTHER);
+                  TRACE_LINE_OTHER);
+        ASSERT_EQ(parse("bash 7 [000] 2.000000: irq:irq_handler_entry: irq=1 name=i8042", &ev), TRACE_LINE_OTHER);
 }
 
 TEST(malformed) {
@@ -454,7 +455,7 @@ static int replay_every_tick(const char *trace, const Topology *t, const Config 
                 const char *reason;
                 SchedEvent ev;
 
-                if (replay_parse_line(line, &ev, &reason) != REPLAY_LINE_EVENT)
+                if (trace_parse_line(line, &ev, &reason) != TRACE_LINE_EVENT)
                         return -EINVAL;
                 for (; ticking && next_tick_ns <= ev.time_ns; next_tick_ns += tick_ns)
                         ticking = engine_tick(e, next_tick_ns) > 0;

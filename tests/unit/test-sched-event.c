@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Tests for sched-event.c: type names, and decoding raw tracepoint records built from the fixture layouts
- * (6.18 with __data_loc comms and without sched_stat_iowait, 6.18-schedstats with it, 6.1 and 4.9 with char[16]), cut short, with bad __data_loc words, and random
+ * Tests for sched-event.c: type names, and for tp-decode.c: decoding raw tracepoint records built from the
+ * fixture layouts (6.18 with __data_loc comms and without sched_stat_iowait, 6.18-schedstats with it, 6.1 and 4.9 with char[16]), cut short, with bad __data_loc words, and random
  * bytes. Records are copied into exact-size heap buffers so that ASan catches any read past the end.
  */
 
 #include "macro.h"
 #include "test.h"
+#include "tp-decode.h"
 #include "tp-format.h"
 
 #define FORMATS FIXTURES "/formats"
