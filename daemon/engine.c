@@ -39,22 +39,6 @@
 #include "string-table.h"
 
 
-static const char *const decision_kind_table[_DECISION_KIND_MAX] = {
-        [DECISION_LOCAL] = "local",
-        [DECISION_REMOTE] = "remote",
-};
-
-static const char *const decision_reason_table[_DECISION_REASON_MAX] = {
-        [DECISION_REASON_DEMAND] = "demand",
-        [DECISION_REASON_RT] = "rt",
-        [DECISION_REASON_IOWAIT] = "iowait",
-        [DECISION_REASON_LIMITS] = "limits",
-        [DECISION_REASON_RULE] = "rule",
-};
-
-DEFINE_STRING_TABLE_LOOKUP_TO_STRING(decision_kind, DecisionKind);
-DEFINE_STRING_TABLE_LOOKUP_TO_STRING(decision_reason, DecisionReason);
-
 /* ---- set-up ---- */
 
 Engine *engine_free(Engine *e) {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decision.h"
 #include "engine.h"
 #include "governor.h"
 #include "macro.h"
@@ -18,33 +19,6 @@
 #include "replay.h"
 #include "time-util.h"
 #include "trace-parse.h"
-
-/* The policy= of the output: the policy's first CPU. */
-static int decision_policy_cpu(const Decision *d, const Topology *t) {
-        int first = -1;
-
-        if (t && d->policy_index < t->n_policies)
-                first = cpulist_first(&t->policies[d->policy_index].cpus);
-        return first >= 0 ? first : (int) d->policy_id;
-}
-
-static void decision_print_fields(FILE *f, const Decision *d, const Topology *t) {
-        fprintf(f, "t=%" PRIu64 " policy=%d freq=%" PRIu32 " cpu=%d kind=%s util=%u", d->time_ns,
-                decision_policy_cpu(d, t), d->new_khz, d->cpu, decision_kind_to_string(d->kind), d->util);
-}
-
-void decision_print(FILE *f, const Decision *d, const Topology *t) {
-        decision_print_fields(f, d, t);
-        fputc('\n', f);
-}
-
-void decision_print_details(FILE *f, const Decision *d, const Topology *t) {
-        decision_print_fields(f, d, t);
-        fprintf(f, " reason=%s", decision_reason_to_string(d->reason));
-        if (d->deferred)
-                fprintf(f, " deferred=%" PRIu64, d->time_ns >= d->deferred_since_ns ? d->time_ns - d->deferred_since_ns : 0);
-        fputc('\n', f);
-}
 
 /*
  * --csv (replay.h): seconds with all nine decimals, so that rows sort and join like the text's t=<ns>. With

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine.h"
+#include "decision.h"
 
 typedef struct DecisionRecord {
         Decision decision;

@@ -15,39 +15,9 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "decision.h"
 #include "sched-event.h"
 #include "topology.h"
-
-typedef enum DecisionKind {
-        DECISION_LOCAL,           /* triggered by an event recorded on a CPU of the policy */
-        DECISION_REMOTE,          /* triggered by an event on another CPU, permitted by the policy */
-        _DECISION_KIND_MAX,
-        _DECISION_KIND_INVALID = -EINVAL,
-} DecisionKind;
-
-typedef enum DecisionReason {
-        DECISION_REASON_DEMAND,   /* utilisation × headroom */
-        DECISION_REASON_RT,       /* an RT/DL task is runnable: max */
-        DECISION_REASON_IOWAIT,   /* iowait boost dominated */
-        DECISION_REASON_LIMITS,   /* scaling limits changed */
-        DECISION_REASON_RULE,     /* a per-process rule's clamp or rt_boost decided it (rules.h) */
-        _DECISION_REASON_MAX,
-        _DECISION_REASON_INVALID = -EINVAL,
-} DecisionReason;
-
-typedef struct Decision {
-        uint64_t time_ns;         /* time of the event (or tick) that triggered it */
-        unsigned policy_index;    /* index into the topology's policies */
-        unsigned policy_id;       /* policyN */
-        uint32_t old_khz, new_khz;
-        int cpu;                  /* CPU whose event caused it */
-        DecisionKind kind;
-        DecisionReason reason;
-        unsigned util;            /* the policy's demand, 0..1024 */
-        SchedEventType event;     /* the triggering event, or _SCHED_EVENT_TYPE_INVALID for a tick */
-        bool deferred;            /* it applies a demand change that a disallowed remote event had to leave */
-        uint64_t deferred_since_ns; /* when that change was recorded (the remote event's time) */
-} Decision;
 
 /* Called for every frequency change. Return 0 when applied, or a negative errno to keep the old frequency. */
 typedef int (*EngineCommitFn)(const Decision *d, void *userdata);
@@ -198,8 +168,6 @@ bool engine_is_paused(const Engine *e);
 /* Apply a configuration change (headroom, rate limit, remote modes) without losing model state. */
 int engine_reconfigure(Engine *e, const Config *cfg);
 
-const char *decision_kind_to_string(DecisionKind k);
-const char *decision_reason_to_string(DecisionReason r);
 
 /*
  * Per-process rules (rules.h): the configuration's, as engine_new()/engine_reconfigure() copied them (NULL: none);

@@ -30,16 +30,6 @@ typedef struct ReplayStats {
         uint64_t kernel_frequencies; /* power:cpu_frequency lines: the kernel's choices, compared with ours */
 } ReplayStats;
 
-/* Prints @d in the replay output format; policy= is the policy's first CPU. */
-void decision_print(FILE *f, const Decision *d, const Topology *t);
-
-/*
- * The same line with what the live daemon knows besides (`schedfreqd --print-decisions`), appended as more
- * key=value fields: ` reason=<demand|rt|iowait|limits|rule>`, and for a change that applied a demand change a
- * disallowed remote event had left, ` deferred=<ns it waited>`.
- */
-void decision_print_details(FILE *f, const Decision *d, const Topology *t);
-
 /*
  * Replays @in (named @name in messages) through a fresh engine, writing changes to @out. Synthetic ticks are
  * generated from the trace's own clock on the cfg->tick_usec grid while some CPU is busy, as the live daemon's
