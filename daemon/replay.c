@@ -70,6 +70,9 @@ typedef struct ReplayContext {
         FreqCompare *compare;     /* ours against the kernel's power:cpu_frequency */
         uint64_t latest_kernel_ns; /* the latest power:cpu_frequency time */
         bool compare_started;     /* our initial frequencies were fed */
+        uint64_t tick_ns;         /* the synthetic ticks' period (cfg->tick_usec) */
+        uint64_t next_tick_ns;    /* the next one, while ticking */
+        bool ticking;             /* some CPU is busy: ticks run */
 } ReplayContext;
 
 static int on_replay_decision(const Decision *d, void *userdata) {
@@ -335,6 +338,70 @@ static void topology_cpus(const Topology *topo, cpu_set_t *ret) {
                 CPU_OR(ret, ret, &topo->policies[i].cpus);
 }
 
+/* A power:cpu_frequency line (1), after the ticks up to its time; 0: a line of an event we do not model. */
+static int replay_kernel_line(ReplayContext *ctx, const char *line, const char *name, char **ret_error) {
+        TraceCpuFrequency f;
+        int r;
+
+        r = replay_kernel_frequency_parse(ctx, line, name, &f, ret_error);
+        if (r <= 0)
+                return r;
+        r = replay_ticks(ctx, ctx->tick_ns, f.time_ns, &ctx->next_tick_ns, &ctx->ticking);
+        if (r < 0)
+                return r;
+        replay_kernel_frequency(ctx, &f);
+        return 1;
+}
+
+/* One scheduler event: checked, the ticks up to its time, then fed to the engine. */
+static int replay_event(ReplayContext *ctx, const SchedEvent *ev, const char *name, char **ret_error) {
+        int r;
+
+        r = replay_check_event(ctx, ev, name, ret_error);
+        if (r < 0)
+                return r;
+        compare_start(ctx, ev->time_ns);
+
+        r = replay_ticks(ctx, ctx->tick_ns, ev->time_ns, &ctx->next_tick_ns, &ctx->ticking);
+        if (r < 0)
+                return r;
+
+        /* As live, once the trace shows it reports sched_stat_runtime, silence ends a run (demand.c). */
+        if (ev->type == SCHED_EVENT_RUNTIME)
+                engine_set_runtime_reported(ctx->engine, true);
+        r = engine_event(ctx->engine, ev);
+        if (r < 0)
+                return r;
+        ctx->stats->events++;
+        replay_print_util(ctx, ev->time_ns);
+
+        if (!ctx->ticking && engine_busy(ctx->engine)) {
+                /* A CPU became busy: its tick comes on the next grid point, as the live daemon's. */
+                ctx->ticking = true;
+                ctx->next_tick_ns = next_grid(ev->time_ns, ctx->tick_ns);
+        }
+        return 0;
+}
+
+/* One line of the trace (ctx->stats->lines is its number). */
+static int replay_line(ReplayContext *ctx, const char *line, const char *name, char **ret_error) {
+        const char *reason = "malformed line";
+        SchedEvent ev = {}; /* filled by each TRACE_LINE_EVENT; zeroed for gcc -fanalyzer, which loses that */
+        int r;
+
+        r = trace_parse_line(line, &ev, &reason);
+        if (r < 0)
+                return make_error(ret_error, name, ctx->stats->lines, reason);
+        if (r == TRACE_LINE_OTHER) {
+                r = replay_kernel_line(ctx, line, name, ret_error);
+                ctx->stats->skipped += r == 0;
+                return MIN(r, 0);
+        }
+        if (r != TRACE_LINE_EVENT)
+                return 0;
+        return replay_event(ctx, &ev, name, ret_error);
+}
+
 /* analyze: false positive: line is initialised to NULL; gcc 12 at -O2 reported freep() reading it uninitialised on
  * an early return while the line parser (now trace-parse.c) was inlined here (as main.c's verb_replay();
  * docs/reliability.md, "Static analysis") */
@@ -347,10 +414,8 @@ int replay_run(FILE *in, const char *name, const Topology *topo, const Config *c
         _cleanup_free_ bool *printed_valid = NULL;
         _cleanup_free_ char *line = NULL;
         ReplayStats stats = {};
-        SchedEvent ev = {}; /* filled by each TRACE_LINE_EVENT; zeroed once for gcc -fanalyzer, which loses that */
-        ReplayContext ctx = { .out = out, .topo = topo, .stats = &stats, .flags = flags };
-        uint64_t tick_ns = MAX(cfg->tick_usec, (uint64_t) 1) * 1000, next_tick_ns = 0;
-        bool ticking = false;
+        ReplayContext ctx = { .out = out, .topo = topo, .stats = &stats, .flags = flags,
+                              .tick_ns = MAX(cfg->tick_usec, (uint64_t) 1) * 1000 };
         size_t size = 0;
         int r;
 
@@ -380,52 +445,10 @@ int replay_run(FILE *in, const char *name, const Topology *topo, const Config *c
                 fputs(flags & REPLAY_PRINT_UTIL ? CSV_HEADER_UTIL "\n" : CSV_HEADER "\n", out);
 
         while (getline(&line, &size, in) >= 0) {
-                const char *reason = "malformed line";
-
                 stats.lines++;
-                r = trace_parse_line(line, &ev, &reason);
-                if (r < 0)
-                        return make_error(ret_error, name, stats.lines, reason);
-                if (r == TRACE_LINE_OTHER) {
-                        TraceCpuFrequency f;
-
-                        r = replay_kernel_frequency_parse(&ctx, line, name, &f, ret_error);
-                        if (r < 0)
-                                return r;
-                        stats.skipped += r == 0;
-                        if (r == 0)
-                                continue;
-                        r = replay_ticks(&ctx, tick_ns, f.time_ns, &next_tick_ns, &ticking);
-                        if (r < 0)
-                                return r;
-                        replay_kernel_frequency(&ctx, &f);
-                        continue;
-                }
-                if (r != TRACE_LINE_EVENT)
-                        continue;
-                r = replay_check_event(&ctx, &ev, name, ret_error);
+                r = replay_line(&ctx, line, name, ret_error);
                 if (r < 0)
                         return r;
-                compare_start(&ctx, ev.time_ns);
-
-                r = replay_ticks(&ctx, tick_ns, ev.time_ns, &next_tick_ns, &ticking);
-                if (r < 0)
-                        return r;
-
-                /* As live, once the trace shows it reports sched_stat_runtime, silence ends a run (demand.c). */
-                if (ev.type == SCHED_EVENT_RUNTIME)
-                        engine_set_runtime_reported(e, true);
-                r = engine_event(e, &ev);
-                if (r < 0)
-                        return r;
-                stats.events++;
-                replay_print_util(&ctx, ev.time_ns);
-
-                if (!ticking && engine_busy(e)) {
-                        /* A CPU became busy: its tick comes on the next grid point, as the live daemon's. */
-                        ticking = true;
-                        next_tick_ns = next_grid(ev.time_ns, tick_ns);
-                }
         }
         if (ferror(in))
                 return make_error(ret_error, name, stats.lines + 1, "read error");
