@@ -163,7 +163,7 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c
 
 $(BUILD)/bench/%: bench/%.c $(LIB_OBJ)
 	@mkdir -p $(@D)
-	$(Q)$(call run,CCLD,$@,$(CC) $(DAEMON_CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(ALL_LDFLAGS) $(DAEMON_LIBS))
+	$(Q)$(call run,CCLD,$@,$(CC) $(DAEMON_CPPFLAGS) -Itests $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(ALL_LDFLAGS) $(DAEMON_LIBS))
 
 # --- kernel PELT oracle (issue 9 item 7) --------------------------------------------------------------------
 # tests/oracle/pelt-oracle: a libbpf loader for pelt-oracle.bpf.c (tp_btf on pelt_cfs_tp, pelt_rt_tp and

@@ -28,6 +28,7 @@
 
 #include "macro.h"
 #include "perf-events.h"
+#include "pingpong.h"
 
 #define QUIRK_ROUNDS 1000
 
@@ -200,58 +201,11 @@ static int bench_run(const cpu_set_t *cpus, WakeupMode mode, double seconds, boo
         return 0;
 }
 
-static void pin_to(int cpu) {
-        cpu_set_t set;
-
-        CPU_ZERO(&set);
-        CPU_SET(cpu, &set);
-        if (sched_setaffinity(0, sizeof(set), &set) < 0)
-                _exit(2);
-}
-
-static unsigned voluntary_switches(void) {
-        _cleanup_fclose_ FILE *f = fopen("/proc/self/status", "re");
-        char line[256];
-        unsigned n = 0;
-
-        while (f && fgets(line, sizeof(line), f))
-                if (sscanf(line, "voluntary_ctxt_switches: %u", &n) == 1)
-                        break;
-        return n;
-}
-
-/*
- * A task on CPU 1 blocking QUIRK_ROUNDS times in a pipe read, woken by a peer on CPU 0 (ret[1]); the task's
- * own count of blocks during the rounds arrives on *ret_result.
- */
-static void quirk_fork_pair(pid_t ret[2], int *ret_result) {
-        int data[2], ack[2], result[2];
-        char c = 0;
-
-        if (pipe(data) < 0 || pipe(ack) < 0 || pipe(result) < 0)
-                abort();
-        if ((ret[0] = fork()) == 0) {
-                unsigned before;
-
-                pin_to(1);
-                before = voluntary_switches();
-                for (unsigned i = 0; i < QUIRK_ROUNDS; i++)
-                        if (read(data[0], &c, 1) != 1 || write(ack[1], &c, 1) != 1)
-                                _exit(3);
-                before = voluntary_switches() - before;
-                _exit(write(result[1], &before, sizeof(before)) == sizeof(before) ? 0 : 3);
-        }
-        if ((ret[1] = fork()) == 0) {
-                pin_to(0);
-                for (unsigned i = 0; i < QUIRK_ROUNDS; i++)
-                        if (nanosleep(&(struct timespec) { .tv_nsec = 200000 }, NULL) < 0 ||
-                            write(data[1], &c, 1) != 1 || read(ack[0], &c, 1) != 1)
-                                _exit(3);
-                _exit(0);
-        }
-        close(data[0]), close(data[1]), close(ack[0]), close(ack[1]), close(result[1]);
-        *ret_result = result[0];
-}
+/* A task on CPU 1 blocking QUIRK_ROUNDS times in a pipe read, woken by a peer on CPU 0; it reports its own
+ * count of blocks during the rounds. */
+static const PingPong quirk_pingpong = {
+        .sleeper_cpu = 1, .waker_cpu = 0, .rounds = QUIRK_ROUNDS, .period_ns = 200000, .count_rounds_only = true,
+};
 
 static int quirk_run(const cpu_set_t *cpus, bool busy) {
         _cleanup_(perf_events_freep) PerfEvents *p = NULL;
@@ -264,17 +218,13 @@ static int quirk_run(const cpu_set_t *cpus, bool busy) {
 
         if (!CPU_ISSET(0, cpus) || !CPU_ISSET(1, cpus) || sd_event_new(&e) < 0)
                 return -ENODEV;
-        pin_to(0); /* keep the reader off CPU 1 */
+        pingpong_pin(0); /* keep the reader off CPU 1 */
         r = perf_events_new(e, cpus, &cfg, on_event, &b, &p);
         if (r < 0)
                 return r;
-        if (busy && (spinner = fork()) == 0) {
-                pin_to(1);
-                (void) sched_setscheduler(0, SCHED_IDLE, &(struct sched_param) {});
-                for (;;)
-                        ;
-        }
-        quirk_fork_pair(pair, &result);
+        if (busy)
+                spinner = pingpong_fork_spinner(1);
+        pingpong_fork(&quirk_pingpong, pair, &result);
         b.watch = pair[0];
         while (waitpid(pair[0], &status, WNOHANG) == 0)
                 (void) sd_event_run(e, 10000);

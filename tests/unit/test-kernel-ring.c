@@ -13,6 +13,7 @@
 
 #include "macro.h"
 #include "perf-events.h"
+#include "pingpong.h"
 #include "test.h"
 
 #define N_SLEEPS 200
@@ -122,15 +123,6 @@ static int on_event(const SchedEvent *ev, void *userdata) {
         return 0;
 }
 
-static void pin_to(int cpu) {
-        cpu_set_t set;
-
-        CPU_ZERO(&set);
-        CPU_SET(cpu, &set);
-        if (sched_setaffinity(0, sizeof(set), &set) < 0)
-                _exit(2);
-}
-
 /*
  * The child: pinned to CPU 1, it blocks N_SLEEPS times in a pipe read (a sleep: prev_state S), each time
  * woken by a peer pinned to CPU 0 that writes every 100 µs; then it runs a little (sched_stat_runtime),
@@ -143,65 +135,17 @@ static void pin_to(int cpu) {
  * sample is dropped, and the switch out of idle is not traced at all (ftrace neither). CPU 0 is not
  * affected. Measured with bench/bench-events --quirk; see the report of this module.
  */
-static pid_t fork_spinner(int cpu) {
-        pid_t pid = fork();
-
-        if (pid != 0)
-                return pid;
-        pin_to(cpu);
-        if (sched_setscheduler(0, SCHED_IDLE, &(struct sched_param) {}) < 0)
-                _exit(2);
-        for (;;)
+/* After its sleeps, the child runs a little (sched_stat_runtime) and moves itself to CPU 0 (sched_migrate_task). */
+static void child_after(void) {
+        for (volatile unsigned i = 0; i < 2000000; i++)
                 ;
+        pingpong_pin(0);
 }
 
-/* The child's own count of the times it blocked: the ground truth for its sleeps. */
-static unsigned voluntary_switches(void) {
-        _cleanup_fclose_ FILE *f = fopen("/proc/self/status", "re");
-        char line[256];
-        unsigned n = 0;
-
-        while (f && fgets(line, sizeof(line), f))
-                if (sscanf(line, "voluntary_ctxt_switches: %u", &n) == 1)
-                        break;
-        return n;
-}
-
-/* Forks the child (ret[0]) and its peer (ret[1]); the child's count of blocks arrives on *ret_result. */
-static void fork_pair(pid_t ret[2], int *ret_result) {
-        int data[2], ack[2], result[2];
-        char c = 0;
-
-        if (pipe(data) < 0 || pipe(ack) < 0 || pipe(result) < 0)
-                abort();
-        ret[0] = fork();
-        if (ret[0] == 0) {
-                unsigned n;
-
-                (void) prctl(PR_SET_NAME, CHILD_COMM);
-                pin_to(1);
-                for (unsigned i = 0; i < N_SLEEPS; i++)
-                        if (read(data[0], &c, 1) != 1 || write(ack[1], &c, 1) != 1)
-                                _exit(3);
-                for (volatile unsigned i = 0; i < 2000000; i++) /* run a little: sched_stat_runtime */
-                        ;
-                pin_to(0);
-                n = voluntary_switches();
-                _exit(write(result[1], &n, sizeof(n)) == sizeof(n) ? 0 : 3);
-        }
-        ret[1] = fork();
-        if (ret[1] == 0) {
-                pin_to(0);
-                for (unsigned i = 0; i < N_SLEEPS; i++) {
-                        (void) nanosleep(&(struct timespec) { .tv_nsec = 100000 }, NULL);
-                        if (write(data[1], &c, 1) != 1 || read(ack[0], &c, 1) != 1)
-                                _exit(3);
-                }
-                _exit(0);
-        }
-        close(data[0]), close(data[1]), close(ack[0]), close(ack[1]), close(result[1]);
-        *ret_result = result[0];
-}
+static const PingPong child_pingpong = {
+        .sleeper_cpu = 1, .waker_cpu = 0, .rounds = N_SLEEPS, .period_ns = 100000, .comm = CHILD_COMM,
+        .after = child_after,
+};
 
 /* Runs the loop until both processes have exited, then drains once more. */
 static int run_until_exit(sd_event *e, PerfEvents *p, const pid_t pids[2]) {
@@ -234,8 +178,8 @@ static int run_workload(sd_event *e, PerfEvents *p, Seen *s, unsigned *ret_block
         pid_t pids[2], spinner;
         int r, result;
 
-        spinner = fork_spinner(1);
-        fork_pair(pids, &result);
+        spinner = pingpong_fork_spinner(1);
+        pingpong_fork(&child_pingpong, pids, &result);
         s->child = pids[0];
         if (spinner < 0 || pids[0] < 0 || pids[1] < 0)
                 return -ECHILD;
@@ -320,7 +264,7 @@ static void fork_yielders(pid_t ret[2]) {
                 ret[i] = fork();
                 if (ret[i] != 0)
                         continue;
-                pin_to(1);
+                pingpong_pin(1);
                 for (;;)
                         (void) sched_yield();
         }
@@ -397,7 +341,7 @@ TEST(handler_error_ends_the_loop) {
         ASSERT_OK(sd_event_new(&e));
         ASSERT_OK(perf_events_new(e, &cpus, &cfg, on_event, &s, &p));
         s.p = p;
-        fork_pair(pids, &result);
+        pingpong_fork(&child_pingpong, pids, &result);
         close(result);
         ASSERT_TRUE(pids[0] > 0 && pids[1] > 0);
         ASSERT_ERROR(sd_event_loop(e), ECANCELED);
