@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * main.c: command line and verbs. Everything else lives in its module:
- *   schedfreqd [OPTIONS]            the daemon (manager.c)
+ *   schedfreqd [OPTIONS]            the daemon (manager.c) and its D-Bus face (manager-bus.c)
  *   schedfreqd --observe            the daemon changing nothing, beside the kernel's choices (observe.c)
  *   schedfreqd topology [--json]    print the machine's cpufreq policies (cpufreq-sysfs.c, topology.c,
  *                                   topology-json.c)
@@ -26,6 +26,7 @@
 #include "cpufreq-sysfs.h"
 #include "log.h"
 #include "manager.h"
+#include "manager-bus.h"
 #include "replay.h"
 #include "topology.h"
 
@@ -80,6 +81,30 @@ _printf_(1, 2) static int usage_error(const char *format, ...) {
         va_end(ap);
         fputs("\nTry 'schedfreqd --help'.\n", stderr);
         return EXIT_USAGE;
+}
+
+/*
+ * The daemon: the manager, and its D-Bus face put on last, once the policies are taken over (an observer takes
+ * no bus name), and taken off first, after the restore. The bus is optional (CI namespaces, early boot): the
+ * daemon governs without it.
+ */
+static int verb_daemon(const ManagerOptions *opts) {
+        _cleanup_(manager_freep) Manager *m = NULL;
+        _cleanup_(manager_bus_freep) ManagerBus *bus = NULL; /* declared after the manager: freed before it */
+        int r;
+
+        r = manager_new(opts, &m);
+        if (r < 0)
+                return r;
+
+        r = manager_start(m);
+        if (r < 0)
+                return r;
+
+        if (!opts->observe && !opts->no_bus && manager_bus_new(m, &bus) < 0)
+                log_warning("No D-Bus, running without it.");
+
+        return manager_run(m);
 }
 
 static int verb_topology(bool json) {
@@ -394,7 +419,7 @@ int main(int argc, char **argv) {
         }
 
         if (streq(verb, ""))
-                r = manager_run(&opts);
+                r = verb_daemon(&opts);
         else if (streq(verb, "topology"))
                 r = verb_topology(json);
         else if (streq(verb, "replay")) {

@@ -25,13 +25,13 @@
 #include <unistd.h>
 
 #include "actuator.h"
-#include "bus.h"
 #include "config.h"
 #include "crash-point.h"
 #include "cpufreq-sysfs.h"
 #include "engine.h"
 #include "governor.h"
 #include "kernel-version.h"
+#include "latency.h"
 #include "log.h"
 #include "manager.h"
 #include "manager-hotplug.h"
@@ -46,36 +46,9 @@
 #include "topology.h"
 #include "time-util.h"
 
-static void latency_record(LatencyStats *s, uint64_t latency_ns) {
-        uint64_t usec = latency_ns / 1000;
-        unsigned bucket = 0;
-
-        while (usec > 1 && bucket < LATENCY_BUCKETS - 1) {
-                usec >>= 1;
-                bucket++;
-        }
-        s->buckets[bucket]++;
-        s->count++;
-        s->sum_ns += latency_ns;
-        s->max_ns = MAX(s->max_ns, latency_ns);
-}
-
-/* Upper bound (µs) of the bucket holding the @permille-th sample. */
-uint64_t latency_quantile_usec(const LatencyStats *s, unsigned permille) {
-        uint64_t want = (s->count * permille + 999) / 1000, seen = 0;
-
-        for (unsigned i = 0; i < LATENCY_BUCKETS; i++) {
-                seen += s->buckets[i];
-                if (seen >= want && want > 0)
-                        return UINT64_C(2) << i;
-        }
-        return 0;
-}
-
-static Manager *manager_free(Manager *m) {
+Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
-        bus_free(m->bus);
         manager_hotplug_stop(m);
         proc_conn_free(m->proc);
         task_names_free(m->task_names);
@@ -98,7 +71,6 @@ static Manager *manager_free(Manager *m) {
         free(m);
         return NULL;
 }
-DEFINE_TRIVIAL_CLEANUP_FUNC(Manager *, manager_free);
 
 /*
  * --print-decisions is a view on the daemon, not its job. When stdout fails (its reader went away, as with
@@ -735,7 +707,7 @@ static int manager_start_proc_conn(Manager *m) {
         return 0;
 }
 
-static int manager_start(Manager *m) {
+int manager_start(Manager *m) {
         int r;
 
         r = sd_event_default(&m->event);
@@ -798,19 +770,21 @@ static int manager_start(Manager *m) {
         if (r < 0)
                 return r;
 
-        if (m->opts.observe)
-                return manager_observe_start(m);
+        if (m->opts.observe) {
+                r = manager_observe_start(m);
+                if (r < 0)
+                        return r;
+        } else {
+                /* Last: only now do we change anything on the machine. */
+                crash_point("start-up");
+                r = manager_take_over(m);
+                if (r < 0)
+                        return r;
+                crash_point("take-over:done");
+        }
 
-        /* Last: only now do we change anything on the machine. */
-        crash_point("start-up");
-        r = manager_take_over(m);
-        if (r < 0)
-                return r;
-        crash_point("take-over:done");
-
-        /* The bus is optional (CI namespaces, early boot): the daemon governs without it. */
-        if (!m->opts.no_bus && bus_new(m, &m->bus) < 0)
-                log_warning("No D-Bus, running without it.");
+        /* Uptime counts from here. */
+        m->start_usec = monotonic_usec();
         return 0;
 }
 
@@ -863,9 +837,9 @@ static int manager_lock(Manager *m) {
         return 0;
 }
 
-int manager_run(const ManagerOptions *opts) {
+int manager_new(const ManagerOptions *opts, Manager **ret) {
         _cleanup_(manager_freep) Manager *m = NULL;
-        int r, restore_r;
+        int r;
 
         m = calloc(1, sizeof(Manager));
         if (!m)
@@ -899,9 +873,12 @@ int manager_run(const ManagerOptions *opts) {
         if (r < 0)
                 return r;
 
-        r = manager_start(m);
-        if (r < 0)
-                return r;
+        *ret = TAKE_PTR(m);
+        return 0;
+}
+
+int manager_run(Manager *m) {
+        int r, restore_r;
 
         manager_notify_status(m, "READY=1\n");
         log_info("schedfreqd %s running.", VERSION);

@@ -3,11 +3,12 @@
 
 /*
  * The daemon proper: owns the sd-event loop and every object (config, topology, engine, perf rings,
- * actuator, bus), wires events → engine → actuator, handles signals (SIGTERM/SIGINT: restore and exit;
+ * actuator), wires events → engine → actuator, handles signals (SIGTERM/SIGINT: restore and exit;
  * SIGHUP: reload; SIGPIPE: ignored), the tick timer, and the service manager protocol (sd_notify).
  *
- * The struct is visible to the modules that serve it (bus.c reads its state and calls the verbs below);
- * nothing else should touch it.
+ * The struct is visible to the modules that serve it (manager-*.c; manager-bus.c, its D-Bus face, reads its
+ * state and calls the verbs below); nothing else should touch it. The manager knows nothing of its face:
+ * main.c puts the face on after manager_start() and takes it off after manager_run(), see there.
  */
 
 #include <sched.h>
@@ -18,6 +19,8 @@
 
 #include "config.h"
 #include "decision-log.h"
+#include "latency.h"
+#include "macro.h"
 #include "policy-health.h"
 #include "topology.h"
 
@@ -37,20 +40,9 @@ typedef struct ManagerOptions {
         int log_level;                /* LOG_ERR..LOG_DEBUG */
 } ManagerOptions;
 
-/* Reaction latency, event time → setspeed written, in log2(µs) buckets: bucket i counts [2^i, 2^(i+1)) µs. */
-#define LATENCY_BUCKETS 24
-
-typedef struct LatencyStats {
-        uint64_t count;
-        uint64_t buckets[LATENCY_BUCKETS];
-        uint64_t max_ns;
-        uint64_t sum_ns;
-} LatencyStats;
-
 typedef struct Engine Engine;
 typedef struct Actuator Actuator;
 typedef struct PerfEvents PerfEvents;
-typedef struct Bus Bus;
 typedef struct ProcConn ProcConn;
 typedef struct TaskNames TaskNames;
 typedef struct UEventMonitor UEventMonitor;
@@ -68,7 +60,6 @@ typedef struct Manager {
         Observer *observer;            /* observe mode only */
         bool observer_print_failed;    /* its stdout failed: said once */
         PerfEvents *perf;
-        Bus *bus;                      /* NULL when running without D-Bus */
         ProcConn *proc;                /* NULL where the proc connector is unavailable */
         TaskNames *task_names;         /* pid → comm, fed by the proc connector */
         UEventMonitor *uevents;        /* CPU hotplug (manager-hotplug.c); NULL where uevents are unavailable */
@@ -81,18 +72,32 @@ typedef struct Manager {
         uint64_t lazy_failed_usec;     /* when perf last refused a quiet set (back off) */
         uint64_t lazy_scan_usec;       /* when a scan last found no quiet task although lazy was possible */
         sd_event_source *sigterm_source, *sigint_source, *sighup_source;
-        LatencyStats latency;
+        LatencyStats latency;          /* event time → setspeed written */
         DecisionLog decisions;
         uint64_t commits;
-        uint64_t start_usec;           /* CLOCK_MONOTONIC, for Uptime */
+        uint64_t start_usec;           /* CLOCK_MONOTONIC, when manager_start() was done: for Uptime */
         bool paused;
         int lock_fd;                   /* the instance lock (actuator_lock_take()), held for the daemon's life */
         pid_t self_pid;                /* our own task: never counted as RT (see on_sched_event) */
         cpu_set_t lost_warned;         /* CPUs whose lost events were logged at warning level */
 } Manager;
 
-/* Runs the daemon until SIGTERM/SIGINT. Returns 0 on a clean exit, a negative errno (already logged) else. */
-int manager_run(const ManagerOptions *opts);
+/*
+ * The daemon's life, in steps (main.c runs them): each returns 0 or a negative errno, already logged.
+ *
+ * manager_new(): ignores SIGPIPE, checks the privileges, takes the instance lock, loads the config and the
+ * topology. Nothing on the machine changes yet.
+ * manager_start(): the event loop and its sources, the engine, the scheduler tracepoints, the proc connector
+ * and hotplug; then, last, the take-over of the policies (in observe mode the observer instead).
+ * manager_run(): READY=1, the loop until SIGTERM/SIGINT, the statistics and the restore. Returns what the
+ * daemon exits with: 0, or the loop's or the restore's error.
+ * manager_free(): closes everything (after manager_run(), nothing is left to restore).
+ */
+int manager_new(const ManagerOptions *opts, Manager **ret);
+int manager_start(Manager *m);
+int manager_run(Manager *m);
+Manager *manager_free(Manager *m);
+DEFINE_TRIVIAL_CLEANUP_FUNC(Manager *, manager_free);
 
 /*
  * Re-reads the config file. On errors keeps the running config and returns -EINVAL with a malloc'd message
@@ -102,6 +107,3 @@ int manager_reload(Manager *m, char **ret_error);
 /* Hands every policy back to its original governor / takes them over again. */
 int manager_pause(Manager *m, char **ret_error);
 int manager_resume(Manager *m, char **ret_error);
-
-/* Quantile (permille) of the reaction latency, as the bucket's upper bound in µs. */
-uint64_t latency_quantile_usec(const LatencyStats *s, unsigned permille);

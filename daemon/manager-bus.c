@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * bus.c: the daemon's D-Bus API (include/schedfreqd-dbus.h, docs/dbus.md). It owns the sd-bus connection,
- * the object registrations and the PropertiesChanged timer; it reads the Manager and the engine and calls
- * the manager's verbs, and decides nothing itself.
+ * manager-bus.c: the manager's D-Bus face, the daemon's D-Bus API (include/schedfreqd-dbus.h, docs/dbus.md). It
+ * owns the sd-bus connection, the object registrations and the PropertiesChanged timer; it reads the Manager
+ * and the engine and calls the manager's verbs, and decides nothing itself. The manager does not know it.
  *
  * Every object is served by a fallback vtable with an object finder: the finder fills a "values" struct
  * from the engine at the moment of the call, and the vtable's properties point into it with offsetof (the
  * timesyncd-bus.c style). The same fill functions feed the PropertiesChanged timer, which compares them
- * with what it last announced.
+ * with what it last announced, property by property: the vtables' EMITS_CHANGE entries are the list.
  */
 
+#include <assert.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -19,10 +20,11 @@
 #include <systemd/sd-event.h>
 #include <time.h>
 
-#include "bus.h"
 #include "engine.h"
+#include "latency.h"
 #include "log.h"
 #include "manager.h"
+#include "manager-bus.h"
 #include "perf-events.h"
 #include "rules.h"
 #include "schedfreqd-dbus.h"
@@ -72,7 +74,7 @@ typedef struct CpuValues {
         int busy;
 } CpuValues;
 
-struct Bus {
+struct ManagerBus {
         Manager *manager;
         sd_bus *bus;
         sd_event_source *changes_source;
@@ -86,7 +88,7 @@ struct Bus {
 
 /* --- values ------------------------------------------------------------------------------------------ */
 
-static void daemon_values(const Bus *b, DaemonValues *v) {
+static void daemon_values(const ManagerBus *b, DaemonValues *v) {
         const Manager *m = b->manager;
         const EngineStats *es = engine_stats(m->engine);
         const PerfEventsStats *ps = m->perf ? perf_events_stats(m->perf) : NULL;
@@ -114,7 +116,7 @@ static void daemon_values(const Bus *b, DaemonValues *v) {
         memcpy(v->latency_buckets, m->latency.buckets, sizeof(v->latency_buckets));
 }
 
-static void policy_values(const Bus *b, size_t i, PolicyValues *v) {
+static void policy_values(const ManagerBus *b, size_t i, PolicyValues *v) {
         const Manager *m = b->manager;
         const PolicyDesc *p = &m->topology->policies[i];
         PolicyStats ps = {};
@@ -146,7 +148,7 @@ static void policy_values(const Bus *b, size_t i, PolicyValues *v) {
         v->write_errors = m->health[i].write_errors;
 }
 
-static void cpu_values(const Bus *b, size_t i, CpuValues *v) {
+static void cpu_values(const ManagerBus *b, size_t i, CpuValues *v) {
         const Manager *m = b->manager;
         const PolicyDesc *p = topology_policy_of_cpu(m->topology, b->cpus[i]);
         CpuState cs = {};
@@ -187,7 +189,7 @@ static int path_number(const char *path, const char *prefix, unsigned *ret) {
         return 1;
 }
 
-static int policy_index_of(const Bus *b, unsigned id, size_t *ret) {
+static int policy_index_of(const ManagerBus *b, unsigned id, size_t *ret) {
         const Topology *t = b->manager->topology;
         const PolicyDesc *p = topology_policy_by_id(t, id);
 
@@ -197,7 +199,7 @@ static int policy_index_of(const Bus *b, unsigned id, size_t *ret) {
         return 1;
 }
 
-static int cpu_index_of(const Bus *b, unsigned cpu, size_t *ret) {
+static int cpu_index_of(const ManagerBus *b, unsigned cpu, size_t *ret) {
         for (size_t i = 0; i < b->n_cpus; i++)
                 if (b->cpus[i] == cpu) {
                         *ret = i;
@@ -208,11 +210,11 @@ static int cpu_index_of(const Bus *b, unsigned cpu, size_t *ret) {
 
 static int daemon_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **ret_found,
                        sd_bus_error *error) {
-        Bus *b = ASSERT_PTR(userdata);
+        ManagerBus *b = ASSERT_PTR(userdata);
 
         if (!streq(path, SCHEDFREQD_BUS_PATH))
                 return 0;
-        /* The Bus itself, so that the methods get it; the properties point into b->daemon_now (DV()). */
+        /* The ManagerBus itself, so that the methods get it; the properties point into b->daemon_now (DV()). */
         daemon_values(b, &b->daemon_now);
         *ret_found = b;
         return 1;
@@ -220,7 +222,7 @@ static int daemon_find(sd_bus *bus, const char *path, const char *interface, voi
 
 static int policy_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **ret_found,
                        sd_bus_error *error) {
-        Bus *b = ASSERT_PTR(userdata);
+        ManagerBus *b = ASSERT_PTR(userdata);
         unsigned id;
         size_t i;
 
@@ -233,7 +235,7 @@ static int policy_find(sd_bus *bus, const char *path, const char *interface, voi
 
 static int cpu_find(sd_bus *bus, const char *path, const char *interface, void *userdata, void **ret_found,
                     sd_bus_error *error) {
-        Bus *b = ASSERT_PTR(userdata);
+        ManagerBus *b = ASSERT_PTR(userdata);
         unsigned cpu;
         size_t i;
 
@@ -259,7 +261,7 @@ static void strv_freep(char ***l) {
 /* Every object: the daemon, its policies and CPUs (for introspection and the ObjectManager). */
 static int enumerate_nodes(sd_bus *bus, const char *prefix, void *userdata, char ***ret_nodes, sd_bus_error *error) {
         _cleanup_(strv_freep) char **l = NULL;
-        Bus *b = ASSERT_PTR(userdata);
+        ManagerBus *b = ASSERT_PTR(userdata);
         size_t n = 0, n_policies = b->manager->topology->n_policies;
 
         l = calloc(1 + n_policies + b->n_cpus + 1, sizeof(char *));
@@ -352,7 +354,7 @@ static int bus_check_root(sd_bus_message *message, sd_bus_error *error) {
 }
 
 static int method_reload(sd_bus_message *message, void *userdata, sd_bus_error *error) {
-        Bus *b = ASSERT_PTR(userdata);
+        ManagerBus *b = ASSERT_PTR(userdata);
         _cleanup_free_ char *reason = NULL;
         int r;
 
@@ -368,7 +370,7 @@ static int method_reload(sd_bus_message *message, void *userdata, sd_bus_error *
         return sd_bus_reply_method_return(message, NULL);
 }
 
-static int method_pause_resume(sd_bus_message *message, Bus *b, bool pause, sd_bus_error *error) {
+static int method_pause_resume(sd_bus_message *message, ManagerBus *b, bool pause, sd_bus_error *error) {
         _cleanup_free_ char *reason = NULL;
         int r;
 
@@ -394,7 +396,7 @@ static int method_resume(sd_bus_message *message, void *userdata, sd_bus_error *
 
 static int method_get_decisions(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        Bus *b = ASSERT_PTR(userdata);
+        ManagerBus *b = ASSERT_PTR(userdata);
         const DecisionLog *log = &b->manager->decisions;
         uint32_t max;
         size_t first = 0;
@@ -489,7 +491,7 @@ static int append_rule(sd_bus_message *reply, Manager *m, const RuleSet *rules, 
 
 static int method_get_rules(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        Bus *b = ASSERT_PTR(userdata);
+        ManagerBus *b = ASSERT_PTR(userdata);
         const RuleSet *rules = engine_rules(b->manager->engine);
         int r;
 
@@ -513,7 +515,7 @@ static int method_get_rules(sd_bus_message *message, void *userdata, sd_bus_erro
 /* --- vtables ------------------------------------------------------------------------------------------- */
 
 #define EMITS SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
-#define DV(field) (offsetof(Bus, daemon_now) + offsetof(DaemonValues, field))
+#define DV(field) (offsetof(ManagerBus, daemon_now) + offsetof(DaemonValues, field))
 #define CONST SD_BUS_VTABLE_PROPERTY_CONST
 
 static const sd_bus_vtable daemon_vtable[] = {
@@ -589,21 +591,50 @@ static const sd_bus_vtable cpu_vtable[] = {
 
 /* --- PropertiesChanged at a bounded rate --------------------------------------------------------------- */
 
-#define NAMES_MAX 24
-#define CHANGED(a, b, field, name)                                              \
-        do {                                                                    \
-                if (memcmp(&(a)->field, &(b)->field, sizeof((a)->field)) != 0)  \
-                        names[n++] = (char *) (name);                           \
-        } while (0)
-#define CHANGED_STR(a, b, field, name)                                          \
-        do {                                                                    \
-                if (!streq((a)->field, (b)->field))                             \
-                        names[n++] = (char *) (name);                           \
-        } while (0)
+/*
+ * What an object announces is what its vtable says: each property flagged EMITS_CHANGE whose value differs
+ * between the values now and those last sent, found where the vtable's offset points (less @base: the daemon's
+ * offsets, DV(), count from the ManagerBus). One signal per object, the names in the vtable's order.
+ */
+#define NAMES_MAX 24 /* EMITS_CHANGE properties of one vtable, at most (the daemon's has 16) */
 
-static void emit(Bus *b, const char *path, const char *interface, char **names, size_t n) {
+/* The bytes a property of @signature takes in a values struct, as sd-bus reads them; 0 for a string. */
+static size_t property_size(const char *signature) {
+        if (streq(signature, "t"))
+                return sizeof(uint64_t);
+        if (streq(signature, "u"))
+                return sizeof(uint32_t);
+        if (streq(signature, "i"))
+                return sizeof(int32_t);
+        if (streq(signature, "b"))
+                return sizeof(int);
+        if (streq(signature, "at"))
+                return sizeof(uint64_t[LATENCY_BUCKETS]); /* the one array: property_get_latency_histogram() */
+        assert(streq(signature, "s"));
+        return 0;
+}
+
+static bool property_changed(const sd_bus_vtable *v, size_t base, const void *now, const void *sent) {
+        size_t offset = v->x.property.offset - base, size = property_size(v->x.property.signature);
+        const uint8_t *a = (const uint8_t *) now + offset, *b = (const uint8_t *) sent + offset;
+
+        if (size == 0)
+                return !streq(*(const char *const *) a, *(const char *const *) b);
+        return memcmp(a, b, size) != 0;
+}
+
+static void emit_changes(ManagerBus *b, const char *path, const char *interface, const sd_bus_vtable *vtable,
+                         size_t base, const void *now, const void *sent) {
+        char *names[NAMES_MAX + 1];
+        size_t n = 0;
         int r;
 
+        for (const sd_bus_vtable *v = vtable; v->type != _SD_BUS_VTABLE_END; v++)
+                if (v->type == _SD_BUS_VTABLE_PROPERTY && (v->flags & SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE) &&
+                    property_changed(v, base, now, sent)) {
+                        assert(n < NAMES_MAX);
+                        names[n++] = (char *) v->x.property.member;
+                }
         if (n == 0)
                 return;
         names[n] = NULL;
@@ -612,74 +643,37 @@ static void emit(Bus *b, const char *path, const char *interface, char **names, 
                 log_debug_errno(r, "Failed to emit PropertiesChanged on %s, ignoring: %m", path);
 }
 
-static void emit_daemon_changes(Bus *b) {
-        char *names[NAMES_MAX + 1];
+static void emit_daemon_changes(ManagerBus *b) {
         DaemonValues v;
-        size_t n = 0;
 
         daemon_values(b, &v);
-        CHANGED(&v, &b->daemon_sent, events, "EventsSeen");
-        CHANGED(&v, &b->daemon_sent, events_lost, "EventsLost");
-        CHANGED(&v, &b->daemon_sent, ring_overflows, "RingOverflows");
-        CHANGED(&v, &b->daemon_sent, events_late, "EventsLate");
-        CHANGED_STR(&v, &b->daemon_sent, proc_connector, "ProcConnector");
-        CHANGED(&v, &b->daemon_sent, local, "LocalDecisions");
-        CHANGED(&v, &b->daemon_sent, remote, "RemoteDecisions");
-        CHANGED(&v, &b->daemon_sent, deferred, "DeferredDecisions");
-        CHANGED(&v, &b->daemon_sent, writes, "FrequencyWrites");
-        CHANGED(&v, &b->daemon_sent, latency_count, "ReactionLatencyCount");
-        CHANGED(&v, &b->daemon_sent, latency_p50_usec, "ReactionLatencyP50USec");
-        CHANGED(&v, &b->daemon_sent, latency_p99_usec, "ReactionLatencyP99USec");
-        CHANGED(&v, &b->daemon_sent, latency_max_usec, "ReactionLatencyMaxUSec");
-        CHANGED(&v, &b->daemon_sent, latency_buckets, "ReactionLatencyHistogram");
-        CHANGED(&v, &b->daemon_sent, latency_sum_usec, "ReactionLatencySumUSec");
-        CHANGED(&v, &b->daemon_sent, paused, "Paused");
-        emit(b, SCHEDFREQD_BUS_PATH, SCHEDFREQD_BUS_INTERFACE, names, n);
+        emit_changes(b, SCHEDFREQD_BUS_PATH, SCHEDFREQD_BUS_INTERFACE, daemon_vtable, offsetof(ManagerBus, daemon_now),
+                     &v, &b->daemon_sent);
         b->daemon_sent = v;
 }
 
-static void emit_policy_changes(Bus *b, size_t i) {
-        char *names[NAMES_MAX + 1], path[sizeof(SCHEDFREQD_BUS_POLICY_PREFIX) + 16];
-        PolicyValues v, *s = &b->policy_sent[i];
-        size_t n = 0;
+static void emit_policy_changes(ManagerBus *b, size_t i) {
+        char path[sizeof(SCHEDFREQD_BUS_POLICY_PREFIX) + 16];
+        PolicyValues v;
 
         policy_values(b, i, &v);
-        CHANGED(&v, s, current_khz, "CurrentKHz");
-        CHANGED(&v, s, min_khz, "MinKHz");
-        CHANGED(&v, s, max_khz, "MaxKHz");
-        CHANGED(&v, s, demand, "Demand");
-        CHANGED(&v, s, remote_permitted, "RemotePermitted");
-        CHANGED(&v, s, local, "LocalDecisions");
-        CHANGED(&v, s, remote, "RemoteDecisions");
-        CHANGED(&v, s, deferred, "DeferredDecisions");
-        CHANGED(&v, s, last_change_usec, "LastChangeUSec");
-        CHANGED_STR(&v, s, last_reason, "LastReason");
-        CHANGED_STR(&v, s, state, "State");
-        CHANGED(&v, s, last_error, "LastWriteErrno");
-        CHANGED(&v, s, write_errors, "WriteErrors");
         (void) snprintf(path, sizeof(path), SCHEDFREQD_BUS_POLICY_PREFIX "/%u", v.id);
-        emit(b, path, SCHEDFREQD_BUS_POLICY_INTERFACE, names, n);
-        *s = v;
+        emit_changes(b, path, SCHEDFREQD_BUS_POLICY_INTERFACE, policy_vtable, 0, &v, &b->policy_sent[i]);
+        b->policy_sent[i] = v;
 }
 
-static void emit_cpu_changes(Bus *b, size_t i) {
-        char *names[NAMES_MAX + 1], path[sizeof(SCHEDFREQD_BUS_CPU_PREFIX) + 16];
-        CpuValues v, *s = &b->cpu_sent[i];
-        size_t n = 0;
+static void emit_cpu_changes(ManagerBus *b, size_t i) {
+        char path[sizeof(SCHEDFREQD_BUS_CPU_PREFIX) + 16];
+        CpuValues v;
 
         cpu_values(b, i, &v);
-        CHANGED(&v, s, util, "Util");
-        CHANGED(&v, s, util_avg, "UtilAvg");
-        CHANGED(&v, s, util_est_sum, "UtilEstSum");
-        CHANGED(&v, s, runnable_rt, "RunnableRT");
-        CHANGED(&v, s, busy, "Busy");
         (void) snprintf(path, sizeof(path), SCHEDFREQD_BUS_CPU_PREFIX "/%u", v.id);
-        emit(b, path, SCHEDFREQD_BUS_CPU_INTERFACE, names, n);
-        *s = v;
+        emit_changes(b, path, SCHEDFREQD_BUS_CPU_INTERFACE, cpu_vtable, 0, &v, &b->cpu_sent[i]);
+        b->cpu_sent[i] = v;
 }
 
 static int on_changes_timer(sd_event_source *s, uint64_t usec, void *userdata) {
-        Bus *b = ASSERT_PTR(userdata);
+        ManagerBus *b = ASSERT_PTR(userdata);
         int r;
 
         r = sd_event_source_set_time_relative(s, BUS_PROPERTIES_CHANGED_INTERVAL_USEC);
@@ -695,7 +689,7 @@ static int on_changes_timer(sd_event_source *s, uint64_t usec, void *userdata) {
 }
 
 static int on_disconnected(sd_bus_message *message, void *userdata, sd_bus_error *error) {
-        Bus *b = ASSERT_PTR(userdata);
+        ManagerBus *b = ASSERT_PTR(userdata);
 
         log_warning("Lost the D-Bus connection, running without D-Bus from now on.");
         (void) sd_event_source_set_enabled(b->changes_source, SD_EVENT_OFF);
@@ -704,7 +698,7 @@ static int on_disconnected(sd_bus_message *message, void *userdata, sd_bus_error
 
 /* --- setup --------------------------------------------------------------------------------------------- */
 
-Bus *bus_free(Bus *b) {
+ManagerBus *manager_bus_free(ManagerBus *b) {
         if (!b)
                 return NULL;
         sd_event_source_disable_unref(b->changes_source);
@@ -746,7 +740,7 @@ static int bus_connect(const Manager *m, sd_bus **ret) {
         return 0;
 }
 
-static int bus_register(Bus *b) {
+static int bus_register(ManagerBus *b) {
         sd_bus *bus = b->bus;
         int r;
 
@@ -772,7 +766,7 @@ static int bus_register(Bus *b) {
                                    "org.freedesktop.DBus.Local", "Disconnected", on_disconnected, b);
 }
 
-static int bus_alloc_tables(Bus *b) {
+static int bus_alloc_tables(ManagerBus *b) {
         const Topology *t = b->manager->topology;
         size_t n_policies = MAX(t->n_policies, (size_t) 1);
         CpuState cs;
@@ -802,18 +796,15 @@ static int bus_alloc_tables(Bus *b) {
         return 0;
 }
 
-int bus_new(Manager *m, Bus **ret) {
-        _cleanup_(bus_freep) Bus *b = NULL;
+int manager_bus_new(Manager *m, ManagerBus **ret) {
+        _cleanup_(manager_bus_freep) ManagerBus *b = NULL;
         const char *where = m->opts.bus_address ? m->opts.bus_address : "the system bus";
         int r;
 
-        b = calloc(1, sizeof(Bus));
+        b = calloc(1, sizeof(ManagerBus));
         if (!b)
                 return log_oom();
         b->manager = m;
-        /* Uptime counts from here when the manager did not record its start. */
-        if (m->start_usec == 0)
-                m->start_usec = monotonic_usec();
 
         r = bus_alloc_tables(b);
         if (r < 0)
