@@ -195,36 +195,43 @@ static int perf_events_report_lost(PerfEvents *p) {
         return 0;
 }
 
-int perf_events_drain(PerfEvents *p) {
-        int r = 0;
-
-        p->stats.drains++;
-        p->n_batch = 0;
-        for (size_t i = 0; i < p->n_cpus && r >= 0; i++)
-                r = perf_cpu_collect(p, &p->cpus[i]);
-        perf_events_refresh_stats(p);
-        if (r >= 0)
-                r = perf_events_rate_update(p, p->n_batch);
-        if (r >= 0)
-                r = perf_events_report_lost(p);
-        if (r < 0)
-                return r;
-        return perf_events_deliver(p);
-}
-
 void perf_events_set_lost_handler(PerfEvents *p, PerfEventsLostHandler handler) {
         p->lost_handler = handler;
 }
 
-int perf_on_ring_readable(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        PerfCpu *c = ASSERT_PTR(userdata);
+void perf_events_refresh_stats(PerfEvents *p) {
+        PerfRingStats sum = p->retired;
 
-        /*
-         * The event is gone (or broken): stop watching it, or the loop would spin; its ring is still read by
-         * every drain (the timer's in watermark mode, the other rings' wake-ups, the manager's tick).
-         */
-        if (revents & (EPOLLHUP | EPOLLERR))
-                (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
-        c->owner->stats.wakeups++;
-        return perf_events_drain(c->owner);
+        for (size_t i = 0; i < p->n_cpus; i++) {
+                const PerfRingStats *s = perf_ring_stats(p->cpus[i].ring);
+
+                sum.lost += s->lost;
+                sum.overruns += s->overruns;
+                sum.malformed += s->malformed;
+                sum.other += s->other;
+        }
+        p->stats.lost = sum.lost;
+        p->stats.overruns = sum.overruns;
+        p->stats.malformed = sum.malformed + p->decode_errors;
+        p->stats.other_records = sum.other;
+}
+
+/* Every CPU's ring into the batch (each CPU's run in time order); 0 or the first error. */
+int perf_rings_collect(PerfEvents *p) {
+        int r = 0;
+
+        p->n_batch = 0;
+        for (size_t i = 0; i < p->n_cpus && r >= 0; i++)
+                r = perf_cpu_collect(p, &p->cpus[i]);
+        return r;
+}
+
+/* The lost records reported, then the batch delivered in time order; the handler's error, if any. */
+int perf_rings_deliver(PerfEvents *p) {
+        int r;
+
+        r = perf_events_report_lost(p);
+        if (r < 0)
+                return r;
+        return perf_events_deliver(p);
 }

@@ -27,6 +27,14 @@
 #include "tp-format.h"
 #include "time-util.h"
 
+bool perf_is_wakeup(SchedEventType t) {
+        return t == SCHED_EVENT_WAKEUP || t == SCHED_EVENT_WAKEUP_NEW;
+}
+
+bool perf_role_immediate(PerfFdRole role) {
+        return role == ROLE_IMMEDIATE || role == ROLE_DETECTOR || role == ROLE_LAZY_IMMEDIATE;
+}
+
 void perf_fds_close(PerfFd *fds, size_t *n) {
         for (size_t i = 0; i < *n; i++)
                 closep(&fds[i].fd);
@@ -243,60 +251,3 @@ int perf_cpu_open_lazy(PerfEvents *p, unsigned ring_pages, PerfCpu *c, bool *ret
 }
 
 
-int perf_cpu_add_io(PerfEvents *p, PerfCpu *c) {
-        char description[32];
-        int r;
-
-        r = sd_event_add_io(p->event, &c->io, c->fds[0].fd, EPOLLIN, perf_on_ring_readable, c);
-        if (r < 0)
-                return r;
-        snprintf(description, sizeof(description), "perf-ring-cpu%d", c->cpu);
-        (void) sd_event_source_set_description(c->io, description);
-        (void) sd_event_source_set_exit_on_failure(c->io, true);
-        return 0;
-}
-
-/* A CPU the kernel does not have (an emulated sysfs may list more than the real machine): skip it. */
-static bool cpu_missing_error(int r) {
-        return r == -ENODEV || r == -EINVAL || r == -ENXIO;
-}
-
-/* Opens every requested CPU (one generation of fds and rings), all events still disabled. */
-int perf_cpus_open(PerfEvents *p, unsigned ring_pages, PerfCpu **ret, size_t *ret_n,
-                          unsigned *ret_skipped) {
-        size_t n = 0, want = (size_t) CPU_COUNT(&p->requested);
-        PerfCpu *cpus;
-        unsigned skipped = 0;
-        int r, first_error = 0;
-
-        cpus = calloc(MAX(want, (size_t) 1), sizeof(PerfCpu));
-        if (!cpus)
-                return -ENOMEM;
-        for (int cpu = 0; cpu < CPU_SETSIZE && n + skipped < want; cpu++) {
-                if (!CPU_ISSET(cpu, &p->requested) || CPU_ISSET(cpu, &p->offline))
-                        continue;
-                r = perf_cpu_open(p, ring_pages, cpu, &cpus[n]);
-                if (r >= 0)
-                        r = perf_cpu_add_io(p, &cpus[n]);
-                if (r >= 0) {
-                        n++;
-                        continue;
-                }
-                perf_cpu_close(&cpus[n]);
-                if (!cpu_missing_error(r))
-                        goto fail;
-                log_debug_errno(r, "perf refused CPU %d, skipping it: %m", cpu);
-                first_error = first_error ?: r;
-                skipped++;
-        }
-        r = n > 0 ? 0 : (first_error ?: -ENODEV);
-        if (r < 0)
-                goto fail;
-        *ret = cpus;
-        *ret_n = n;
-        *ret_skipped = skipped;
-        return 0;
-fail:
-        perf_cpus_free(cpus, n);
-        return r;
-}

@@ -63,14 +63,6 @@
 #include "tp-format.h"
 #include "time-util.h"
 
-bool perf_is_wakeup(SchedEventType t) {
-        return t == SCHED_EVENT_WAKEUP || t == SCHED_EVENT_WAKEUP_NEW;
-}
-
-bool perf_role_immediate(PerfFdRole role) {
-        return role == ROLE_IMMEDIATE || role == ROLE_DETECTOR || role == ROLE_LAZY_IMMEDIATE;
-}
-
 /*
  * In STATE_LAZY a CPU not in lazy_cpus keeps its immediate twins: a quiet task's wake-up recorded there may
  * change a frequency (its policy is above the floor). The detector runs on every CPU in every state: in
@@ -254,7 +246,7 @@ static int perf_events_apply(PerfEvents *p, bool immediate, int *ret_lazy_error)
 
 /* Measures the event rate over RATE_WINDOW_NS windows (or longer: it is measured at drains, whatever
  * triggers them); adaptive mode switches with a 4:1 hysteresis. */
-int perf_events_rate_update(PerfEvents *p, size_t n_events) {
+static int perf_events_rate_update(PerfEvents *p, size_t n_events) {
         uint64_t now = monotonic_ns(), dt = now - p->window_start_ns;
         int lazy_error;
 
@@ -274,21 +266,88 @@ int perf_events_rate_update(PerfEvents *p, size_t n_events) {
         return 0;
 }
 
-void perf_events_refresh_stats(PerfEvents *p) {
-        PerfRingStats sum = p->retired;
+int perf_events_drain(PerfEvents *p) {
+        int r;
 
-        for (size_t i = 0; i < p->n_cpus; i++) {
-                const PerfRingStats *s = perf_ring_stats(p->cpus[i].ring);
+        p->stats.drains++;
+        r = perf_rings_collect(p);
+        perf_events_refresh_stats(p);
+        if (r >= 0)
+                r = perf_events_rate_update(p, p->n_batch);
+        if (r < 0)
+                return r;
+        return perf_rings_deliver(p);
+}
 
-                sum.lost += s->lost;
-                sum.overruns += s->overruns;
-                sum.malformed += s->malformed;
-                sum.other += s->other;
+static int perf_on_ring_readable(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        PerfCpu *c = ASSERT_PTR(userdata);
+
+        /*
+         * The event is gone (or broken): stop watching it, or the loop would spin; its ring is still read by
+         * every drain (the timer's in watermark mode, the other rings' wake-ups, the manager's tick).
+         */
+        if (revents & (EPOLLHUP | EPOLLERR))
+                (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
+        c->owner->stats.wakeups++;
+        return perf_events_drain(c->owner);
+}
+
+int perf_cpu_add_io(PerfEvents *p, PerfCpu *c) {
+        char description[32];
+        int r;
+
+        r = sd_event_add_io(p->event, &c->io, c->fds[0].fd, EPOLLIN, perf_on_ring_readable, c);
+        if (r < 0)
+                return r;
+        snprintf(description, sizeof(description), "perf-ring-cpu%d", c->cpu);
+        (void) sd_event_source_set_description(c->io, description);
+        (void) sd_event_source_set_exit_on_failure(c->io, true);
+        return 0;
+}
+
+/* A CPU the kernel does not have (an emulated sysfs may list more than the real machine): skip it. */
+static bool cpu_missing_error(int r) {
+        return r == -ENODEV || r == -EINVAL || r == -ENXIO;
+}
+
+/* Opens every requested CPU (one generation of fds and rings), all events still disabled. */
+static int perf_cpus_open(PerfEvents *p, unsigned ring_pages, PerfCpu **ret, size_t *ret_n,
+                          unsigned *ret_skipped) {
+        size_t n = 0, want = (size_t) CPU_COUNT(&p->requested);
+        PerfCpu *cpus;
+        unsigned skipped = 0;
+        int r, first_error = 0;
+
+        cpus = calloc(MAX(want, (size_t) 1), sizeof(PerfCpu));
+        if (!cpus)
+                return -ENOMEM;
+        for (int cpu = 0; cpu < CPU_SETSIZE && n + skipped < want; cpu++) {
+                if (!CPU_ISSET(cpu, &p->requested) || CPU_ISSET(cpu, &p->offline))
+                        continue;
+                r = perf_cpu_open(p, ring_pages, cpu, &cpus[n]);
+                if (r >= 0)
+                        r = perf_cpu_add_io(p, &cpus[n]);
+                if (r >= 0) {
+                        n++;
+                        continue;
+                }
+                perf_cpu_close(&cpus[n]);
+                if (!cpu_missing_error(r))
+                        goto fail;
+                log_debug_errno(r, "perf refused CPU %d, skipping it: %m", cpu);
+                first_error = first_error ?: r;
+                skipped++;
         }
-        p->stats.lost = sum.lost;
-        p->stats.overruns = sum.overruns;
-        p->stats.malformed = sum.malformed + p->decode_errors;
-        p->stats.other_records = sum.other;
+        r = n > 0 ? 0 : (first_error ?: -ENODEV);
+        if (r < 0)
+                goto fail;
+        *ret = cpus;
+        *ret_n = n;
+        *ret_skipped = skipped;
+        return 0;
+fail:
+        perf_cpus_free(cpus, n);
+        return r;
 }
 
 static int on_drain_timer(sd_event_source *s, uint64_t usec, void *userdata) {

@@ -121,20 +121,19 @@ struct PerfEvents {
 };
 
 /* perf-events.c */
-bool perf_is_wakeup(SchedEventType t);
-bool perf_role_immediate(PerfFdRole role);
 int perf_cpu_switch(PerfCpu *c, PerfState to);
-int perf_events_rate_update(PerfEvents *p, size_t n_events);
-void perf_events_refresh_stats(PerfEvents *p);
+int perf_cpu_add_io(PerfEvents *p, PerfCpu *c);
 
 /* perf-events-open.c */
+bool perf_is_wakeup(SchedEventType t);
+bool perf_role_immediate(PerfFdRole role);
 void perf_fds_close(PerfFd *fds, size_t *n);
 void perf_cpu_close(PerfCpu *c);
 void perf_cpus_free(PerfCpu *cpus, size_t n);
 int perf_cpu_open(PerfEvents *p, unsigned ring_pages, int cpu, PerfCpu *c);
 int perf_cpu_open_lazy(PerfEvents *p, unsigned ring_pages, PerfCpu *c, bool *ret_filter_error);
-int perf_cpu_add_io(PerfEvents *p, PerfCpu *c);
-int perf_cpus_open(PerfEvents *p, unsigned ring_pages, PerfCpu **ret, size_t *ret_n, unsigned *ret_skipped);
 
 /* perf-events-drain.c */
-int perf_on_ring_readable(sd_event_source *s, int fd, uint32_t revents, void *userdata);
+void perf_events_refresh_stats(PerfEvents *p);
+int perf_rings_collect(PerfEvents *p);
+int perf_rings_deliver(PerfEvents *p);
