@@ -17,8 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/capability.h>
-#include <sys/syscall.h>
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
 #include <time.h>
@@ -30,12 +28,13 @@
 #include "cpufreq-sysfs.h"
 #include "engine.h"
 #include "governor.h"
-#include "kernel-version.h"
 #include "latency.h"
 #include "log.h"
 #include "manager.h"
 #include "manager-hotplug.h"
+#include "manager-privileges.h"
 #include "manager-rules.h"
+#include "manager-service.h"
 #include "manager-watch.h"
 #include "observe.h"
 #include "perf-events.h"
@@ -238,124 +237,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0; /* every CPU idle: the event that makes one busy re-arms the tick (on_post()) */
 }
 
-/* BEGIN service integration (issue 4: systemd): real-time scheduling and STATUS= */
 
-/*
- * The event loop runs SCHED_FIFO at [daemon] realtime_priority (0: SCHED_OTHER): under load a normal-priority
- * reader is starved for ~100 ms (p99, `perf bench sched messaging`), SCHED_FIFO keeps it at a few ms
- * (shared/notes/platform.md). Done here rather than by the unit's CPUSchedulingPolicy= so that one documented
- * config key covers every way of running the daemon, a reload can change it, and a refusal is a clear warning.
- * The unit keeps CAP_SYS_NICE for it. SCHED_RESET_ON_FORK: no child inherits it.
- * Failure is not fatal: the daemon governs as a normal task.
- */
-static void manager_apply_realtime(int priority) {
-        struct sched_param param = { .sched_priority = priority };
-        int policy = priority > 0 ? SCHED_FIFO : SCHED_OTHER;
-
-        if (sched_setscheduler(0, policy | SCHED_RESET_ON_FORK, &param) < 0) {
-                if (errno == EPERM)
-                        log_warning("Cannot run the event loop SCHED_FIFO %d (needs CAP_SYS_NICE or RLIMIT_RTPRIO "
-                                    ">= %d; with CONFIG_RT_GROUP_SCHED, a cgroup with real-time runtime), running "
-                                    "it as a normal task: the frequency may react late under load.",
-                                    priority, priority);
-                else
-                        log_warning_errno(errno, "Cannot set the event loop's scheduling policy, ignoring: %m");
-                return;
-        }
-        if (priority > 0)
-                log_info("Event loop runs SCHED_FIFO, priority %d.", priority);
-        else
-                log_debug("Event loop runs SCHED_OTHER.");
-}
-
-/*
- * The log level: the command line's (--log-level, -q, -v) when given, at start and after every reload, so that
- * `schedfreqd -q` stays quiet whatever [daemon] log_level a reloaded file says; else the config's.
- */
-static void manager_apply_log_level(Manager *m) {
-        log_set_max_level(m->opts.log_level_set ? m->opts.log_level : m->config.log_level);
-}
-
-/* STATUS= for `systemctl status`: what is governed and how the loop is scheduled. */
-static void manager_notify_status(Manager *m, const char *extra) {
-        size_t n_managed = 0;
-        int policy = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
-        struct sched_param param = {};
-
-        for (size_t i = 0; i < m->topology->n_policies; i++)
-                n_managed += m->managed[i];
-        (void) sched_getparam(0, &param);
-
-        if (m->opts.observe)
-                (void) sd_notifyf(0, "%sSTATUS=Observing %zu cpufreq policies (writing nothing)", extra, n_managed);
-        else if (m->paused)
-                (void) sd_notifyf(0, "%sSTATUS=Paused: %zu cpufreq policies handed back to their governors", extra,
-                                  n_managed);
-        else if (policy == SCHED_FIFO)
-                (void) sd_notifyf(0, "%sSTATUS=Governing %zu of %zu cpufreq policies (event loop SCHED_FIFO %d)",
-                                  extra, n_managed, m->topology->n_policies, param.sched_priority);
-        else
-                (void) sd_notifyf(0, "%sSTATUS=Governing %zu of %zu cpufreq policies (event loop not real-time)",
-                                  extra, n_managed, m->topology->n_policies);
-}
-
-/* END service integration */
-
-/* BEGIN privileges */
-
-/* Whether our effective set holds @cap (capget(2); false when it cannot be read). */
-static bool have_capability(unsigned cap) {
-        struct __user_cap_header_struct header = { .version = _LINUX_CAPABILITY_VERSION_3 };
-        struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
-
-        if (cap >= 32 * _LINUX_CAPABILITY_U32S_3 || syscall(SYS_capget, &header, data) < 0)
-                return false;
-        return data[cap / 32].effective & (UINT32_C(1) << (cap % 32));
-}
-
-/* Tracepoints on every CPU take CAP_PERFMON since 5.8, CAP_SYS_ADMIN before (perfmon_capable(), include/linux/capability.h). */
-static const char *manager_perf_capability(void) {
-        unsigned version;
-
-        if (kernel_version_running(&version) >= 0 && version < KERNEL_VERSION_CODE(5, 8))
-                return "CAP_SYS_ADMIN";
-        return "CAP_PERFMON";
-}
-
-/* kernel.perf_event_paranoid = -1 opens them to everyone (perf_allow_cpu(), perf_allow_tracepoint()). */
-static bool perf_open_to_everyone(void) {
-        _cleanup_fclose_ FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
-        int level;
-
-        return f && fscanf(f, "%d", &level) == 1 && level < 0;
-}
-
-/*
- * What the daemon cannot run without, checked before anything is opened, so that a start without it is one line
- * saying what is missing rather than the first of the failures it would meet (the lock in /run, then tracefs):
- * writing the cpufreq files (root's, 0644: uid 0, or CAP_DAC_OVERRIDE) and opening the scheduler tracepoints
- * on every CPU (CAP_PERFMON). The unit's other capabilities are optional: CAP_NET_ADMIN for the proc connector
- * (task names; without it a notice) and CAP_SYS_NICE for SCHED_FIFO (a warning); the bus name is the bus
- * policy's to grant (root), and the daemon governs without it.
- */
-static int manager_check_privileges(bool observe) {
-        bool sysfs = observe || geteuid() == 0 || have_capability(CAP_DAC_OVERRIDE); /* observing writes nothing */
-        bool perf = have_capability(CAP_PERFMON) || have_capability(CAP_SYS_ADMIN) || perf_open_to_everyone();
-        const char *cap = manager_perf_capability();
-
-        if (!sysfs)
-                return log_error_errno(SYNTHETIC_ERRNO(EPERM), "Not running as root (uid %u): schedfreqd writes the "
-                                       "cpufreq files in /sys (root's)%s%s%s; run it with sudo, or as the schedfreqd "
-                                       "service.", (unsigned) geteuid(), perf ? "" : " and needs ",
-                                       perf ? "" : cap, perf ? "" : " for the scheduler tracepoints");
-        if (!perf)
-                return log_error_errno(SYNTHETIC_ERRNO(EPERM), "Missing %s: schedfreqd opens the scheduler "
-                                       "tracepoints on every CPU, which takes it; run it with sudo, or as the "
-                                       "schedfreqd service (its unit grants it).", cap);
-        return 0;
-}
-
-/* END privileges */
 
 /* Policies the configuration names and this machine lacks: a warning each, naming FILE:LINE; they are ignored. */
 static void manager_warn_missing_policies(Manager *m, const Config *c) {
