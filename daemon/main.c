@@ -282,7 +282,16 @@ static int option_error(char **argv, int c) {
         return usage_error("invalid option -- '%c'", optopt);
 }
 
-int main(int argc, char **argv) {
+typedef struct Args {
+        ManagerOptions opts;
+        const char *topology_path;    /* -t */
+        const char *verb;             /* "" for the daemon */
+        const char *trace;            /* replay's argument, NULL = stdin */
+        bool config_given, print_util, force, json, csv;
+} Args;
+
+/* Options into @a. -1 to go on; else the exit status (0 after --help or --version, EXIT_USAGE after an error). */
+static int parse_options(int argc, char **argv, Args *a) {
         enum { ARG_VERSION = 0x100, ARG_STATE_FILE, ARG_LOCK_FILE, ARG_FORCE, ARG_PRINT_DECISIONS, ARG_PRINT_UTIL,
                ARG_BUS_ADDRESS, ARG_NO_BUS, ARG_LOG_LEVEL, ARG_JSON, ARG_CSV, ARG_OBSERVE };
         static const struct option options[] = {
@@ -305,56 +314,49 @@ int main(int argc, char **argv) {
                 { "version", no_argument, NULL, ARG_VERSION },
                 {}
         };
-        ManagerOptions opts = {
-                .config_path = CONFIG_DEFAULT_PATH,
-                .state_path = STATE_DEFAULT_PATH,
-        };
-        const char *topology_path = NULL, *verb;
-        _cleanup_free_ char *default_lock_path = NULL;
-        bool config_given = false, print_util = false, force = false, json = false, csv = false;
-        ReplayFlags replay_flags = 0;
-        int c, n_args, r;
+        ManagerOptions *opts = &a->opts;
+        int c, r;
 
         /* Our own messages (usage_error()): getopt's would name argv[0] as typed ("build/schedfreqd"). */
         opterr = 0;
         while ((c = getopt_long(argc, argv, ":c:t:qvh", options, NULL)) >= 0) {
                 switch (c) {
                 case 'c':
-                        opts.config_path = optarg;
-                        opts.config_must_exist = config_given = true;
+                        opts->config_path = optarg;
+                        opts->config_must_exist = a->config_given = true;
                         break;
                 case 't':
-                        topology_path = optarg;
+                        a->topology_path = optarg;
                         break;
                 case ARG_STATE_FILE:
-                        opts.state_path = optarg;
+                        opts->state_path = optarg;
                         break;
                 case ARG_LOCK_FILE:
-                        opts.lock_path = optarg;
+                        opts->lock_path = optarg;
                         break;
                 case ARG_FORCE:
-                        force = true;
+                        a->force = true;
                         break;
                 case ARG_PRINT_UTIL:
-                        print_util = true;
+                        a->print_util = true;
                         break;
                 case ARG_PRINT_DECISIONS:
-                        opts.print_decisions = true;
+                        opts->print_decisions = true;
                         break;
                 case ARG_CSV:
-                        csv = true;
+                        a->csv = true;
                         break;
                 case ARG_JSON:
-                        json = true;
+                        a->json = true;
                         break;
                 case ARG_BUS_ADDRESS:
-                        opts.bus_address = optarg;
+                        opts->bus_address = optarg;
                         break;
                 case ARG_NO_BUS:
-                        opts.no_bus = true;
+                        opts->no_bus = true;
                         break;
                 case ARG_OBSERVE:
-                        opts.observe = true;
+                        opts->observe = true;
                         break;
                 case ARG_LOG_LEVEL:
                         /* The levels the config's log_level takes (log_level_from_string()); the last option wins. */
@@ -362,16 +364,13 @@ int main(int argc, char **argv) {
                         if (r < LOG_ERR)
                                 return usage_error("--log-level wants err, warning, notice, info or debug, not '%s'.",
                                                    optarg);
-                        opts.log_level = r;
-                        opts.log_level_set = true;
+                        opts->log_level = r;
+                        opts->log_level_set = true;
                         break;
                 case 'q':
-                        opts.log_level = LOG_WARNING;
-                        opts.log_level_set = true;
-                        break;
                 case 'v':
-                        opts.log_level = LOG_DEBUG;
-                        opts.log_level_set = true;
+                        opts->log_level = c == 'q' ? LOG_WARNING : LOG_DEBUG;
+                        opts->log_level_set = true;
                         break;
                 case 'h':
                         help();
@@ -383,52 +382,81 @@ int main(int argc, char **argv) {
                         return option_error(argv, c);
                 }
         }
+        return -1;
+}
 
-        verb = optind < argc ? argv[optind] : "";
-        n_args = optind < argc ? argc - optind - 1 : 0;
+/* The verb, its arguments, and which options go with it. -1 to go on, or EXIT_USAGE (the error printed). */
+static int check_verb(int argc, char **argv, Args *a) {
+        const char *verb = optind < argc ? argv[optind] : "";
+        int n_args = optind < argc ? argc - optind - 1 : 0;
+
+        a->verb = verb;
         if (!streq(verb, "") && !streq(verb, "topology") && !streq(verb, "replay") && !streq(verb, "restore"))
                 return usage_error("unknown verb '%s'.", verb);
         /* replay takes a trace (or -), the others nothing. */
         if (n_args > (streq(verb, "replay") ? 1 : 0))
                 return usage_error("too many arguments for '%s': '%s'.", verb,
                                    argv[optind + (streq(verb, "replay") ? 2 : 1)]);
-        if (json && !streq(verb, "topology"))
+        a->trace = n_args > 0 ? argv[optind + 1] : NULL;
+        if (a->json && !streq(verb, "topology"))
                 return usage_error("--json applies to 'topology' only.");
-        if ((csv || print_util) && !streq(verb, "replay"))
-                return usage_error("%s applies to 'replay' only.", csv ? "--csv" : "--print-util");
-        if (opts.observe && !streq(verb, ""))
+        if ((a->csv || a->print_util) && !streq(verb, "replay"))
+                return usage_error("%s applies to 'replay' only.", a->csv ? "--csv" : "--print-util");
+        if (a->opts.observe && !streq(verb, ""))
                 return usage_error("--observe runs the daemon: no verb ('%s') goes with it.", verb);
-        if (opts.observe && opts.bus_address)
+        if (a->opts.observe && a->opts.bus_address)
                 return usage_error("--observe takes no D-Bus name: --bus-address does not go with it.");
-        if (streq(verb, "replay") && !topology_path)
+        if (streq(verb, "replay") && !a->topology_path)
                 return usage_error("replay needs --topology FILE (run 'schedfreqd topology' on the traced machine to "
                                    "get one).");
+        return -1;
+}
 
-        if (opts.log_level_set)
-                log_set_max_level(opts.log_level);
+static int run_verb(const Args *a) {
+        ReplayFlags flags;
+
+        if (streq(a->verb, ""))
+                return verb_daemon(&a->opts);
+        if (streq(a->verb, "topology"))
+                return verb_topology(a->json);
+        if (streq(a->verb, "replay")) {
+                flags = (a->print_util ? REPLAY_PRINT_UTIL : 0) | (a->opts.print_decisions ? REPLAY_PRINT_REASON : 0) |
+                        (a->csv ? REPLAY_CSV : 0);
+                return verb_replay(a->topology_path, a->opts.config_path, a->config_given, a->trace, flags);
+        }
+        return verb_restore(a->opts.state_path, a->opts.lock_path, a->force);
+}
+
+int main(int argc, char **argv) {
+        Args a = {
+                .opts = {
+                        .config_path = CONFIG_DEFAULT_PATH,
+                        .state_path = STATE_DEFAULT_PATH,
+                },
+        };
+        _cleanup_free_ char *default_lock_path = NULL;
+        int r;
+
+        r = parse_options(argc, argv, &a);
+        if (r >= 0)
+                return r;
+        r = check_verb(argc, argv, &a);
+        if (r >= 0)
+                return r;
+
+        if (a.opts.log_level_set)
+                log_set_max_level(a.opts.log_level);
 
         r = std_fds_ensure();
         if (r < 0)
                 return log_error_errno(r, "Failed to open /dev/null: %m"), EXIT_FAILURE;
 
         /* The daemon and restore take the same instance lock: by default "lock" beside the state file. */
-        if (!opts.lock_path) {
-                if (actuator_lock_path(opts.state_path, &default_lock_path) < 0)
+        if (!a.opts.lock_path) {
+                if (actuator_lock_path(a.opts.state_path, &default_lock_path) < 0)
                         return log_oom(), EXIT_FAILURE;
-                opts.lock_path = default_lock_path;
+                a.opts.lock_path = default_lock_path;
         }
 
-        if (streq(verb, ""))
-                r = verb_daemon(&opts);
-        else if (streq(verb, "topology"))
-                r = verb_topology(json);
-        else if (streq(verb, "replay")) {
-                replay_flags = (print_util ? REPLAY_PRINT_UTIL : 0) | (opts.print_decisions ? REPLAY_PRINT_REASON : 0) |
-                               (csv ? REPLAY_CSV : 0);
-                r = verb_replay(topology_path, opts.config_path, config_given, n_args > 0 ? argv[optind + 1] : NULL,
-                                replay_flags);
-        } else
-                r = verb_restore(opts.state_path, opts.lock_path, force);
-
-        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        return run_verb(&a) < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }
