@@ -254,7 +254,9 @@ emu_stop() {
 #   emu_daemon_start STATE CONFIG ERR OUT [ARGS...]
 #       schedfreqd -c CONFIG --state-file STATE --no-bus ARGS in the emulator's namespace, stdout to OUT and stderr
 #       to ERR; returns once the state file exists and every policy runs userspace (bounded, 10 s), 1 if not.
-#       Sets EMU_DAEMON_PID (killed at exit if it still runs).
+#       With --bus-address in ARGS no --no-bus, and it also waits for the bus name (dbus_has_name, bus.sh).
+#       EMU_DAEMON_WRAP: a command prefix for the daemon (taskset -c 0). Sets EMU_DAEMON_PID (killed at exit if
+#       it still runs).
 #   emu_daemon_stop            SIGTERM, waits for it (it puts the policies back)
 #   emu_policy_wait_at_most POLICY KHZ
 #       bounded (10 s) wait for cpufreq/policyPOLICY/scaling_cur_freq <= KHZ; 1 if it does not get there
@@ -266,12 +268,18 @@ EMU_CPUFREQ=/sys/devices/system/cpu/cpufreq
 at_exit '[ -n "$EMU_DAEMON_PID" ] && kill -KILL "$EMU_DAEMON_PID" 2>/dev/null'
 
 emu_daemon_start() { # STATE CONFIG ERR OUT [ARGS...]
-	local state=$1 config=$2 err=$3 out=$4
+	local state=$1 config=$2 err=$3 out=$4 bus=--no-bus
 	shift 4
+	# A daemon on the private bus (tests/dbus/bus.sh: dbus_start, then --bus-address "$DBUS_ADDRESS"): also wait
+	# for its name.
+	[[ " $* " == *" --bus-address "* ]] && bus=
 	rm -f "$state"
-	nsenter -m -t "$EMU_NS_PID" -- "$SCHEDFREQD" -c "$config" --state-file "$state" --no-bus "$@" >"$out" 2>"$err" &
+	# shellcheck disable=SC2086 # $EMU_DAEMON_WRAP: a command prefix (taskset -c 0), word-split on purpose
+	nsenter -m -t "$EMU_NS_PID" -- $EMU_DAEMON_WRAP "$SCHEDFREQD" -c "$config" --state-file "$state" $bus "$@" \
+		>"$out" 2>"$err" &
 	EMU_DAEMON_PID=$!
-	wait_for "[ -e '$state' ] && [ \"\$(emu_sh 'cat $EMU_CPUFREQ/policy*/scaling_governor | sort -u')\" = userspace ]" 10
+	wait_for "[ -e '$state' ] && [ \"\$(emu_sh 'cat $EMU_CPUFREQ/policy*/scaling_governor | sort -u')\" = userspace ] &&
+		{ [ -n '$bus' ] || dbus_has_name; }" 10
 }
 
 emu_daemon_stop() {

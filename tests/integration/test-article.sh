@@ -66,10 +66,11 @@ run_mode() {
 	emu_start "$REPO/tests/fixtures/topology/two-policies.ini" "$d.emu" || { fail "remote=$mode: emulator starts"; return 1; }
 	taskset -a -p -c 0 "$EMU_PID" >/dev/null || { fail "remote=$mode: pin the emulator to CPU 0"; return 1; }
 
-	nsenter -m -t "$EMU_NS_PID" -- taskset -c 0 "$SFD" -c "$d.conf" --state-file "$d.state" --print-decisions \
-		--bus-address "$DBUS_ADDRESS" >"$d.out" 2>"$d.err" &
-	daemon_pid=$!
-	if ! wait_for '[ -e "$d.state" ] && [ "$(emu_sh "cat $CPUFREQ/policy*/scaling_governor | sort -u")" = userspace ] && dbus_has_name' 10; then
+	EMU_DAEMON_WRAP="taskset -c 0" emu_daemon_start "$d.state" "$d.conf" "$d.err" "$d.out" --print-decisions \
+		--bus-address "$DBUS_ADDRESS"
+	local started=$?
+	daemon_pid=$EMU_DAEMON_PID
+	if [ $started -ne 0 ]; then
 		fail "remote=$mode: daemon takes over" "$(sed 's/^/daemon: /' "$d.err" | tail -n 30)"
 		return 1
 	fi
@@ -84,6 +85,7 @@ run_mode() {
 	wait "$daemon_pid"
 	local drc=$?
 	daemon_pid=
+	EMU_DAEMON_PID=
 	emu_stop
 
 	if [ $rc -ne 0 ]; then

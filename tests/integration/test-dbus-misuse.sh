@@ -31,16 +31,14 @@ CPUFREQ=/sys/devices/system/cpu/cpufreq
 dbus_start "$TMP/bus" || { fail "private dbus-daemon starts"; finish; }
 emu_start "$REPO/tests/fixtures/topology/two-policies.ini" || { fail "emulator start"; finish; }
 
-daemon_pid=
-at_exit '[ -n "$daemon_pid" ] && kill -KILL "$daemon_pid" 2>/dev/null'
 show_daemon_log() { sed 's/^/# daemon: /' "$TMP/err" | tail -n 30; }
 govs() { emu_sh "cat $CPUFREQ/policy*/scaling_governor | sort -u"; }
 
 : >"$TMP/schedfreqd.conf"
-nsenter -m -t "$EMU_NS_PID" -- "$SFD" -c "$TMP/schedfreqd.conf" --state-file "$TMP/state" --bus-address "$DBUS_ADDRESS" \
-	>"$TMP/out" 2>"$TMP/err" &
-daemon_pid=$!
-if wait_for '[ -e "$TMP/state" ] && [ "$(govs)" = userspace ] && dbus_has_name' 10; then
+emu_daemon_start "$TMP/state" "$TMP/schedfreqd.conf" "$TMP/err" "$TMP/out" --bus-address "$DBUS_ADDRESS"
+rc=$?
+daemon_pid=$EMU_DAEMON_PID
+if [ $rc -eq 0 ]; then
 	ok "daemon takes over and owns $NAME"
 else
 	fail "daemon takes over and owns $NAME" "$(show_daemon_log)"
@@ -157,24 +155,28 @@ fi
 # still taking events and holding both busy policies at their maximum.
 prop() { busctl --system --no-pager get-property "$NAME" "$@" 2>&1 | cut -d' ' -f2-; }
 polls=0
-low_policy() { # sets cpu to a CPU whose policy is at <= 1.2 GHz
+low_policy() { # sets cpu to a CPU whose policy is at <= 1.2 GHz as of line $mark of the log
 	local c file khz
 	local -A cur=([0]=2400000 [1]=2400000)
 	polls=$((polls + 1))
 	if [ $((polls % 10)) = 1 ]; then taskset -c 0 true; taskset -c 1 true; fi
+	# The frequencies as of a line counted first: a raise written while this reads comes after the mark, and the
+	# hog's check below sees it (a raise by other load that moment is a raise all the same: still governing).
+	mark=$(wc -l <"$EMU_LOG")
 	while read -r _ file khz _; do
 		case $file in cpufreq/policy[01]/scaling_cur_freq) c=${file#cpufreq/policy}; cur[${c%%/*}]=$khz ;; esac
-	done <"$EMU_LOG"
+	done < <(head -n "$mark" "$EMU_LOG")
 	for c in 0 1; do
 		[ "${cur[$c]}" -le 1200000 ] && { cpu=$c; return 0; }
 	done
 	return 1
 }
 cpu=
+mark=
+mark0=$(wc -l <"$EMU_LOG")
 wait_for 'low_policy' 10
 if [ -n "$cpu" ]; then
 	low=1200000
-	mark=$(wc -l <"$EMU_LOG")
 	"$HOG" --cpu "$cpu" --seconds 1 >/dev/null
 	raised() {
 		tail -n +$((mark + 1)) "$EMU_LOG" | awk -v f="cpufreq/policy$cpu/scaling_setspeed" -v low="$low" \
@@ -187,14 +189,15 @@ if [ -n "$cpu" ]; then
 		fail "still governing after the misuse" "policy$cpu was at <= 1.2 GHz" "$(tail -n 5 "$EMU_LOG")" "$(show_daemon_log)"
 	fi
 else
+	# Other load kept both policies up: governing shows as the model still taking events and the daemon still
+	# writing: a write since the misuse ended (the log after $mark0), as other load moves the policies.
 	# shellcheck disable=SC2034 # read by wait_for's eval
 	events=$(prop "$OBJ" "$NAME" EventsSeen)
-	state="$(prop "$OBJ/cpu/0" "$NAME.CPU" Busy) $(prop "$OBJ/cpu/1" "$NAME.CPU" Busy)"
-	state="$state $(prop "$OBJ/policy/0" "$NAME.Policy" CurrentKHz) $(prop "$OBJ/policy/1" "$NAME.Policy" CurrentKHz)"
-	if wait_for '[ "$(prop "$OBJ" "$NAME" EventsSeen)" -gt "$events" ]' 5 && [ "$state" = "true true 2400000 2400000" ]; then
-		ok "still governing: both CPUs busy with other load, both policies at their maximum, events still taken"
+	wrote() { tail -n +$((mark0 + 1)) "$EMU_LOG" | grep -q 'scaling_setspeed [0-9]* ok$'; }
+	if wait_for '[ "$(prop "$OBJ" "$NAME" EventsSeen)" -gt "$events" ]' 5 && wait_for wrote 10; then
+		ok "still governing: no policy came down (other load), but events are still taken and frequencies written"
 	else
-		fail "still governing after the misuse" "no policy came down to 1.2 GHz in 10 s, busy/current: $state" \
+		fail "still governing after the misuse" "no policy came down to 1.2 GHz in 10 s, and no write since" \
 			"$(tail -n 8 "$EMU_LOG")" "$(show_daemon_log)"
 	fi
 fi
@@ -203,6 +206,7 @@ kill -TERM "$daemon_pid"
 wait "$daemon_pid"
 rc=$?
 daemon_pid=
+EMU_DAEMON_PID=
 [ $rc -eq 0 ] && [ "$(govs)" = schedutil ] && ok "SIGTERM: clean exit, policies restored" \
 	|| fail "SIGTERM: clean exit, policies restored" "rc=$rc" "$(show_daemon_log)"
 grep -q 'ERROR: AddressSanitizer\|runtime error:' "$TMP/err" && fail "no sanitizer reports" "$(show_daemon_log)" || ok "no sanitizer reports"

@@ -29,15 +29,13 @@ ok "private system-like dbus-daemon (pid $DBUS_PID)"
 
 emu_start "$REPO/tests/fixtures/topology/two-policies.ini" || { fail "emulator start"; finish; }
 
-daemon_pid=
-at_exit '[ -n "$daemon_pid" ] && kill -KILL "$daemon_pid" 2>/dev/null'
 show_daemon_log() { sed 's/^/# daemon: /' "$TMP/err" | tail -n 30; }
 
 : >"$TMP/schedfreqd.conf"
-nsenter -m -t "$EMU_NS_PID" -- "$SFD" -c "$TMP/schedfreqd.conf" --state-file "$TMP/state" --bus-address "$DBUS_ADDRESS" \
-	>"$TMP/out" 2>"$TMP/err" &
-daemon_pid=$!
-if wait_for '[ -e "$TMP/state" ] && [ "$(emu_sh "cat $CPUFREQ/policy*/scaling_governor | sort -u")" = userspace ] && dbus_has_name' 10; then
+emu_daemon_start "$TMP/state" "$TMP/schedfreqd.conf" "$TMP/err" "$TMP/out" --bus-address "$DBUS_ADDRESS"
+rc=$?
+daemon_pid=$EMU_DAEMON_PID
+if [ $rc -eq 0 ]; then
 	ok "daemon takes over and owns $NAME"
 else
 	fail "daemon takes over and owns $NAME" "$(show_daemon_log)"
@@ -299,6 +297,7 @@ kill -TERM "$daemon_pid"
 wait "$daemon_pid"
 rc=$?
 daemon_pid=
+EMU_DAEMON_PID=
 if [ $rc -eq 0 ] && [ "$(govs)" = schedutil ] && wait_for '! dbus_has_name' 5; then
 	ok "SIGTERM: clean exit, policies restored, name released"
 else

@@ -141,14 +141,11 @@ expect "check-config --strict on the (emulated) machine: policy7 missing" 1 \
 expect "check-config --strict on the (emulated) machine: a file that fits" 0 "OK" \
 	emu_exec "$CTL" check-config --strict "$TMP/fits-emu.conf"
 
-daemon_pid=
-at_exit '[ -n "$daemon_pid" ] && kill -KILL "$daemon_pid" 2>/dev/null'
 show_daemon_log() { sed 's/^/# daemon: /' "$TMP/err" | tail -n 30; }
 : >"$TMP/schedfreqd.conf"
-nsenter -m -t "$EMU_NS_PID" -- "$SFD" -c "$TMP/schedfreqd.conf" --state-file "$TMP/state" --bus-address "$DBUS_ADDRESS" \
-	>"$TMP/out" 2>"$TMP/err" &
-daemon_pid=$!
-wait_for '[ -e "$TMP/state" ] && dbus_has_name' 10 && ok "daemon up on the private bus" || { fail "daemon up" "$(show_daemon_log)"; finish; }
+emu_daemon_start "$TMP/state" "$TMP/schedfreqd.conf" "$TMP/err" "$TMP/out" --bus-address "$DBUS_ADDRESS" &&
+	ok "daemon up on the private bus" || { fail "daemon up" "$(show_daemon_log)"; finish; }
+daemon_pid=$EMU_DAEMON_PID
 
 out=$("$CTL" status 2>&1)
 rc=$?
@@ -379,6 +376,7 @@ expect "reload with a good file: exit 0" 0 "Configuration reloaded" "$CTL" reloa
 kill -TERM "$daemon_pid"
 wait "$daemon_pid"
 daemon_pid=
+EMU_DAEMON_PID=
 expect "after the daemon exits: exit 3" 3 "schedfreqd is not running" "$CTL" explain
 out=$("$CTL" metrics 2>/dev/null)
 rc=$?
