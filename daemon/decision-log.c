@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* decision-log.c: the bounded ring of recent decisions (see decision-log.h). */
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "decision-log.h"
@@ -21,7 +22,7 @@ void decision_log_done(DecisionLog *l) {
         *l = (DecisionLog) {};
 }
 
-void decision_log_append(DecisionLog *l, const Decision *d, uint64_t written_ns) {
+void decision_log_append(DecisionLog *l, const Decision *d, uint64_t written_ns, const char *comm) {
         size_t slot;
 
         if (l->capacity == 0)
@@ -32,6 +33,8 @@ void decision_log_append(DecisionLog *l, const Decision *d, uint64_t written_ns)
         else
                 l->count++;
         l->records[slot] = (DecisionRecord) { .decision = *d, .written_ns = written_ns };
+        if (comm)
+                snprintf(l->records[slot].comm, sizeof(l->records[slot].comm), "%s", comm);
         l->total++;
 }
 

@@ -231,7 +231,9 @@ int engine_event(Engine *e, const SchedEvent *ev) {
                 return 0;
         }
         (void) demand_advance(e->demand, (unsigned) ev->cpu, now_ns);
+        e->cause_pid = sched_event_task_pid(ev);
         engine_react(e, ev->cpu, &eff, now_ns, ev->type, -1);
+        e->cause_pid = 0;
         if (ev->type == SCHED_EVENT_SWITCH && ev->sw.next_pid == 0)
                 engine_idle_entry(e, ev->cpu, now_ns);
         return 0;
@@ -257,7 +259,9 @@ int engine_iowait(Engine *e, int cpu, int32_t pid, uint64_t time_ns) {
                 eff = (DemandEffect) { .cpus = { b }, .n_cpus = 1 };
         (void) demand_advance(e->demand, (unsigned) cpu, now_ns);
         /* It is part of a wake-up (enqueue_task_fair() with ENQUEUE_WAKEUP): reported as one. */
+        e->cause_pid = pid;
         engine_react(e, cpu, &eff, now_ns, SCHED_EVENT_WAKEUP, b);
+        e->cause_pid = 0;
         return 0;
 }
 
@@ -279,8 +283,11 @@ int engine_tick(Engine *e, uint64_t now_ns) {
                         continue;
                 (void) demand_advance(e->demand, cpu, now_ns);
                 engine_hook(e, cpu, now_ns, false);
-                if (p >= 0 && e->hooked[cpu])
+                if (p >= 0 && e->hooked[cpu]) {
+                        e->cause_pid = demand_cpu_curr(e->demand, cpu); /* task_tick_fair(): the running task */
                         engine_evaluate(e, (size_t) p, now_ns, (int) cpu, DECISION_LOCAL, _SCHED_EVENT_TYPE_INVALID);
+                        e->cause_pid = 0;
+                }
                 engine_unhook(e);
         }
 

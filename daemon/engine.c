@@ -500,6 +500,7 @@ void engine_evaluate(Engine *e, size_t i, uint64_t now_ns, int cpu, DecisionKind
                 .reason = limits ? DECISION_REASON_LIMITS : reason,
                 .util = util,
                 .event = event,
+                .pid = e->cause_pid,
                 .deferred = deferred,
                 .deferred_since_ns = deferred ? since : 0,
         }, rule);

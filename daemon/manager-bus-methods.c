@@ -142,7 +142,8 @@ int method_get_decisions(sd_bus_message *message, void *userdata, sd_bus_error *
                                           d->time_ns / 1000, (uint32_t) d->policy_id, d->old_khz, d->new_khz,
                                           (int32_t) d->cpu, strna(event), strna(kind), (int) d->deferred,
                                           strna(reason), (uint32_t) d->util, rec->written_ns / 1000,
-                                          d->deferred ? d->deferred_since_ns / 1000 : UINT64_C(0));
+                                          d->deferred ? d->deferred_since_ns / 1000 : UINT64_C(0),
+                                          (uint32_t) MAX(d->pid, 0), rec->comm);
                 if (r < 0)
                         return r;
         }

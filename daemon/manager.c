@@ -89,6 +89,13 @@ static void manager_print_decision(Manager *m, const Decision *d) {
         m->opts.print_decisions = false;
 }
 
+/* The name of @pid as the proc connector knows it now (for the decision log), or NULL. */
+static const char *manager_task_comm(Manager *m, int32_t pid, TaskName *buf) {
+        if (pid <= 0 || !m->task_names || task_names_lookup(m->task_names, pid, buf) < 0 || buf->comm[0] == '\0')
+                return NULL;
+        return buf->comm;
+}
+
 /* Observe mode: a line that could not be printed (the reader went away) stops the lines, said once. */
 static void manager_observer_check(Manager *m) {
         int r = observer_error(m->observer);
@@ -103,7 +110,9 @@ static void manager_observer_check(Manager *m) {
 static int on_decision_observed(Manager *m, const Decision *d) {
         observer_ours(m->observer, d->policy_index, d->time_ns, d->new_khz);
         manager_observer_check(m);
-        decision_log_append(&m->decisions, d, monotonic_ns());
+        TaskName name;
+
+        decision_log_append(&m->decisions, d, monotonic_ns(), manager_task_comm(m, d->pid, &name));
         if (m->opts.print_decisions)
                 manager_print_decision(m, d);
         return 0;
@@ -113,6 +122,7 @@ static int on_decision_observed(Manager *m, const Decision *d) {
 static int on_decision(const Decision *d, void *userdata) {
         Manager *m = ASSERT_PTR(userdata);
         uint64_t now_usec = monotonic_ns() / 1000;
+        TaskName name;
         int r;
 
         if (m->opts.observe)
@@ -131,7 +141,7 @@ static int on_decision(const Decision *d, void *userdata) {
         uint64_t written_ns = monotonic_ns();
 
         m->commits++;
-        decision_log_append(&m->decisions, d, written_ns);
+        decision_log_append(&m->decisions, d, written_ns, manager_task_comm(m, d->pid, &name));
         if (d->event != _SCHED_EVENT_TYPE_INVALID)
                 latency_record(&m->latency, written_ns - d->time_ns);
         if (m->opts.print_decisions)

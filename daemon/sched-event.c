@@ -53,3 +53,26 @@ SchedEventType sched_event_type_from_string(const char *s) {
 bool sched_event_type_is_optional(SchedEventType t) {
         return t == SCHED_EVENT_STAT_IOWAIT || t == SCHED_EVENT_CPU_FREQUENCY;
 }
+
+int32_t sched_event_task_pid(const SchedEvent *ev) {
+        switch (ev->type) {
+        case SCHED_EVENT_SWITCH:
+                return ev->sw.next_pid != 0 ? ev->sw.next_pid : ev->sw.prev_pid;
+        case SCHED_EVENT_WAKEUP:
+        case SCHED_EVENT_WAKEUP_NEW:
+                return ev->wakeup.pid;
+        case SCHED_EVENT_MIGRATE:
+                return ev->migrate.pid;
+        case SCHED_EVENT_EXIT:
+                return ev->exit.pid;
+        case SCHED_EVENT_RUNTIME:
+                return ev->runtime.pid;
+        case SCHED_EVENT_STAT_IOWAIT:
+                return ev->iowait.pid;
+        case SCHED_EVENT_CPU_FREQUENCY:
+        case _SCHED_EVENT_TYPE_MAX:
+        case _SCHED_EVENT_TYPE_INVALID:
+                break;
+        }
+        return 0;
+}

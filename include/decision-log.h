@@ -14,6 +14,7 @@
 typedef struct DecisionRecord {
         Decision decision;
         uint64_t written_ns;      /* when the setspeed write completed (CLOCK_MONOTONIC) */
+        char comm[TASK_COMM_LEN]; /* decision.pid's name when it was made (the proc connector's), "" = unknown */
 } DecisionRecord;
 
 typedef struct DecisionLog {
@@ -24,6 +25,7 @@ typedef struct DecisionLog {
 
 int decision_log_init(DecisionLog *l, size_t capacity);
 void decision_log_done(DecisionLog *l);
-void decision_log_append(DecisionLog *l, const Decision *d, uint64_t written_ns);
+/* @comm: the name of d->pid (NULL: unknown), copied. */
+void decision_log_append(DecisionLog *l, const Decision *d, uint64_t written_ns, const char *comm);
 /* The i-th record, oldest first (0 <= i < l->count). */
 const DecisionRecord *decision_log_get(const DecisionLog *l, size_t i);

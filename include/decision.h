@@ -42,6 +42,8 @@ typedef struct Decision {
         DecisionReason reason;
         unsigned util;            /* the policy's demand, 0..1024 */
         SchedEventType event;     /* the triggering event, or _SCHED_EVENT_TYPE_INVALID for a tick */
+        int32_t pid;              /* the task it was about (sched_event_task_pid(); a tick: the CPU's running task),
+                                   * 0 = none or the idle task */
         bool deferred;            /* it applies a demand change that a disallowed remote event had to leave */
         uint64_t deferred_since_ns; /* when that change was recorded (the remote event's time) */
 } Decision;

@@ -95,3 +95,9 @@ SchedEventType sched_event_type_from_string(const char *s);
  * required.
  */
 bool sched_event_type_is_optional(SchedEventType t);
+
+/*
+ * The task an event is about: the woken task, the task switched in (or out, when the CPU goes idle), the
+ * migrated, exiting, running or I/O-waking task. 0 for none (power:cpu_frequency) or the idle task.
+ */
+int32_t sched_event_task_pid(const SchedEvent *ev);

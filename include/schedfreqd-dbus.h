@@ -32,7 +32,7 @@
 /* Control methods from a non-root caller get org.freedesktop.DBus.Error.AccessDenied. */
 
 /*
- * GetDecisions(u max) → a(tuuuissbsutt), oldest first, at most @max records (0: all the ring holds):
+ * GetDecisions(u max) → a(tuuuissbsuttus), oldest first, at most @max records (0: all the ring holds):
  *   t  TimeUSec            CLOCK_MONOTONIC µs of the event (or tick) that triggered the decision
  *   u  Policy              policy number N
  *   u  OldKHz, u NewKHz
@@ -44,8 +44,11 @@
  *   u  Demand              the policy's utilisation, 0..1024
  *   t  WrittenUSec         CLOCK_MONOTONIC µs when the scaling_setspeed write completed
  *   t  DeferredSinceUSec   when the deferred change was recorded (0 unless Deferred)
+ *   u  Pid                 the task the triggering event was about (the woken, the switched-in, for a tick the
+ *                          running one), 0 = none or idle
+ *   s  Comm                its name when the decision was made (the proc connector's), "" = unknown
  */
-#define SCHEDFREQD_DECISION_TYPE "(tuuuissbsutt)"
+#define SCHEDFREQD_DECISION_TYPE "(tuuuissbsuttus)"
 #define SCHEDFREQD_DECISIONS_SIGNATURE "a" SCHEDFREQD_DECISION_TYPE
 
 /*

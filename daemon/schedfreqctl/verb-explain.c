@@ -21,11 +21,22 @@
 /* One GetDecisions record (include/schedfreqd-dbus.h); its strings point into the reply. */
 typedef struct DecisionRow {
         uint64_t time_usec, written_usec, deferred_since_usec;
-        uint32_t policy, old_khz, new_khz, util;
+        uint32_t policy, old_khz, new_khz, util, pid;
         int32_t cpu;
-        const char *event, *kind, *reason;
+        const char *event, *kind, *reason, *comm;
         int deferred;
 } DecisionRow;
+
+/* "`ffmpeg` (pid 812)", "pid 812" without a name, "" without a task. */
+static const char *task_text(const DecisionRow *d, char *buf, size_t size) {
+        if (d->pid == 0)
+                snprintf(buf, size, "%s", "");
+        else if (d->comm[0] != '\0')
+                snprintf(buf, size, "`%s` (pid %" PRIu32 ")", d->comm, d->pid);
+        else
+                snprintf(buf, size, "pid %" PRIu32, d->pid);
+        return buf;
+}
 
 static const char *reason_text(const char *reason) {
         if (streq(reason, "demand"))
@@ -41,13 +52,32 @@ static const char *reason_text(const char *reason) {
         return reason;
 }
 
-static void print_decision_line(const DecisionRow *d) {
-        char ago[64], trigger[64];
+/* What the task did, for "`ffmpeg` (pid 812) woke on CPU 1". */
+static const char *event_verb(const char *event) {
+        if (streq(event, "sched_wakeup"))
+                return "woke";
+        if (streq(event, "sched_wakeup_new"))
+                return "started";
+        if (streq(event, "sched_switch"))
+                return "was switched in or out";
+        if (streq(event, "sched_migrate_task"))
+                return "moved";
+        if (streq(event, "sched_process_exit"))
+                return "exited";
+        if (streq(event, "sched_stat_runtime"))
+                return "ran";
+        return "ran (tick)";
+}
 
+static void print_decision_line(const DecisionRow *d) {
+        char ago[64], trigger[128], task[64];
+
+        task_text(d, task, sizeof(task));
         if (streq(d->event, "tick"))
-                snprintf(trigger, sizeof(trigger), "tick");
+                snprintf(trigger, sizeof(trigger), "tick%s%s", task[0] ? ", running " : "", task);
         else
-                snprintf(trigger, sizeof(trigger), "%s on CPU %" PRIi32, d->event, d->cpu);
+                snprintf(trigger, sizeof(trigger), "%s on CPU %" PRIi32 "%s%s", d->event, d->cpu, task[0] ? " by " : "",
+                         task);
         printf("    %-12s %5" PRIu32 " -> %5" PRIu32 " MHz  %-7s util %4" PRIu32 "  %s, %s%s\n",
                format_ago(ago, sizeof(ago), d->written_usec), d->old_khz / 1000, d->new_khz / 1000, d->reason, d->util,
                trigger, d->kind, d->deferred ? ", deferred" : "");
@@ -77,14 +107,21 @@ static void explain_now(const Snapshot *s, const Object *p, uint32_t id) {
 /* "Why": the policy's last decision @last (NULL: none in the log), and where the frequency stands in the limits. */
 static void explain_why(const Object *p, const DecisionRow *last) {
         uint64_t cur = prop_u(p, "CurrentKHz"), min = prop_u(p, "MinKHz"), max = prop_u(p, "MaxKHz");
-        char ago[64];
+        char ago[64], task[64];
 
         if (last) {
                 printf("  Why: %s, schedfreqd moved it from %" PRIu32 " to %" PRIu32 " MHz because of %s",
                        format_ago(ago, sizeof(ago), last->written_usec), last->old_khz / 1000, last->new_khz / 1000,
                        reason_text(last->reason));
+                task_text(last, task, sizeof(task));
                 if (streq(last->event, "tick"))
-                        printf(", re-evaluated on the periodic tick (utilisation decaying or a CPU busy)");
+                        printf(", re-evaluated on the periodic tick (utilisation decaying or a CPU busy%s%s)",
+                               task[0] ? "; running: " : "", task);
+                else if (task[0])
+                        printf(", when %s %s on CPU %" PRIi32 " (%s, %s: %s)", task, event_verb(last->event), last->cpu,
+                               last->event, last->kind,
+                               streq(last->kind, "local") ? "an event on one of the policy's own CPUs"
+                                                          : "an event on another CPU, permitted by the policy");
                 else
                         printf(", triggered by %s on CPU %" PRIi32 " (%s: %s)", last->event, last->cpu, last->kind,
                                streq(last->kind, "local") ? "an event on one of the policy's own CPUs"
@@ -185,7 +222,7 @@ static int decisions_read(sd_bus *bus, const char *address, sd_bus_message **rep
 
                 r = sd_bus_message_read(*reply, SCHEDFREQD_DECISION_TYPE, &d.time_usec, &d.policy, &d.old_khz,
                                         &d.new_khz, &d.cpu, &d.event, &d.kind, &d.deferred, &d.reason, &d.util,
-                                        &d.written_usec, &d.deferred_since_usec);
+                                        &d.written_usec, &d.deferred_since_usec, &d.pid, &d.comm);
                 if (r <= 0)
                         break;
                 DecisionRow *n = reallocarray(*rows, *n_rows + 1, sizeof(DecisionRow));

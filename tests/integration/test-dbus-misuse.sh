@@ -141,7 +141,7 @@ fi
 out=$(busctl --system --no-pager call "$NAME" "$OBJ" "$NAME" GetDecisions u 1 2>&1)
 paused=$(busctl --system --no-pager get-property "$NAME" "$OBJ" "$NAME" Paused 2>&1)
 id=$(busctl --system --no-pager get-property "$NAME" "$OBJ/policy/1" "$NAME.Policy" Id 2>&1)
-if grep -q '^a(tuuuissbsutt) [01] ' <<<"$out" && [ "$paused" = "b false" ] && [ "$id" = "u 1" ] && [ "$(govs)" = userspace ]; then
+if grep -q '^a(tuuuissbsuttus) [01] ' <<<"$out" && [ "$paused" = "b false" ] && [ "$id" = "u 1" ] && [ "$(govs)" = userspace ]; then
 	ok "well-formed calls still answered; not paused; policies still on userspace"
 else
 	fail "well-formed calls still answered; not paused" "$out" "$paused" "$id" "$(govs)"

@@ -6,7 +6,7 @@
 # the real daemon over the emulated cpufreq (--bus-address), real scheduler events, busctl as the client.
 #   - introspection shows every documented member;
 #   - properties match the emulator (CurrentKHz == the last setspeed write, limits, driver, original governor);
-#   - a CPU hog's decision shows up in GetDecisions;
+#   - a CPU hog's decision shows up in GetDecisions, with the hog's pid and name (the proc connector's);
 #   - GetRules: none without rules; two rules with their fields and FILE:LINE, a process started afterwards
 #     (sleep) listed under the rule it matches; none again after a reload without rules;
 #   - control from a non-root uid is denied by the bus policy, and (past a test policy that lets it through)
@@ -56,7 +56,7 @@ for m in Version UptimeUSec EventsSeen EventsLost EventsLate ProcConnector Local
 	RemotePermitted LastChangeUSec LastReason Policy Util UtilAvg UtilEstSum RunnableRT Busy; do
 	grep -q "^\.$m " <<<"$intro" || missing="$missing $m"
 done
-grep -q 'GetDecisions *method *u *a(tuuuissbsutt)' <<<"$intro" || missing="$missing GetDecisions-signature"
+grep -q 'GetDecisions *method *u *a(tuuuissbsuttus)' <<<"$intro" || missing="$missing GetDecisions-signature"
 grep -q 'GetRules *method *- *a(sssssqqbbta(us))' <<<"$intro" || missing="$missing GetRules-signature"
 grep -q '^io.github.schedfreqd.Governor1.Policy ' <<<"$intro" || missing="$missing .Policy-interface"
 grep -q '^io.github.schedfreqd.Governor1.CPU ' <<<"$intro" || missing="$missing .CPU-interface"
@@ -135,6 +135,15 @@ hits = [r for r in d if r[1] == 1 and r[0] >= int(sys.argv[2]) and r[3] >= 21600
 print(len(hits))' "$TMP/decisions.json" "$hog_start_us" 2>&1)
 [ "${found:-0}" -ge 1 ] 2>/dev/null && ok "GetDecisions: the hog raised policy1 to >= 2.16 GHz ($found decisions)" \
 	|| fail "GetDecisions shows the hog's decision" "$found" "$(head -c 2000 "$TMP/decisions.json")"
+# The task behind it (issue #15 item 5): its pid and, from the proc connector, its name, as `schedfreqctl explain`
+# shows them ("when `hog` (pid N) woke on CPU 1").
+named=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["data"][0]
+print(len([r for r in d if r[1] == 1 and r[0] >= int(sys.argv[2]) and r[3] >= 2160000 and r[12] > 0 and r[13] == "hog"]))' \
+	"$TMP/decisions.json" "$hog_start_us" 2>&1)
+[ "${named:-0}" -ge 1 ] 2>/dev/null && ok "GetDecisions: the raise names its task: Pid > 0, Comm \"hog\" ($named decisions)" \
+	|| fail "GetDecisions names the hog" "$named" "$(head -c 2000 "$TMP/decisions.json")"
 n=$(bctl --json=short call "$NAME" "$OBJ" "$NAME" GetDecisions u 2 | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["data"][0]))')
 [ "$n" = 2 ] && ok "GetDecisions(2) returns 2 records" || fail "GetDecisions(2) returns 2 records" "$n"
 
@@ -162,7 +171,7 @@ r2=$(as_nobody busctl --system call "$NAME" "$OBJ" "$NAME" GetDecisions u 1 2>&1
 r3=$(as_nobody busctl --system introspect "$NAME" "$OBJ/cpu/0" 2>&1)
 r4=$(as_nobody busctl --system call "$NAME" "$OBJ" org.freedesktop.DBus.ObjectManager GetManagedObjects 2>&1)
 r5=$(as_nobody busctl --system call "$NAME" "$OBJ" "$NAME" GetRules 2>&1)
-if grep -q '^u [0-9]' <<<"$r1" && grep -q '^a(tuuuissbsutt) 1 ' <<<"$r2" && grep -q '^\.Util ' <<<"$r3" \
+if grep -q '^u [0-9]' <<<"$r1" && grep -q '^a(tuuuissbsuttus) 1 ' <<<"$r2" && grep -q '^\.Util ' <<<"$r3" \
 	&& grep -q '^a{oa{sa{sv}}} 5 ' <<<"$r4" && [ "$r5" = 'a(sssssqqbbta(us)) 0' ]; then
 	ok "uid 65534 may read: Get, GetDecisions, GetRules, Introspect, GetManagedObjects"
 else

@@ -217,6 +217,13 @@ if [ $rc -eq 0 ] && grep -q '^policy1 (CPU 1, acpi-cpufreq):' <<<"$out" && grep 
 else
 	fail "explain policy1" "rc=$rc" "$out"
 fi
+# Each decision line names the task whose event it was, from the proc connector ("... on CPU 1 by `bash` (pid N)";
+# test-dbus checks that the hog's rise names the hog).
+if grep -Eq -- '-> *[0-9]+ MHz .* on CPU [0-9]+ by `[^`]+` \(pid [0-9]+\)' <<<"$out"; then
+	ok "explain policy1: decision lines name their task (\`comm\` (pid N))"
+else
+	fail "explain policy1: decision lines name their task" "$out"
+fi
 out=$("$CTL" explain 2>&1)
 [ $? -eq 0 ] && grep -q '^policy0 ' <<<"$out" && grep -q '^policy1 ' <<<"$out" && ok "explain: every policy" || fail "explain: every policy" "$out"
 expect "explain of a missing policy: exit 1" 1 "No policy7 here; policies: 0 1" "$CTL" explain 7

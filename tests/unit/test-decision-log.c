@@ -7,7 +7,7 @@ TEST(wraps_keeping_the_newest) {
 
         ASSERT_OK(decision_log_init(&l, 3));
         for (unsigned i = 0; i < 5; i++)
-                decision_log_append(&l, &(Decision) { .new_khz = 1000 * (i + 1) }, i);
+                decision_log_append(&l, &(Decision) { .new_khz = 1000 * (i + 1) }, i, NULL);
         ASSERT_EQ(l.count, 3);
         ASSERT_EQ(l.total, 5);
         ASSERT_EQ(decision_log_get(&l, 0)->decision.new_khz, 3000);
@@ -23,8 +23,8 @@ TEST(empty_and_invalid) {
         ASSERT_ERROR(decision_log_init(&l, 0), EINVAL);
         ASSERT_OK(decision_log_init(&l, 1));
         ASSERT_TRUE(decision_log_get(&l, 0) == NULL);
-        decision_log_append(&l, &(Decision) { .new_khz = 7 }, 1);
-        decision_log_append(&l, &(Decision) { .new_khz = 8 }, 2);
+        decision_log_append(&l, &(Decision) { .new_khz = 7 }, 1, NULL);
+        decision_log_append(&l, &(Decision) { .new_khz = 8 }, 2, NULL);
         ASSERT_EQ(l.count, 1);
         ASSERT_EQ(decision_log_get(&l, 0)->decision.new_khz, 8);
         decision_log_done(&l);

@@ -839,6 +839,7 @@ TEST(decision_fields) {
         ASSERT_EQ(d->reason, DECISION_REASON_DEMAND);
         ASSERT_EQ(d->util, 0);
         ASSERT_EQ(d->event, SCHED_EVENT_SWITCH);
+        ASSERT_EQ(d->pid, 0); /* the CPU went idle and nothing ran before */
 
         ASSERT_STREQ(decision_kind_to_string(DECISION_LOCAL), "local");
         ASSERT_STREQ(decision_kind_to_string(DECISION_REMOTE), "remote");
@@ -846,6 +847,34 @@ TEST(decision_fields) {
         ASSERT_STREQ(decision_reason_to_string(DECISION_REASON_DEMAND), "demand");
         ASSERT_STREQ(decision_reason_to_string(DECISION_REASON_LIMITS), "limits");
         ASSERT_TRUE(!decision_reason_to_string(_DECISION_REASON_INVALID));
+}
+
+/* Decision.pid: the task of the event (switched in), and for a tick's decision the CPU's running task. */
+TEST(decision_names_its_task) {
+        _cleanup_(fixture_done) Fixture f = {};
+        bool tick_seen = false;
+        uint64_t t;
+
+        fixture_init(&f);
+        f.topo->policies[P1].cur_khz = 2000000;
+        ASSERT_OK(fixture_start(&f));
+        /* At max, a task with no utilisation yet switched in: the policy comes down at that event. */
+        ASSERT_OK(feed_switch(f.e, T0, 1, 4242));
+        ASSERT_EQ(f.rec->n, 1);
+        ASSERT_EQ(f.rec->d[0].event, SCHED_EVENT_SWITCH);
+        ASSERT_EQ(f.rec->d[0].pid, 4242);
+        /* It runs on: the ticks raise the policy again, each such decision naming it. */
+        for (t = T0 + 4 * MSEC_NS; t < T0 + 400 * MSEC_NS && !tick_seen; t += 4 * MSEC_NS) {
+                size_t n = f.rec->n;
+
+                ASSERT_OK(engine_tick(f.e, t) < 0 ? -EIO : 0);
+                for (size_t i = n; i < f.rec->n; i++)
+                        if (f.rec->d[i].event == _SCHED_EVENT_TYPE_INVALID) {
+                                ASSERT_EQ(f.rec->d[i].pid, 4242);
+                                tick_seen = true;
+                        }
+        }
+        ASSERT_TRUE(tick_seen);
 }
 
 TEST(tick_settles_and_reports) {

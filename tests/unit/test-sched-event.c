@@ -138,6 +138,22 @@ TEST(type_strings) {
         ASSERT_TRUE(sched_event_type_to_string(_SCHED_EVENT_TYPE_INVALID) == NULL);
 }
 
+TEST(task_pid) {
+        SchedEvent ev = { .type = SCHED_EVENT_SWITCH, .sw = { .prev_pid = 10, .next_pid = 11 } };
+
+        ASSERT_EQ(sched_event_task_pid(&ev), 11);
+        ev.sw.next_pid = 0; /* to idle: the task switched out */
+        ASSERT_EQ(sched_event_task_pid(&ev), 10);
+        ev = (SchedEvent) { .type = SCHED_EVENT_WAKEUP, .wakeup = { .pid = 12 } };
+        ASSERT_EQ(sched_event_task_pid(&ev), 12);
+        ev = (SchedEvent) { .type = SCHED_EVENT_MIGRATE, .migrate = { .pid = 13 } };
+        ASSERT_EQ(sched_event_task_pid(&ev), 13);
+        ev = (SchedEvent) { .type = SCHED_EVENT_STAT_IOWAIT, .iowait = { .pid = 14 } };
+        ASSERT_EQ(sched_event_task_pid(&ev), 14);
+        ev = (SchedEvent) { .type = SCHED_EVENT_CPU_FREQUENCY, .freq = { .khz = 1, .cpu_id = 1 } };
+        ASSERT_EQ(sched_event_task_pid(&ev), 0);
+}
+
 static void check_decoded(const SchedEvent *ev, SchedEventType type, bool *ok) {
         switch (type) {
         case SCHED_EVENT_SWITCH:
