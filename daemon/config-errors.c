@@ -15,9 +15,6 @@ void config_errors_done(ConfigErrors *l) {
         *l = (ConfigErrors) {};
 }
 
-/* analyze: false positive: l->items keeps the array (freed by error_list_done()); gcc 12 loses it on a path
- * that follows a failed read_line() as a success (it can't tell that -errno is < 0), see parse_state_read() */
-ANALYZER_FALSE_POSITIVE_BEGIN("-Wanalyzer-malloc-leak")
 void config_error_add(ConfigErrors *l, unsigned line, const char *format, ...) {
         char *message;
         va_list ap;
@@ -45,7 +42,6 @@ void config_error_add(ConfigErrors *l, unsigned line, const char *format, ...) {
         l->items[l->n] = (ConfigError) { .line = line, .seq = l->n, .message = message };
         l->n++;
 }
-ANALYZER_FALSE_POSITIVE_END
 
 static int config_error_cmp(const void *a, const void *b) {
         const ConfigError *x = a, *y = b;

@@ -152,9 +152,6 @@ static int restore_lock(const char *state_path, const char *lock_path, bool forc
         return r >= 0;
 }
 
-/* analyze: false positive: error is initialised to NULL; gcc 12 at -O2 reports freep() reading it
- * uninitialised on an early return (not at -O0; docs/reliability.md, "Static analysis") */
-ANALYZER_FALSE_POSITIVE_BEGIN("-Wanalyzer-use-of-uninitialized-value")
 static int verb_restore(const char *state_path, const char *lock_path, bool force) {
         _cleanup_free_ char *error = NULL;
         _cleanup_close_ int lock_fd = -EBADF;
@@ -185,11 +182,7 @@ static int verb_restore(const char *state_path, const char *lock_path, bool forc
                 log_info("Restored cpufreq policies from %s.", state_path);
         return 0;
 }
-ANALYZER_FALSE_POSITIVE_END
 
-/* analyze: false positive: error is initialised to NULL; gcc 12 at -O2 reports freep() reading it
- * uninitialised on an early return (not at -O0; docs/reliability.md, "Static analysis") */
-ANALYZER_FALSE_POSITIVE_BEGIN("-Wanalyzer-use-of-uninitialized-value")
 static int verb_replay(const char *topology_path, const char *config_path, bool config_given, const char *trace,
                        ReplayFlags flags) {
         _cleanup_(topology_freep) Topology *topo = NULL;
@@ -239,7 +232,6 @@ static int verb_replay(const char *topology_path, const char *config_path, bool 
                   stats.lines, stats.events, stats.skipped, stats.changes);
         return 0;
 }
-ANALYZER_FALSE_POSITIVE_END
 
 /*
  * Started with stdin, stdout or stderr closed (`2>&-`), the next open(2) would get that number, and log lines or
@@ -290,30 +282,32 @@ typedef struct Args {
         bool config_given, print_util, force, json, csv;
 } Args;
 
+/* The long options (getopt_long(3)); the short ones are "c:t:qvh". */
+enum { ARG_VERSION = 0x100, ARG_STATE_FILE, ARG_LOCK_FILE, ARG_FORCE, ARG_PRINT_DECISIONS, ARG_PRINT_UTIL,
+       ARG_BUS_ADDRESS, ARG_NO_BUS, ARG_LOG_LEVEL, ARG_JSON, ARG_CSV, ARG_OBSERVE };
+static const struct option options[] = {
+        { "config", required_argument, NULL, 'c' },
+        { "topology", required_argument, NULL, 't' },
+        { "state-file", required_argument, NULL, ARG_STATE_FILE },
+        { "lock-file", required_argument, NULL, ARG_LOCK_FILE },
+        { "force", no_argument, NULL, ARG_FORCE },
+        { "print-decisions", no_argument, NULL, ARG_PRINT_DECISIONS },
+        { "print-util", no_argument, NULL, ARG_PRINT_UTIL },
+        { "csv", no_argument, NULL, ARG_CSV },
+        { "json", no_argument, NULL, ARG_JSON },
+        { "bus-address", required_argument, NULL, ARG_BUS_ADDRESS },
+        { "no-bus", no_argument, NULL, ARG_NO_BUS },
+        { "observe", no_argument, NULL, ARG_OBSERVE },
+        { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
+        { "quiet", no_argument, NULL, 'q' },
+        { "verbose", no_argument, NULL, 'v' },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, ARG_VERSION },
+        {}
+};
+
 /* Options into @a. -1 to go on; else the exit status (0 after --help or --version, EXIT_USAGE after an error). */
 static int parse_options(int argc, char **argv, Args *a) {
-        enum { ARG_VERSION = 0x100, ARG_STATE_FILE, ARG_LOCK_FILE, ARG_FORCE, ARG_PRINT_DECISIONS, ARG_PRINT_UTIL,
-               ARG_BUS_ADDRESS, ARG_NO_BUS, ARG_LOG_LEVEL, ARG_JSON, ARG_CSV, ARG_OBSERVE };
-        static const struct option options[] = {
-                { "config", required_argument, NULL, 'c' },
-                { "topology", required_argument, NULL, 't' },
-                { "state-file", required_argument, NULL, ARG_STATE_FILE },
-                { "lock-file", required_argument, NULL, ARG_LOCK_FILE },
-                { "force", no_argument, NULL, ARG_FORCE },
-                { "print-decisions", no_argument, NULL, ARG_PRINT_DECISIONS },
-                { "print-util", no_argument, NULL, ARG_PRINT_UTIL },
-                { "csv", no_argument, NULL, ARG_CSV },
-                { "json", no_argument, NULL, ARG_JSON },
-                { "bus-address", required_argument, NULL, ARG_BUS_ADDRESS },
-                { "no-bus", no_argument, NULL, ARG_NO_BUS },
-                { "observe", no_argument, NULL, ARG_OBSERVE },
-                { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
-                { "quiet", no_argument, NULL, 'q' },
-                { "verbose", no_argument, NULL, 'v' },
-                { "help", no_argument, NULL, 'h' },
-                { "version", no_argument, NULL, ARG_VERSION },
-                {}
-        };
         ManagerOptions *opts = &a->opts;
         int c, r;
 

@@ -1,14 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* manager-service.c: the daemon as a service (issue 4: systemd): real-time scheduling, the log level, STATUS=. */
+/* manager-service.c: the daemon as a service (issue 4: systemd): real-time scheduling, the log level, STATUS=,
+ * the statistics logged at exit. */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <sched.h>
 #include <stdio.h>
 #include <systemd/sd-daemon.h>
 
+#include "engine.h"
+#include "latency.h"
 #include "log.h"
 #include "manager.h"
 #include "manager-service.h"
+#include "perf-events.h"
+#include "proc-conn.h"
+#include "task-names.h"
 
 /*
  * The event loop runs SCHED_FIFO at [daemon] realtime_priority (0: SCHED_OTHER): under load a normal-priority
@@ -67,4 +74,31 @@ void manager_notify_status(Manager *m, const char *extra) {
         else
                 (void) sd_notifyf(0, "%sSTATUS=Governing %zu of %zu cpufreq policies (event loop not real-time)",
                                   extra, n_managed, m->topology->n_policies);
+}
+
+/* At exit: what the daemon saw and did (events, decisions, writes, wake-ups, the proc connector, latency). */
+void manager_log_stats(Manager *m) {
+        const EngineStats *es = engine_stats(m->engine);
+        const PerfEventsStats *ps = perf_events_stats(m->perf);
+
+        log_info("Events: %" PRIu64 " (late %" PRIu64 ", lost %" PRIu64 " in %" PRIu64 " ring overflows, lost switches %"
+                 PRIu64 "); decisions: %" PRIu64 " local, %" PRIu64 " remote, %" PRIu64 " deferred; frequency writes: %"
+                 PRIu64, es->events, es->late_events, ps->lost, es->resyncs, es->lost_switches, es->decisions[DECISION_LOCAL],
+                 es->decisions[DECISION_REMOTE], es->deferred, m->commits);
+        log_info("Wake-ups: %" PRIu64 " ticks, %" PRIu64 " ring drains (%" PRIu64 " woken by a ring), %" PRIu64
+                 " lazy switches (%s).",
+                 es->ticks, ps->drains, ps->wakeups, ps->lazy_switches, ps->lazy ? "lazy now" : "not lazy now");
+        if (m->proc) {
+                const ProcConnStats *pc = proc_conn_stats(m->proc);
+
+                log_info("Proc connector: %" PRIu64 " messages, %" PRIu64 " overruns, %" PRIu64 " rescans; %zu task names.",
+                         pc->messages, pc->overruns, pc->rescans, task_names_size(m->task_names));
+        } else
+                log_info("Proc connector: unavailable.");
+        if (m->latency.count > 0)
+                log_info("Event-to-write latency over %" PRIu64 " event-triggered writes: mean %" PRIu64
+                         " µs, p50 < %" PRIu64 " µs, p99 < %" PRIu64 " µs, max %" PRIu64 " µs",
+                         m->latency.count, m->latency.sum_ns / m->latency.count / 1000,
+                         latency_quantile_usec(&m->latency, 500), latency_quantile_usec(&m->latency, 990),
+                         m->latency.max_ns / 1000);
 }

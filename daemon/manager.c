@@ -680,32 +680,6 @@ int manager_start(Manager *m) {
         return 0;
 }
 
-static void manager_log_stats(Manager *m) {
-        const EngineStats *es = engine_stats(m->engine);
-        const PerfEventsStats *ps = perf_events_stats(m->perf);
-
-        log_info("Events: %" PRIu64 " (late %" PRIu64 ", lost %" PRIu64 " in %" PRIu64 " ring overflows, lost switches %"
-                 PRIu64 "); decisions: %" PRIu64 " local, %" PRIu64 " remote, %" PRIu64 " deferred; frequency writes: %"
-                 PRIu64, es->events, es->late_events, ps->lost, es->resyncs, es->lost_switches, es->decisions[DECISION_LOCAL],
-                 es->decisions[DECISION_REMOTE], es->deferred, m->commits);
-        log_info("Wake-ups: %" PRIu64 " ticks, %" PRIu64 " ring drains (%" PRIu64 " woken by a ring), %" PRIu64
-                 " lazy switches (%s).",
-                 es->ticks, ps->drains, ps->wakeups, ps->lazy_switches, ps->lazy ? "lazy now" : "not lazy now");
-        if (m->proc) {
-                const ProcConnStats *pc = proc_conn_stats(m->proc);
-
-                log_info("Proc connector: %" PRIu64 " messages, %" PRIu64 " overruns, %" PRIu64 " rescans; %zu task names.",
-                         pc->messages, pc->overruns, pc->rescans, task_names_size(m->task_names));
-        } else
-                log_info("Proc connector: unavailable.");
-        if (m->latency.count > 0)
-                log_info("Event-to-write latency over %" PRIu64 " event-triggered writes: mean %" PRIu64
-                         " µs, p50 < %" PRIu64 " µs, p99 < %" PRIu64 " µs, max %" PRIu64 " µs",
-                         m->latency.count, m->latency.sum_ns / m->latency.count / 1000,
-                         latency_quantile_usec(&m->latency, 500), latency_quantile_usec(&m->latency, 990),
-                         m->latency.max_ns / 1000);
-}
-
 /*
  * One daemon at a time, decided before anything is read or opened: the instance lock, held until exit. A second
  * instance with other state and lock files is stopped by the policy locks at take-over (actuator.c).

@@ -27,9 +27,6 @@
 #include "tp-format.h"
 #include "time-util.h"
 
-/* analyze: false positive: the grown batch is p->batch, owned by p and freed by perf_events_free() (perf-events.c);
- * gcc 12 reports the reallocarray() result stored through a parameter as a leak (docs/reliability.md) */
-ANALYZER_FALSE_POSITIVE_BEGIN("-Wanalyzer-malloc-leak")
 static int batch_reserve(PerfEvents *p) {
         size_t want;
         SchedEvent *b;
@@ -44,7 +41,6 @@ static int batch_reserve(PerfEvents *p) {
         p->batch_allocated = want;
         return 0;
 }
-ANALYZER_FALSE_POSITIVE_END
 
 static bool same_wakeup(const SchedEvent *a, const SchedEvent *b) {
         return a->type == b->type && a->wakeup.pid == b->wakeup.pid && a->wakeup.prio == b->wakeup.prio &&

@@ -2,7 +2,7 @@
 /*
  * perf-events.c: the per-CPU sched tracepoint fds, their rings and sd-event sources, the wakeup policy, and
  * the drain that merges the rings by time. Layouts come from tp-format.c, records are read by perf-ring.c and
- * decoded by sched-event.c; what the events mean is the engine's business. Measured costs and rates behind
+ * decoded by tp-decode.c; what the events mean is the engine's business. Measured costs and rates behind
  * the choices here: shared/notes/platform.md, "perf tracepoints", and bench/bench-events.c.
  *
  * Wake-up policy (issue #9: a quiet machine must wake the daemon at most a few times a second). Each CPU is

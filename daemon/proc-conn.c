@@ -159,29 +159,12 @@ static int proc_message_event(const uint8_t *p, size_t size, struct cn_msg *ret_
 }
 
 /* The fields of @ev's kind into @e; returns how many bytes of the event they need (its struct's end). */
-static size_t proc_event_fill(const struct proc_event *ev, size_t body, ProcEvent *e) {
+/* proc_event_fill() for the events the daemon's filter keeps out (uid, gid, sid, ptrace, coredump), and unknown
+ * ones. */
+static size_t proc_event_fill_other(const struct proc_event *ev, size_t body, ProcEvent *e) {
         size_t need;
 
         switch ((uint32_t) ev->what) {
-        case PROC_EVENT_NONE:
-                e->type = PROC_EVENT_TYPE_ACK;
-                need = DATA_END(ack);
-                e->err = ev->event_data.ack.err;
-                break;
-        case PROC_EVENT_FORK:
-                e->type = PROC_EVENT_TYPE_FORK;
-                need = DATA_END(fork);
-                e->parent_pid = ev->event_data.fork.parent_pid;
-                e->parent_tgid = ev->event_data.fork.parent_tgid;
-                e->pid = ev->event_data.fork.child_pid;
-                e->tgid = ev->event_data.fork.child_tgid;
-                break;
-        case PROC_EVENT_EXEC:
-                e->type = PROC_EVENT_TYPE_EXEC;
-                need = DATA_END(exec);
-                e->pid = ev->event_data.exec.process_pid;
-                e->tgid = ev->event_data.exec.process_tgid;
-                break;
         case PROC_EVENT_UID:
         case PROC_EVENT_GID:
                 e->type = ev->what == PROC_EVENT_UID ? PROC_EVENT_TYPE_UID : PROC_EVENT_TYPE_GID;
@@ -205,14 +188,6 @@ static size_t proc_event_fill(const struct proc_event *ev, size_t body, ProcEven
                 e->tracer_pid = ev->event_data.ptrace.tracer_pid;
                 e->tracer_tgid = ev->event_data.ptrace.tracer_tgid;
                 break;
-        case PROC_EVENT_COMM:
-                e->type = PROC_EVENT_TYPE_COMM;
-                need = DATA_END(comm);
-                e->pid = ev->event_data.comm.process_pid;
-                e->tgid = ev->event_data.comm.process_tgid;
-                memcpy(e->comm, ev->event_data.comm.comm, sizeof(e->comm) - 1);
-                e->comm[sizeof(e->comm) - 1] = 0;
-                break;
         case PROC_EVENT_COREDUMP:
                 e->type = PROC_EVENT_TYPE_COREDUMP;
                 /* parent_pid/tgid were added in 4.x (with exit's); older kernels end after process_tgid. */
@@ -223,6 +198,45 @@ static size_t proc_event_fill(const struct proc_event *ev, size_t body, ProcEven
                         e->parent_pid = ev->event_data.coredump.parent_pid;
                         e->parent_tgid = ev->event_data.coredump.parent_tgid;
                 }
+                break;
+        default:
+                e->type = PROC_EVENT_TYPE_UNKNOWN;
+                need = EVENT_DATA_OFFSET;
+                break;
+        }
+        return need;
+}
+
+static size_t proc_event_fill(const struct proc_event *ev, size_t body, ProcEvent *e) {
+        size_t need;
+
+        switch ((uint32_t) ev->what) {
+        case PROC_EVENT_NONE:
+                e->type = PROC_EVENT_TYPE_ACK;
+                need = DATA_END(ack);
+                e->err = ev->event_data.ack.err;
+                break;
+        case PROC_EVENT_FORK:
+                e->type = PROC_EVENT_TYPE_FORK;
+                need = DATA_END(fork);
+                e->parent_pid = ev->event_data.fork.parent_pid;
+                e->parent_tgid = ev->event_data.fork.parent_tgid;
+                e->pid = ev->event_data.fork.child_pid;
+                e->tgid = ev->event_data.fork.child_tgid;
+                break;
+        case PROC_EVENT_EXEC:
+                e->type = PROC_EVENT_TYPE_EXEC;
+                need = DATA_END(exec);
+                e->pid = ev->event_data.exec.process_pid;
+                e->tgid = ev->event_data.exec.process_tgid;
+                break;
+        case PROC_EVENT_COMM:
+                e->type = PROC_EVENT_TYPE_COMM;
+                need = DATA_END(comm);
+                e->pid = ev->event_data.comm.process_pid;
+                e->tgid = ev->event_data.comm.process_tgid;
+                memcpy(e->comm, ev->event_data.comm.comm, sizeof(e->comm) - 1);
+                e->comm[sizeof(e->comm) - 1] = 0;
                 break;
         case PROC_EVENT_EXIT:
                 e->type = PROC_EVENT_TYPE_EXIT;
@@ -237,8 +251,7 @@ static size_t proc_event_fill(const struct proc_event *ev, size_t body, ProcEven
                 }
                 break;
         default:
-                e->type = PROC_EVENT_TYPE_UNKNOWN;
-                need = EVENT_DATA_OFFSET;
+                need = proc_event_fill_other(ev, body, e);
                 break;
         }
         return need;

@@ -402,10 +402,6 @@ static int replay_line(ReplayContext *ctx, const char *line, const char *name, c
         return replay_event(ctx, &ev, name, ret_error);
 }
 
-/* analyze: false positive: line is initialised to NULL; gcc 12 at -O2 reported freep() reading it uninitialised on
- * an early return while the line parser (now trace-parse.c) was inlined here (as main.c's verb_replay();
- * docs/reliability.md, "Static analysis") */
-ANALYZER_FALSE_POSITIVE_BEGIN("-Wanalyzer-use-of-uninitialized-value")
 int replay_run(FILE *in, const char *name, const Topology *topo, const Config *cfg, ReplayFlags flags, FILE *out,
                ReplayStats *ret_stats, char **ret_error) {
         _cleanup_(engine_freep) Engine *e = NULL;
@@ -462,4 +458,3 @@ int replay_run(FILE *in, const char *name, const Topology *topo, const Config *c
                 *ret_stats = stats;
         return 0;
 }
-ANALYZER_FALSE_POSITIVE_END

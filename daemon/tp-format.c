@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tp-format.c: tracefs events/sched/<name>/{id,format} → TpFormat. libtraceevent parses the text (fields and
- * the print fmt); we keep only plain offsets, sizes and flags, so the hot path (sched-event.c) needs neither
+ * the print fmt); we keep only plain offsets, sizes and flags, so the hot path (tp-decode.c) needs neither
  * libtraceevent nor I/O. The print fmt of sched_switch gives the prev_state "preempted" bit. Which fields each
  * event must have follows include/trace/events/sched.h; shared/reference/schedutil.md §6 lists how they
  * changed. Errors are returned with a "PATH: reason" message, never logged here.

@@ -9,3 +9,5 @@ void manager_apply_realtime(int priority);
 void manager_apply_log_level(Manager *m);
 /* STATUS= (after @extra, e.g. "READY=1\n") for `systemctl status`: what is governed, how the loop runs. */
 void manager_notify_status(Manager *m, const char *extra);
+/* Logs the run's statistics (info level), at exit. */
+void manager_log_stats(Manager *m);
