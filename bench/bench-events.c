@@ -10,7 +10,7 @@
  * minus the event's CLOCK_MONOTONIC time) p50/p99/max, lost events, drains, ring wake-ups, late events and
  * this process's own CPU use. --fifo runs the reader SCHED_FIFO 10 (as the daemon's unit does).
  *
- * --quirk measures what perf misses on a CPU's idle context (see tests/unit/test-kernel-ring.c): a task on
+ * --quirk measures what perf misses on a CPU's idle context (see tests/unit/test-perf-events.c): a task on
  * CPU 1 blocks 1000 times in a pipe read, woken from CPU 0; counts the sleeps, wake-ups and switch-ins seen
  * against the task's own voluntary_ctxt_switches, with CPU 1 left idle and kept busy.
  */

@@ -33,7 +33,7 @@
  * writes one per matching event, and try_to_wake_up() / wake_up_new_task() trace with interrupts off
  * (p->pi_lock, irqsave), so nothing else is recorded on that CPU in between. Their times may differ by tens
  * of µs here (a self-IPI per immediate sample is a VM exit). The drain drops the second of two adjacent,
- * identical wake-ups that fall in the CPU's switch window (stats.duplicates; measured by test-perf-lazy:
+ * identical wake-ups that fall in the CPU's switch window (stats.duplicates; measured by test-perf-events-lazy:
  * ~500 dropped over ~800 back-to-back switches while a task was woken 1000 times, none lost or left twice;
  * without the drop all ~500 are delivered twice). What it could drop wrongly: two real wake-ups of a task
  * that runs on another CPU, woken twice from this one with nothing else recorded here in between, inside a

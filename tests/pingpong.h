@@ -2,7 +2,7 @@
 #pragma once
 
 /*
- * The pipe ping-pong of the perf tests and the event benchmark (tests/unit/test-kernel-ring.c,
+ * The pipe ping-pong of the perf tests and the event benchmark (tests/unit/test-perf-events.c,
  * bench/bench-events.c --quirk): a sleeper pinned to one CPU blocks in a pipe read a number of times, each time
  * woken by a waker pinned to another CPU, so that every wake-up is recorded on the waker's CPU with target_cpu
  * the sleeper's; the sleeper reports its own count of blocks (voluntary_ctxt_switches in /proc/self/status),

@@ -5,7 +5,7 @@
  *
  * The children that are woken run on CPU 1 and are woken from CPU 1 (by this process or a peer pinned
  * there), so the wake-ups are recorded in task context on CPU 1, never in its idle context (lost to perf on
- * these VMs, see test-kernel-ring.c). Readability is checked with poll(2) on CPU 1's ring fd (perf_poll()
+ * these VMs, see test-perf-events.c). Readability is checked with poll(2) on CPU 1's ring fd (perf_poll()
  * reports POLLIN once per ring wake-up). Other tasks of the machine wake up on CPU 1 too: a round in which
  * such a wake-up (or a detector sample) was recorded, or in which the ring's watermark may have been
  * crossed (watermark_possible()), proves nothing and is retried; the quiet set also lists the tasks seen

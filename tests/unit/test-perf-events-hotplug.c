@@ -4,7 +4,7 @@
  * CPUs). No real hotplug (that would take a CPU from the machine): CPU 1 is taken out of the PerfEvents
  * object and put back, 50 times in each wake-up state (immediate, watermark, lazy with a quiet set), while a
  * child pinned to CPU 1 sleeps 200 µs in a loop (each sleep is a sched_switch recorded on CPU 1 in the
- * child's context; events raised in CPU 1's idle context may be lost on these VMs, see test-kernel-ring.c).
+ * child's context; events raised in CPU 1's idle context may be lost on these VMs, see test-perf-events.c).
  * Each cycle checks: while offline, no event from CPU 1 arrives (in ~20 ms the child switches ~100 times)
  * and the process holds fewer fds; once online again, events from CPU 1 arrive, the process holds exactly the
  * fds it held before (nothing leaked, the lazy twins re-opened), and the wake-up state and drain timer are as
@@ -99,7 +99,7 @@ static pid_t fork_sleeper(void) {
 
 /*
  * A SCHED_IDLE spinner on CPU 1: the CPU never idles, so the sleeper's timer wake-ups are raised in a task's
- * context, never in the idle context whose samples these VMs lose (test-kernel-ring.c, fork_spinner()).
+ * context, never in the idle context whose samples these VMs lose (test-perf-events.c, fork_spinner()).
  */
 static pid_t fork_spinner(void) {
         pid_t pid = fork();

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Tests for the `perf script` line parser (trace-parse.c), on lines printed by perf 6.1 on a 6.18 kernel. */
+
+#include <errno.h>
+#include <time.h>
+
+#include "macro.h"
+#include "test.h"
+#include "trace-parse.h"
+
+static int parse(const char *line, SchedEvent *ev) {
+        const char *reason = NULL;
+        int r = trace_parse_line(line, ev, &reason);
+
+        if (r < 0 && !reason)
+                return -EFAULT; /* an error must always say why */
+        return r;
+}
+
+TEST(switch_usec) {
+        SchedEvent ev;
+
+        ASSERT_EQ(parse("            perf  4533 [000]   551.307788:       sched:sched_switch: prev_comm=perf "
+                        "prev_pid=4533 prev_prio=120 prev_state=D ==> next_comm=migration/0 next_pid=18 next_prio=0\n",
+                        &ev),
+                  TRACE_LINE_EVENT);
+        ASSERT_EQ(ev.type, SCHED_EVENT_SWITCH);
+        ASSERT_EQ(ev.cpu, 0);
+        ASSERT_U64_EQ(ev.time_ns, UINT64_C(551307788000));
+        ASSERT_STREQ(ev.sw.prev_comm, "perf");
+        ASSERT_EQ(ev.sw.prev_pid, 4533);
+        ASSERT_EQ(ev.sw.prev_prio, 120);
+        ASSERT_TRUE(!ev.sw.prev_runnable);
+        ASSERT_STREQ(ev.sw.next_comm, "migration/0");
+        ASSERT_EQ(ev.sw.next_pid, 18);
+        ASSERT_EQ(ev.sw.next_prio, 0);
+}
+
+/* The "comm tid" column: the task current when the event was recorded (the lost-switch evidence, demand.c). */
+TEST(context) {
+        SchedEvent ev;
+
+        ASSERT_EQ(parse("   tokio-rt-worker    81 [000]  9491.888523: sched:sched_wakeup: comm=rcu_preempt pid=15 "
+                        "prio=120 target_cpu=000", &ev), TRACE_LINE_EVENT);
+        ASSERT_TRUE(ev.has_context);
+        ASSERT_EQ(ev.context_pid, 81);
+        ASSERT_EQ(parse("         swapper     0 [001]   551.307995123: sched:sched_wakeup: comm=a pid=5 prio=120 "
+                        "target_cpu=001", &ev), TRACE_LINE_EVENT);
+        ASSERT_TRUE(ev.has_context);
+        ASSERT_EQ(ev.context_pid, 0);
+        /* perf script -F pid,tid prints "pid/tid": the thread is the one that runs. */
+        ASSERT_EQ(parse("  worker 4533/4540 [001] 1.000000: sched:sched_wakeup: comm=a pid=5 prio=120 target_cpu=001",
+                        &ev), TRACE_LINE_EVENT);
+        ASSERT_EQ(ev.context_pid, 4540);
+        /* No tid column (perf script -F cpu,time,event,trace), or a comm ending in digits glued to it: none. */
+        ASSERT_EQ(parse("[001] 1.000000: sched:sched_wakeup: comm=a pid=5 prio=120 target_cpu=001", &ev),
+                  TRACE_LINE_EVENT);
+        ASSERT_TRUE(!ev.has_context);
+        ASSERT_EQ(parse("kworker/1:0[001] 1.000000: sched:sched_wakeup: comm=a pid=5 prio=120 target_cpu=001", &ev),
+                  TRACE_LINE_EVENT);
+        ASSERT_TRUE(!ev.has_context);
+}
+
+TEST(switch_ns_preempted_and_idle) {
+        SchedEvent ev;
+
+        ASSERT_EQ(parse("         swapper     0 [001]   551.307995123:       sched:sched_switch: prev_comm=swapper/1 "
+                        "prev_pid=0 prev_prio=120 prev_state=R+ ==> next_comm=perf-exec next_pid=4535 next_prio=120",
+                        &ev),
+                  TRACE_LINE_EVENT);
+        ASSERT_EQ(ev.cpu, 1);
+        ASSERT_U64_EQ(ev.time_ns, UINT64_C(551307995123));
+        ASSERT_TRUE(ev.sw.prev_runnable);
+        ASSERT_EQ(ev.sw.prev_state, 0x100);
+
+        ASSERT_EQ(parse("x 1 [001] 1.000000: sched:sched_switch: prev_comm=x prev_pid=1 prev_prio=120 "
+                        "prev_state=R ==> next_comm=swapper/1 next_pid=0 next_prio=120", &ev),
+                  TRACE_LINE_EVENT);
+        ASSERT_TRUE(ev.sw.prev_runnable);
+        ASSERT_EQ(ev.sw.next_pid, 0);
+
+        ASSERT_EQ(parse("x 1 [001] 1.000000: sched:sched_switch: prev_comm=x prev_pid=1 prev_prio=120 "
+                        "prev_state=S|D ==> next_comm=swapper/1 next_pid=0 next_prio=120", &ev),
+                  TRACE_LINE_EVENT);
+        ASSERT_TRUE(!ev.sw.prev_runnable);
+        ASSERT_EQ(ev.sw.prev_state, 0x3);
+}
+
+TEST(comm_with_spaces_and_brackets) {
+        SchedEvent ev;
+
+        ASSERT_EQ(parse("  Web [Content] 812 [003] 10.000001: sched:sched_wakeup: comm=Web Content pid=812 prio=120 "
+                        "target_cpu=002", &ev),
+                  TRACE_LINE_EVENT);
+        ASSERT_EQ(ev.type, SCHED_EVENT_WAKEUP);
+        ASSERT_EQ(ev.cpu, 3);
+        ASSERT_STREQ(ev.wakeup.comm, "Web Content");
+        ASSERT_EQ(ev.wakeup.pid, 812);
+        ASSERT_EQ(ev.wakeup.target_cpu, 2);
+}
+
+/*
+ * How the one-pass field scan (trace-fields.c) splits a line: a value runs to the next " word=", so a key inside
+ * a comm ends the comm and counts as the first occurrence; '=' without a space before it, spaces, a newline.
+ */
+TEST(fields_split) {
+        SchedEvent ev;
+
+        /* A comm holding " prev_pid=": the first occurrence wins, as the old strstr() lookup had it. */
+        ASSERT_EQ(parse("x 1 [000] 1.000000: sched:sched_switch: prev_comm=evil prev_pid=7 prev_pid=4533 prev_prio=120 "
+                        "prev_state=S ==> next_comm=a b=c d next_pid=9 next_prio=120\n", &ev),
+                  TRACE_LINE_EVENT);
+        ASSERT_STREQ(ev.sw.prev_comm, "evil");
+        ASSERT_EQ(ev.sw.prev_pid, 7);
+        ASSERT_STREQ(ev.sw.next_comm, "a");
+        ASSERT_EQ(ev.sw.next_pid, 9);
+
+        /* '=' inside a word and spaces inside a comm do not end it; " ==> " does; comms are cut at 15 bytes. */
+        ASSERT_EQ(parse("x 1 [000] 1.000000: sched:sched_switch: prev_comm=a=b c prev_pid=1 prev_prio=1 "
+                        "prev_state=S|D ==> next_comm=Web Content Process next_pid=2 next_prio=3", &ev),
+                  TRACE_LINE_EVENT);
+        ASSERT_STREQ(ev.sw.prev_comm, "a=b c");
+        ASSERT_EQ(ev.sw.prev_state, 0x3);
+        ASSERT_STREQ(ev.sw.next_comm, "Web Content Pro");
+
+        /* A key right after the event name, without a space; a "[ns]" ending runtime=; strtol()'s forms. */
+        ASSERT_EQ(parse("sh 5 [001] 1.000000: sched:sched_stat_runtime:comm=sh pid= +5 runtime=7 [ns]", &ev),
+                  TRACE_LINE_EVENT);
+        ASSERT_STREQ(ev.runtime.comm, "sh");
+        ASSERT_EQ(ev.runtime.pid, 5);
+        ASSERT_U64_EQ(ev.runtime.runtime_ns, 7);
+        ASSERT_EQ(parse("sh 5 [001] 1.000000: sched:sched_stat_runtime: comm=sh pid=5 runtime=12 [ns]", &ev),
+                  TRACE_LINE_EVENT);
+        ASSERT_U64_EQ(ev.runtime.runtime_ns, 12);
+        ASSERT_EQ(parse("sh 5 [001] 1.000000: sched:sched_process_exit: comm=sh pid=-2147483648 "
+                        "prio=0000000000000000000000000000000001", &ev), TRACE_LINE_EVENT);
+        ASSERT_EQ(ev.exit.pid, INT32_MIN);
+        ASSERT_EQ(ev.exit.prio, 0); /* only the first 31 bytes are read */
+        ASSERT_EQ(parse("sh 5 [001] 1.000000: sched:sched_process_exit: comm=sh pid=2147483648 prio=1", &ev), -EINVAL);
+        ASSERT_EQ(parse("sh 5 [001] 1.000000: sched:sched_stat_iowait: comm=sh pid=5 delay=-0 [ns]", &ev), -EINVAL);
+
+        /* A newline ends a value, a key after it (and a space) still counts. */
+        ASSERT_EQ(parse("sh 5 [001] 1.000000: sched:sched_process_exit: comm=sh\n pid=5 prio=1", &ev),
+                  TRACE_LINE_EVENT);
+        ASSERT_STREQ(ev.exit.comm, "sh");
+        ASSERT_EQ(ev.exit.pid, 5);
+}
+
+TEST(other_events) {
+        SchedEvent ev;
+
+        ASSERT_EQ(parse("     migration/0    18 [000]   551.307792: sched:sched_migrate_task: comm=perf pid=4533 "
+                        "prio=120 orig_cpu=0 dest_cpu=1", &ev),
+                  TRACE_LINE_EVENT);
+        ASSERT_EQ(ev.type, SCHED_EVENT_MIGRATE);
+        ASSERT_EQ(ev.migrate.orig_cpu, 0);
+        ASSERT_EQ(ev.migrate.dest_cpu, 1);
+
+        ASSERT_EQ(parse("sh 4535 [001] 551.309252: sched:sched_stat_runtime: comm=sh pid=4535 runtime=1014308 [ns]",
+                        &ev),
+                  TRACE_LINE_EVENT);
+        ASSERT_EQ(ev.type, SCHED_EVENT_RUNTIME);
+        ASSERT_U64_EQ(ev.runtime.runtime_ns, 1014308);
+
+        /* 6.1 still printed vruntime. */
+        ASSERT_EQ(parse("sh 4535 [001] 551.309252: sched:sched_stat_runtime: comm=sh pid=4535 runtime=1014308 [ns] "
+                        "vruntime=2000 [ns]", &ev),
+                  TRACE_LINE_EVENT);
+        ASSERT_U64_EQ(ev.runtime.runtime_ns, 1014308);
+
+        ASSERT_EQ(parse("sh 4535 [001] 551.309252: sched:sched_process_exit: comm=sh pid=4535 prio=120 group_dead=1",
+                        &ev),
+                  TRACE_LINE_EVENT);
+        ASSERT_EQ(ev.type, SCHED_EVENT_EXIT);
+        ASSERT_EQ(ev.exit.pid, 4535);
+
+        ASSERT_EQ(parse("bash 7 [000] 2.000000: sched:sched_wakeup_new: comm=bash pid=8 prio=120 target_cpu=001", &ev),
+                  TRACE_LINE_EVENT);
+        ASSERT_EQ(ev.type, SCHED_EVENT_WAKEUP_NEW);
+        ASSERT_EQ(ev.wakeup.target_cpu, 1);
+
+        /* schedstats kernels: the iowait boost's event (sched_stat_template's TP_printk) */
+        ASSERT_EQ(parse("   swapper/1     0 [001]     1.001000: sched:sched_stat_iowait: comm=io pid=800 delay=900000 [ns]",
+                        &ev),
+                  TRACE_LINE_EVENT);
+        ASSERT_EQ(ev.type, SCHED_EVENT_STAT_IOWAIT);
+        ASSERT_EQ(ev.cpu, 1);
+        ASSERT_U64_EQ(ev.time_ns, UINT64_C(1001000000));
+        ASSERT_STREQ(ev.iowait.comm, "io");
+        ASSERT_EQ(ev.iowait.pid, 800);
+        ASSERT_U64_EQ(ev.iowait.delay_ns, 900000);
+}
+
+TEST(skipped_lines) {
+        SchedEvent ev;
+
+        ASSERT_EQ(parse("\n", &ev), TRACE_LINE_EMPTY);
+        ASSERT_EQ(parse("# perf script header", &ev), TRACE_LINE_EMPTY);
+        ASSERT_EQ(parse("bash 7 [000] 2.000000: sched:sched_waking: comm=bash pid=8 prio=120 target_cpu=001", &ev),
+                  TRACE_LINE_OTHER);
+        ASSERT_EQ(parse("bash 7 [000] 2.000000: irq:irq_handler_entry: irq=1 name=i8042", &ev), TRACE_LINE_OTHER);
+}
+
+TEST(malformed) {
+        static const char *const bad[] = {
+                "garbage",
+                "perf 1 [000] 551.30778: sched:sched_switch: prev_comm=a prev_pid=1 prev_prio=1 prev_state=S ==> "
+                "next_comm=b next_pid=2 next_prio=3", /* 5 fractional digits */
+                "perf 1 [000] 551.307788: sched:sched_switch: prev_comm=a prev_pid=x prev_prio=1 prev_state=S ==> "
+                "next_comm=b next_pid=2 next_prio=3",
+                "perf 1 [000] 551.307788: sched:sched_switch: prev_comm=a prev_pid=1 prev_prio=1 prev_state=Q ==> "
+                "next_comm=b next_pid=2 next_prio=3",
+                "perf 1 [000] 551.307788: sched:sched_switch: prev_comm=a prev_pid=1 prev_prio=1 prev_state=S",
+                "perf 1 [000] 551.307788: sched:sched_wakeup: comm=a pid=1 prio=120",
+                "perf 1 [000] 551.307788: sched:sched_wakeup: comm=a pid=1 prio=120 target_cpu=-1",
+                "perf 1 [000] 551.307788: sched:sched_migrate_task: comm=a pid=1 prio=120 orig_cpu=0",
+                "perf 1 [000] 551.307788: sched:sched_stat_runtime: comm=a pid=1 runtime=-5 [ns]",
+                "perf 1 [000] 551.307788: sched:sched_process_exit: comm=a",
+                "perf 1 [000] 551.307788: sched:sched_stat_iowait: comm=a pid=1 [ns]",
+                "perf 1 [000] 551.307788: sched:sched_stat_iowait: comm=a delay=5 [ns]",
+                "perf 1 [000] 99999999999999999999.000000: sched:sched_process_exit: comm=a pid=1 prio=1",
+        };
+        SchedEvent ev;
+
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+                if (parse(bad[i], &ev) != -EINVAL)
+                        TEST_FAIL("accepted or mis-rejected: %s", bad[i]);
+}
+
+DEFINE_TEST_MAIN
