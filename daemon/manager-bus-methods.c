@@ -112,6 +112,16 @@ int method_resume(sd_bus_message *message, void *userdata, sd_bus_error *error) 
         return method_pause_resume(message, ASSERT_PTR(userdata), false, error);
 }
 
+/* Closes the reply's array and sends it. */
+static int reply_close_and_send(sd_bus_message *reply) {
+        int r;
+
+        r = sd_bus_message_close_container(reply);
+        if (r < 0)
+                return r;
+        return sd_bus_send(NULL, reply, NULL);
+}
+
 int method_get_decisions(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         ManagerBus *b = ASSERT_PTR(userdata);
@@ -147,10 +157,7 @@ int method_get_decisions(sd_bus_message *message, void *userdata, sd_bus_error *
                 if (r < 0)
                         return r;
         }
-        r = sd_bus_message_close_container(reply);
-        if (r < 0)
-                return r;
-        return sd_bus_send(NULL, reply, NULL);
+        return reply_close_and_send(reply);
 }
 
 static int pid_cmp(const void *a, const void *b) {
@@ -225,8 +232,5 @@ int method_get_rules(sd_bus_message *message, void *userdata, sd_bus_error *erro
                 if (r < 0)
                         return r;
         }
-        r = sd_bus_message_close_container(reply);
-        if (r < 0)
-                return r;
-        return sd_bus_send(NULL, reply, NULL);
+        return reply_close_and_send(reply);
 }

@@ -25,6 +25,7 @@
 #include "macro.h"
 #include "perf-events.h"
 #include "test.h"
+#include "time-util.h"
 
 #define ROUND_POKES 20
 #define ROUND_ATTEMPTS 40
@@ -64,13 +65,6 @@ typedef struct Fixture {
         uint64_t runtime_max_ns, runtime_first_ns;
         bool learn;                       /* warm-up: add the wakees seen to the quiet set */
 } Fixture;
-
-static uint64_t now_ns(void) {
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * UINT64_C(1000000000) + (uint64_t) ts.tv_nsec;
-}
 
 static Config test_config(WakeupMode mode) {
         Config c = {
@@ -117,9 +111,9 @@ static unsigned voluntary_switches(void) {
 }
 
 static void spin_ms(unsigned ms) {
-        uint64_t end = now_ns() + ms * UINT64_C(1000000);
+        uint64_t end = monotonic_ns() + ms * UINT64_C(1000000);
 
-        while (now_ns() < end)
+        while (monotonic_ns() < end)
                 ;
 }
 
@@ -386,7 +380,7 @@ static int fixture_start(Fixture *f, WakeupMode mode, unsigned learn_ms) {
                 return r;
         quiet_add(f, f->child[QUIET].pid);
         f->learn = true;
-        for (end = now_ns() + learn_ms * UINT64_C(1000000); now_ns() < end;) {
+        for (end = monotonic_ns() + learn_ms * UINT64_C(1000000); monotonic_ns() < end;) {
                 (void) ring_poll(f->fd1, 10);
                 r = perf_events_drain(f->p);
                 if (r < 0)
@@ -610,7 +604,7 @@ TEST(busy_detector_wakes_for_quiet_hog) {
                 ASSERT_OK(settle(&f));
                 f.runtime_samples = 0;
                 f.runtime_first_ns = 0;
-                t0 = now_ns();
+                t0 = monotonic_ns();
                 ASSERT_OK(child_send(&f.child[QUIET], 's'));
                 readable = ring_poll(f.fd1, 1000);
                 ASSERT_OK(child_wait_ack(&f.child[QUIET]));
@@ -724,9 +718,9 @@ static int enabled_state(PerfEvents *p) {
 /* Runs the loop for @ms; returns the drains that no ring wake-up triggered (the timer's). */
 static uint64_t timer_drains(sd_event *e, PerfEvents *p, unsigned ms) {
         uint64_t drains = perf_events_stats(p)->drains, wakeups = perf_events_stats(p)->wakeups;
-        uint64_t end = now_ns() + ms * UINT64_C(1000000);
+        uint64_t end = monotonic_ns() + ms * UINT64_C(1000000);
 
-        while (now_ns() < end)
+        while (monotonic_ns() < end)
                 (void) sd_event_run(e, 10000);
         return (perf_events_stats(p)->drains - drains) - (perf_events_stats(p)->wakeups - wakeups);
 }
@@ -802,10 +796,10 @@ static void fork_yielders(pid_t ret[2]) {
 }
 
 static bool await_immediate(sd_event *e, PerfEvents *p, bool immediate) {
-        uint64_t deadline = now_ns() + 10 * UINT64_C(1000000000);
+        uint64_t deadline = monotonic_ns() + 10 * UINT64_C(1000000000);
 
         while (perf_events_stats(p)->immediate != immediate)
-                if (now_ns() > deadline || sd_event_run(e, 10000) < 0)
+                if (monotonic_ns() > deadline || sd_event_run(e, 10000) < 0)
                         return false;
         return true;
 }

@@ -15,6 +15,7 @@
 #include "perf-events.h"
 #include "pingpong.h"
 #include "test.h"
+#include "time-util.h"
 
 #define N_SLEEPS 200
 #define CHILD_COMM "sfd-sleeper"
@@ -28,13 +29,6 @@ typedef struct Seen {
         unsigned sleeps, wakeups_on_cpu1, wakeup_new, migrations_to_cpu0, runtime, runtime_short, exits, bad_comm;
         int fail_with;                    /* handler returns this (if non-zero) on the first event */
 } Seen;
-
-static uint64_t now_ns(void) {
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * UINT64_C(1000000000) + (uint64_t) ts.tv_nsec;
-}
 
 static Config test_config(WakeupMode mode) {
         Config c = {
@@ -149,7 +143,7 @@ static const PingPong child_pingpong = {
 
 /* Runs the loop until both processes have exited, then drains once more. */
 static int run_until_exit(sd_event *e, PerfEvents *p, const pid_t pids[2]) {
-        uint64_t deadline = now_ns() + 20 * UINT64_C(1000000000);
+        uint64_t deadline = monotonic_ns() + 20 * UINT64_C(1000000000);
         bool done[2] = {};
         int status, r;
 
@@ -161,7 +155,7 @@ static int run_until_exit(sd_event *e, PerfEvents *p, const pid_t pids[2]) {
                                 return -ECHILD;
                         done[i] = true;
                 }
-                if (now_ns() > deadline)
+                if (monotonic_ns() > deadline)
                         return -ETIMEDOUT;
                 r = sd_event_run(e, 10000);
                 if (r < 0)
@@ -203,14 +197,14 @@ static void check_sleeper(PerfEventsFlags flags, WakeupMode mode) {
 
         ASSERT_TRUE(CPU_COUNT(&cpus) >= 2 && CPU_ISSET(1, &cpus));
         ASSERT_OK(sd_event_new(&e));
-        before = now_ns();
+        before = monotonic_ns();
         ASSERT_OK(perf_events_new_flags(e, &cpus, &cfg, flags, on_event, &s, &p));
         s.p = p;
         ASSERT_EQ(perf_events_stats(p)->cpus, CPU_COUNT(&cpus));
         ASSERT_EQ(perf_events_stats(p)->immediate, mode != WAKEUP_MODE_WATERMARK);
 
         ASSERT_OK(run_workload(e, p, &s, &blocked));
-        after = now_ns();
+        after = monotonic_ns();
 
         fprintf(stderr, "# child blocked %u times; ", blocked);
         fprintf(stderr, "%u events, %u child sleeps, %u wakeups on CPU 1, %u late, %u own switches, drains %"
@@ -272,10 +266,10 @@ static void fork_yielders(pid_t ret[2]) {
 
 /* Runs the loop until the adaptive state is @immediate, at most 10 s. */
 static bool await_state(sd_event *e, PerfEvents *p, bool immediate) {
-        uint64_t deadline = now_ns() + 10 * UINT64_C(1000000000);
+        uint64_t deadline = monotonic_ns() + 10 * UINT64_C(1000000000);
 
         while (perf_events_stats(p)->immediate != immediate) {
-                if (now_ns() > deadline || sd_event_run(e, 10000) < 0)
+                if (monotonic_ns() > deadline || sd_event_run(e, 10000) < 0)
                         return false;
         }
         return true;
