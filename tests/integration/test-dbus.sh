@@ -124,7 +124,9 @@ kill "$poker" 2>/dev/null
 wait "$poker" 2>/dev/null
 # From the launch: the hog's exec on CPU 1 may raise policy1 before its own start line.
 hog_start_us=$(( $("$BUILD/tests/helpers/monotonic") / 1000 ))
-"$HOG" --cpu 1 --seconds 1 >"$TMP/hog"
+"$HOG" --cpu 1 --seconds 1 >"$TMP/hog" &
+hog_pid=$!
+wait "$hog_pid"
 taskset -p -c "$(cat /sys/devices/system/cpu/online)" $$ >/dev/null
 bctl --json=short call "$NAME" "$OBJ" "$NAME" GetDecisions u 0 >"$TMP/decisions.json" 2>&1
 found=$(python3 -c '
@@ -135,15 +137,23 @@ hits = [r for r in d if r[1] == 1 and r[0] >= int(sys.argv[2]) and r[3] >= 21600
 print(len(hits))' "$TMP/decisions.json" "$hog_start_us" 2>&1)
 [ "${found:-0}" -ge 1 ] 2>/dev/null && ok "GetDecisions: the hog raised policy1 to >= 2.16 GHz ($found decisions)" \
 	|| fail "GetDecisions shows the hog's decision" "$found" "$(head -c 2000 "$TMP/decisions.json")"
-# The task behind it (issue #15 item 5): its pid and, from the proc connector, its name, as `schedfreqctl explain`
-# shows them ("when `hog` (pid N) woke on CPU 1").
-named=$(python3 -c '
+# The task behind them (issue #15 item 5): policy1's steps up while the hog ran are decisions at its events and
+# ticks, so some carry the hog's Pid (not necessarily the last step: another task's wake-up on CPU 1 may be the
+# event that evaluates it), and the name comes from the proc connector ("hog" once it has seen the exec; a
+# decision at the hog's fork has the parent's name or none yet; under valgrind the daemon reads the connector
+# late, and only the pid is judged).
+read -r by_pid named <<<"$(python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))["data"][0]
-print(len([r for r in d if r[1] == 1 and r[0] >= int(sys.argv[2]) and r[3] >= 2160000 and r[12] > 0 and r[13] == "hog"]))' \
-	"$TMP/decisions.json" "$hog_start_us" 2>&1)
-[ "${named:-0}" -ge 1 ] 2>/dev/null && ok "GetDecisions: the raise names its task: Pid > 0, Comm \"hog\" ($named decisions)" \
-	|| fail "GetDecisions names the hog" "$named" "$(head -c 2000 "$TMP/decisions.json")"
+pid = int(sys.argv[3])
+raises = [r for r in d if r[1] == 1 and r[0] >= int(sys.argv[2]) and r[3] > r[2] and r[12] == pid]
+print(len(raises), len([r for r in d if r[12] == pid and r[13] == "hog"]))' "$TMP/decisions.json" "$hog_start_us" "$hog_pid" 2>&1)"
+if [ "${by_pid:-0}" -ge 1 ] 2>/dev/null && { under_valgrind || [ "${named:-0}" -ge 1 ]; }; then
+	ok "GetDecisions: decisions name their task: Pid $hog_pid (the hog), Comm \"hog\" ($by_pid steps up, $named named)"
+else
+	fail "GetDecisions names the hog" "hog pid $hog_pid: $by_pid steps up of policy1 with its pid, $named decisions named hog" \
+		"$(head -c 3000 "$TMP/decisions.json")"
+fi
 n=$(bctl --json=short call "$NAME" "$OBJ" "$NAME" GetDecisions u 2 | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["data"][0]))')
 [ "$n" = 2 ] && ok "GetDecisions(2) returns 2 records" || fail "GetDecisions(2) returns 2 records" "$n"
 
