@@ -106,15 +106,20 @@ static void manager_observer_check(Manager *m) {
         log_warning_errno(r, "Cannot print on stdout (%m): no longer printing the comparison, still observing.");
 }
 
+/* A decision in force (written at @at_ns, or observed): into the decision log, and printed if asked. */
+static void manager_decision_done(Manager *m, const Decision *d, uint64_t at_ns) {
+        TaskName name;
+
+        decision_log_append(&m->decisions, d, at_ns, manager_task_comm(m, d->pid, &name));
+        if (m->opts.print_decisions)
+                manager_print_decision(m, d);
+}
+
 /* Observe mode: the decision is shown beside the kernel's choice and written nowhere; for the engine it holds. */
 static int on_decision_observed(Manager *m, const Decision *d) {
         observer_ours(m->observer, d->policy_index, d->time_ns, d->new_khz);
         manager_observer_check(m);
-        TaskName name;
-
-        decision_log_append(&m->decisions, d, monotonic_ns(), manager_task_comm(m, d->pid, &name));
-        if (m->opts.print_decisions)
-                manager_print_decision(m, d);
+        manager_decision_done(m, d, monotonic_ns());
         return 0;
 }
 
@@ -122,7 +127,6 @@ static int on_decision_observed(Manager *m, const Decision *d) {
 static int on_decision(const Decision *d, void *userdata) {
         Manager *m = ASSERT_PTR(userdata);
         uint64_t now_usec = monotonic_ns() / 1000;
-        TaskName name;
         int r;
 
         if (m->opts.observe)
@@ -141,11 +145,9 @@ static int on_decision(const Decision *d, void *userdata) {
         uint64_t written_ns = monotonic_ns();
 
         m->commits++;
-        decision_log_append(&m->decisions, d, written_ns, manager_task_comm(m, d->pid, &name));
         if (d->event != _SCHED_EVENT_TYPE_INVALID)
                 latency_record(&m->latency, written_ns - d->time_ns);
-        if (m->opts.print_decisions)
-                manager_print_decision(m, d);
+        manager_decision_done(m, d, written_ns);
         return 0;
 }
 
@@ -506,10 +508,15 @@ static int manager_take_over(Manager *m) {
  * and the bus name stays the governing daemon's. Says what it compares with.
  */
 static int manager_observe_start(Manager *m) {
+        _cleanup_free_ uint32_t *ours_khz = calloc(MAX(m->topology->n_policies, (size_t) 1), sizeof(uint32_t));
         bool kernel = perf_events_stats(m->perf)->cpu_frequency;
         int r;
 
-        r = observer_new(m->topology, monotonic_ns(), stdout, &m->observer);
+        if (!ours_khz)
+                return log_oom();
+        for (size_t i = 0; i < m->topology->n_policies; i++)
+                ours_khz[i] = engine_policy_khz(m->engine, (unsigned) i); /* where the engine starts */
+        r = observer_new(m->topology, ours_khz, monotonic_ns(), stdout, &m->observer);
         if (r < 0)
                 return log_oom();
         for (size_t i = 0; i < m->topology->n_policies; i++) {

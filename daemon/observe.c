@@ -17,7 +17,7 @@ struct Observer {
         int error;                /* the first failed print: no more lines */
 };
 
-int observer_new(const Topology *topo, uint64_t start_ns, FILE *out, Observer **ret) {
+int observer_new(const Topology *topo, const uint32_t *ours_khz, uint64_t start_ns, FILE *out, Observer **ret) {
         _cleanup_(observer_freep) Observer *o = NULL;
         int r;
 
@@ -32,7 +32,7 @@ int observer_new(const Topology *topo, uint64_t start_ns, FILE *out, Observer **
         for (size_t i = 0; i < topo->n_policies; i++) {
                 const PolicyDesc *p = &topo->policies[i];
 
-                freq_compare_ours(o->compare, (unsigned) i, start_ns, p->cur_khz);
+                freq_compare_ours(o->compare, (unsigned) i, start_ns, ours_khz[i]);
                 /* schedutil's last choice is policy->cur, which scaling_cur_freq shows for drivers with a
                  * target (cpufreq_quick_get(), drivers/cpufreq/cpufreq.c); other governors' values are not
                  * choices of the kind compared here until they say so. */

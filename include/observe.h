@@ -19,11 +19,12 @@
 typedef struct Observer Observer;
 
 /*
- * From @start_ns on, our frequency for each policy is its cur_khz in @topo (where the engine starts), and so is
- * the kernel's for a policy whose governor is schedutil (its last choice, policy->cur); for any other governor
- * the kernel's is not known until its first power:cpu_frequency. Lines go to @out.
+ * From @start_ns on, our frequency for policy i is @ours_khz[i] (where the engine starts: engine_policy_khz()),
+ * and the kernel's is its cur_khz in @topo for a policy whose governor is schedutil (its last choice,
+ * policy->cur); for any other governor the kernel's is not known until its first power:cpu_frequency. Lines go
+ * to @out.
  */
-int observer_new(const Topology *topo, uint64_t start_ns, FILE *out, Observer **ret);
+int observer_new(const Topology *topo, const uint32_t *ours_khz, uint64_t start_ns, FILE *out, Observer **ret);
 Observer *observer_free(Observer *o);
 static inline void observer_freep(Observer **o) {
         if (*o)

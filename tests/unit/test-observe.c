@@ -35,6 +35,9 @@ static Topology *two_policies(const char *governor2) {
         return t;
 }
 
+/* Where the engine starts each policy (engine_policy_khz(): the cur_khz the topologies above give). */
+static const uint32_t engine_start_khz[] = { 1000000, 1000000 };
+
 /* The lines printed so far, NUL-terminated (memstream). */
 typedef struct Out {
         char *buf;
@@ -61,7 +64,7 @@ TEST(lines_and_running_agreement) {
         Out out;
 
         out_open(&out);
-        ASSERT_OK(observer_new(t, 0, out.f, &o));
+        ASSERT_OK(observer_new(t, engine_start_khz, 0, out.f, &o));
         /* schedutil's policy0 starts compared (the kernel's last choice is its cur), policy2 does not */
         observer_ours(o, 0, 10 * MS, 1000000);             /* the same as before: no line */
         observer_ours(o, 0, 20 * MS, 1500000);             /* 0..20 agree, now apart */
@@ -93,7 +96,7 @@ TEST(no_kernel_no_summary) {
         Out out;
 
         out_open(&out);
-        ASSERT_OK(observer_new(t, 0, out.f, &o));
+        ASSERT_OK(observer_new(t, engine_start_khz, 0, out.f, &o));
         observer_ours(o, 1, 5 * MS, 2000000);
         observer_finish(o, 10 * MS);
         fflush(out.f);
@@ -110,7 +113,7 @@ TEST(print_error) {
         FILE *full = fopen("/dev/full", "we");
 
         ASSERT_TRUE(full);
-        ASSERT_OK(observer_new(t, 0, full, &o));
+        ASSERT_OK(observer_new(t, engine_start_khz, 0, full, &o));
         observer_ours(o, 0, MS, 2000000);
         ASSERT_ERROR(observer_error(o), ENOSPC);
         observer_ours(o, 0, 2 * MS, 500000);
