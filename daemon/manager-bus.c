@@ -371,8 +371,9 @@ static bool property_changed(const sd_bus_vtable *v, size_t base, const void *no
         return memcmp(a, b, size) != 0;
 }
 
-static void emit_changes(ManagerBus *b, const char *path, const char *interface, const sd_bus_vtable *vtable,
-                         size_t base, const void *now, const void *sent) {
+/* Whether an object's announced properties changed; with @emit, one PropertiesChanged naming them. */
+static bool emit_changes(ManagerBus *b, bool emit, const char *path, const char *interface,
+                         const sd_bus_vtable *vtable, size_t base, const void *now, const void *sent) {
         char *names[NAMES_MAX + 1];
         size_t n = 0;
         int r;
@@ -382,57 +383,101 @@ static void emit_changes(ManagerBus *b, const char *path, const char *interface,
                     property_changed(v, base, now, sent)) {
                         assert(n < NAMES_MAX);
                         names[n++] = (char *) v->x.property.member;
+                        if (!emit)
+                                return true;
                 }
         if (n == 0)
-                return;
+                return false;
         names[n] = NULL;
         r = sd_bus_emit_properties_changed_strv(b->bus, path, interface, names);
         if (r < 0)
                 log_debug_errno(r, "Failed to emit PropertiesChanged on %s, ignoring: %m", path);
+        return true;
 }
 
-static void emit_daemon_changes(ManagerBus *b) {
+static bool emit_daemon_changes(ManagerBus *b, bool emit) {
         DaemonValues v;
+        bool changed;
 
         daemon_values(b, &v);
-        emit_changes(b, SCHEDFREQD_BUS_PATH, SCHEDFREQD_BUS_INTERFACE, daemon_vtable, offsetof(ManagerBus, daemon_now),
-                     &v, &b->daemon_sent);
-        b->daemon_sent = v;
+        changed = emit_changes(b, emit, SCHEDFREQD_BUS_PATH, SCHEDFREQD_BUS_INTERFACE, daemon_vtable,
+                               offsetof(ManagerBus, daemon_now), &v, &b->daemon_sent);
+        if (emit)
+                b->daemon_sent = v;
+        return changed;
 }
 
-static void emit_policy_changes(ManagerBus *b, size_t i) {
+static bool emit_policy_changes(ManagerBus *b, bool emit, size_t i) {
         char path[sizeof(SCHEDFREQD_BUS_POLICY_PREFIX) + 16];
         PolicyValues v;
+        bool changed;
 
         policy_values(b, i, &v);
         (void) snprintf(path, sizeof(path), SCHEDFREQD_BUS_POLICY_PREFIX "/%u", v.id);
-        emit_changes(b, path, SCHEDFREQD_BUS_POLICY_INTERFACE, policy_vtable, 0, &v, &b->policy_sent[i]);
-        b->policy_sent[i] = v;
+        changed = emit_changes(b, emit, path, SCHEDFREQD_BUS_POLICY_INTERFACE, policy_vtable, 0, &v,
+                               &b->policy_sent[i]);
+        if (emit)
+                b->policy_sent[i] = v;
+        return changed;
 }
 
-static void emit_cpu_changes(ManagerBus *b, size_t i) {
+static bool emit_cpu_changes(ManagerBus *b, bool emit, size_t i) {
         char path[sizeof(SCHEDFREQD_BUS_CPU_PREFIX) + 16];
         CpuValues v;
+        bool changed;
 
         cpu_values(b, i, &v);
         (void) snprintf(path, sizeof(path), SCHEDFREQD_BUS_CPU_PREFIX "/%u", v.id);
-        emit_changes(b, path, SCHEDFREQD_BUS_CPU_INTERFACE, cpu_vtable, 0, &v, &b->cpu_sent[i]);
-        b->cpu_sent[i] = v;
+        changed = emit_changes(b, emit, path, SCHEDFREQD_BUS_CPU_INTERFACE, cpu_vtable, 0, &v, &b->cpu_sent[i]);
+        if (emit)
+                b->cpu_sent[i] = v;
+        return changed;
 }
 
+/* Every object's changes: announced (@emit), or only looked for (stops at the first). Whether there were any. */
+static bool emit_all_changes(ManagerBus *b, bool emit) {
+        bool changed = emit_daemon_changes(b, emit);
+
+        for (size_t i = 0; i < b->manager->topology->n_policies && (emit || !changed); i++)
+                changed = emit_policy_changes(b, emit, i) || changed;
+        for (size_t i = 0; i < b->n_cpus && (emit || !changed); i++)
+                changed = emit_cpu_changes(b, emit, i) || changed;
+        return changed;
+}
+
+/* The trailing announcement of a burst of changes, BUS_PROPERTIES_CHANGED_INTERVAL_USEC after the previous one. */
 static int on_changes_timer(sd_event_source *s, uint64_t usec, void *userdata) {
         ManagerBus *b = ASSERT_PTR(userdata);
-        int r;
 
-        r = sd_event_source_set_time_relative(s, BUS_PROPERTIES_CHANGED_INTERVAL_USEC);
+        (void) emit_all_changes(b, true);
+        b->emitted_usec = usec;
+        return 0;
+}
+
+/*
+ * After every wake-up of the loop (and only then: a quiet machine wakes nobody, so no timer runs while nothing
+ * happens): when an announced property changed, announce it now if the last announcement is an interval old,
+ * else once the interval is over (the one-shot timer; while it is armed, it will). The timer's own wake-up finds
+ * nothing new, so it does not re-arm itself.
+ */
+static int on_post_changes(sd_event_source *s, void *userdata) {
+        ManagerBus *b = ASSERT_PTR(userdata);
+        uint64_t now_usec = monotonic_usec(), due_usec = b->emitted_usec + BUS_PROPERTIES_CHANGED_INTERVAL_USEC;
+        int enabled = SD_EVENT_OFF, r;
+
+        (void) sd_event_source_get_enabled(b->changes_source, &enabled);
+        if (enabled != SD_EVENT_OFF || !emit_all_changes(b, false))
+                return 0;
+        if (now_usec >= due_usec) {
+                (void) emit_all_changes(b, true);
+                b->emitted_usec = now_usec;
+                return 0;
+        }
+        r = sd_event_source_set_time(b->changes_source, due_usec);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(b->changes_source, SD_EVENT_ONESHOT);
         if (r < 0)
-                return log_warning_errno(r, "Failed to re-arm the PropertiesChanged timer: %m");
-
-        emit_daemon_changes(b);
-        for (size_t i = 0; i < b->manager->topology->n_policies; i++)
-                emit_policy_changes(b, i);
-        for (size_t i = 0; i < b->n_cpus; i++)
-                emit_cpu_changes(b, i);
+                log_debug_errno(r, "Failed to arm the PropertiesChanged timer, announcing at the next wake-up: %m");
         return 0;
 }
 
@@ -441,6 +486,7 @@ static int on_disconnected(sd_bus_message *message, void *userdata, sd_bus_error
 
         log_warning("Lost the D-Bus connection, running without D-Bus from now on.");
         (void) sd_event_source_set_enabled(b->changes_source, SD_EVENT_OFF);
+        (void) sd_event_source_set_enabled(b->post_source, SD_EVENT_OFF);
         return 0;
 }
 
@@ -450,6 +496,7 @@ ManagerBus *manager_bus_free(ManagerBus *b) {
         if (!b)
                 return NULL;
         sd_event_source_disable_unref(b->changes_source);
+        sd_event_source_disable_unref(b->post_source);
         if (b->bus) {
                 (void) sd_bus_flush(b->bus);
                 (void) sd_bus_detach_event(b->bus);
@@ -591,12 +638,18 @@ int manager_bus_new(Manager *m, ManagerBus **ret) {
                                                 r == -EACCES ? " (not root, or the bus policy file "
                                                                "io.github.schedfreqd.Governor1.conf is not installed?)" : "");
 
-        r = sd_event_add_time_relative(m->event, &b->changes_source, CLOCK_MONOTONIC,
-                                       BUS_PROPERTIES_CHANGED_INTERVAL_USEC, 0, on_changes_timer, b);
+        /* Armed by on_post_changes() only, one-shot; accurate to a tenth of the interval (sd-event's default
+         * accuracy, 250 ms, would let the announcements trail by more than the interval itself). */
+        r = sd_event_add_time(m->event, &b->changes_source, CLOCK_MONOTONIC, UINT64_MAX,
+                              BUS_PROPERTIES_CHANGED_INTERVAL_USEC / 10, on_changes_timer, b);
         if (r < 0)
                 return log_warning_errno(r, "Failed to add the PropertiesChanged timer: %m");
-        (void) sd_event_source_set_enabled(b->changes_source, SD_EVENT_ON);
+        (void) sd_event_source_set_enabled(b->changes_source, SD_EVENT_OFF);
         (void) sd_event_source_set_description(b->changes_source, "bus-properties-changed");
+        r = sd_event_add_post(m->event, &b->post_source, on_post_changes, b);
+        if (r < 0)
+                return log_warning_errno(r, "Failed to add the PropertiesChanged check: %m");
+        (void) sd_event_source_set_description(b->post_source, "bus-properties-check");
 
         log_info("D-Bus: %s on %s.", SCHEDFREQD_BUS_NAME, where);
         *ret = TAKE_PTR(b);

@@ -8,9 +8,10 @@
  * methods are for root only, checked from the sender's credentials (the bus policy file is the first fence,
  * this is the second). The manager does not know its face: main.c puts it on and takes it off.
  *
- * PropertiesChanged is never sent per scheduler event: a timer compares each object's properties with what
- * was last announced every BUS_PROPERTIES_CHANGED_INTERVAL_USEC and emits one signal per object that
- * changed, so each object signals at most 1 s / interval times a second (10/s by default).
+ * PropertiesChanged is never sent per scheduler event: after a wake-up of the loop each object's properties are
+ * compared with what was last announced, and one signal per object that changed is emitted at most every
+ * BUS_PROPERTIES_CHANGED_INTERVAL_USEC (a one-shot timer for the trailing one), so each object signals at most
+ * 1 s / interval times a second (10/s by default), and a quiet machine wakes the daemon for none.
  */
 
 #include "macro.h"

@@ -282,6 +282,33 @@ emu_daemon_start() { # STATE CONFIG ERR OUT [ARGS...]
 		{ [ -n '$bus' ] || dbus_has_name; }" 10
 }
 
+# idle_wakeups PID MAX: the daemon PID's wake-ups on a quiet machine (a measurement, not a synchronisation).
+#   After 5 s to settle, waits (bounded, 30 s) for 2 s of at most 150 context switches/s machine-wide (~65 here,
+#   as bench/bench-idle.sh does), then measures up to three 5 s windows with bench/bench-wakeups (one process that
+#   sleeps through the window: a test's own commands would be events the daemon reacts to); the first within MAX
+#   wins: a burst of other work inside a window (the VM agent, seen as frequency writes in it) is work the daemon
+#   must follow, a regression misses in all three. Sets IDLE_RATE (wake-ups/s, "" when bench-wakeups failed),
+#   IDLE_MACHINE_RATE, IDLE_JSON (its output), IDLE_WINDOWS (each window, with the frequency writes in it from
+#   the emulator's log) and IDLE_W0/IDLE_W1 (the last window's CLOCK_MONOTONIC bounds, ns).
+idle_wakeups() { # PID MAX
+	local pid=$1 max=$2 writes _
+	quiet_rate() { local a b; a=$(awk '/^ctxt/ { print $2 }' /proc/stat); sleep 2; b=$(awk '/^ctxt/ { print $2 }' /proc/stat); echo $(( (b - a) / 2 )); }
+	sleep 5 # settle: the test's own commands just before are not the quiet machine
+	for _ in $(seq 15); do [ "$(quiet_rate)" -le 150 ] && break; done
+	IDLE_WINDOWS=()
+	for _ in 1 2 3; do
+		IDLE_W0=$("$BUILD/tests/helpers/monotonic")
+		IDLE_JSON=$("$BUILD/bench/bench-wakeups" --seconds 5 --json "$pid")
+		IDLE_W1=$("$BUILD/tests/helpers/monotonic")
+		IDLE_RATE=$(sed -n 's/.*"wakeups_per_s": \([0-9.]*\).*/\1/p' <<<"$IDLE_JSON")
+		IDLE_MACHINE_RATE=$(sed -n 's/.*"machine_ctxt_per_s": \([0-9.]*\).*/\1/p' <<<"$IDLE_JSON")
+		writes=$(awk -v a="$IDLE_W0" -v b="$IDLE_W1" '$1 >= a && $1 <= b && $2 ~ /scaling_setspeed/' "${EMU_LOG:-/dev/null}" | wc -l)
+		IDLE_WINDOWS+=("${IDLE_RATE:-?}/s ($writes frequency writes in the window)")
+		[ -n "$IDLE_RATE" ] && awk -v r="$IDLE_RATE" -v m="$max" 'BEGIN { exit !(r <= m) }' && break
+	done
+	return 0
+}
+
 emu_daemon_stop() {
 	[ -n "$EMU_DAEMON_PID" ] || return 0
 	kill -TERM "$EMU_DAEMON_PID" 2>/dev/null

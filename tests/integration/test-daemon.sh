@@ -115,31 +115,13 @@ fi
 # 6/s: the build before the lost-switch repair makes ~14/s (the VM agent's threads, whose switch-outs are
 # never recorded, looked busy and were never quiet), a daemon with an idle tick ~290/s.
 if ! under_valgrind; then
-	sleep 5 # settle: the test's own commands just before are not the quiet machine
-	# The measurement needs a quiet machine (the daemon follows what the others do): wait, bounded, for 2 s of at
-	# most 150 context switches/s machine-wide (~65 here), as bench/bench-idle.sh does.
-	quiet_rate() { local a b; a=$(awk '/^ctxt/ { print $2 }' /proc/stat); sleep 2; b=$(awk '/^ctxt/ { print $2 }' /proc/stat); echo $(( (b - a) / 2 )); }
-	for _ in $(seq 15); do [ "$(quiet_rate)" -le 150 ] && break; done
-	# Up to three 5 s windows, the first within the bound wins: a burst of other work inside a window (the VM
-	# agent, seen as frequency writes in it) is work the daemon must follow; a regression (14/s, 290/s above)
-	# misses in all three.
-	rates=()
-	for attempt in 1 2 3; do
-		w0=$("$BUILD/tests/helpers/monotonic")
-		idle=$("$BUILD/bench/bench-wakeups" --seconds 5 --json "$daemon_pid")
-		w1=$("$BUILD/tests/helpers/monotonic")
-		idle_rate=$(sed -n 's/.*"wakeups_per_s": \([0-9.]*\).*/\1/p' <<<"$idle")
-		machine_rate=$(sed -n 's/.*"machine_ctxt_per_s": \([0-9.]*\).*/\1/p' <<<"$idle")
-		writes=$(awk -v a="$w0" -v b="$w1" '$1 >= a && $1 <= b && $2 ~ /scaling_setspeed/' "$EMU_LOG" | wc -l)
-		rates+=("${idle_rate:-?}/s ($writes frequency writes in the window)")
-		[ -n "$idle_rate" ] && awk -v r="$idle_rate" 'BEGIN { exit !(r <= 6) }' && break
-	done
-	if [ -n "$idle_rate" ] && awk -v r="$idle_rate" 'BEGIN { exit !(r <= 6) }'; then
-		ok "idle: the daemon wakes $idle_rate times a second (<= 6; machine-wide $machine_rate context switches/s; windows: ${rates[*]})"
+	idle_wakeups "$daemon_pid" 6
+	if [ -n "$IDLE_RATE" ] && awk -v r="$IDLE_RATE" 'BEGIN { exit !(r <= 6) }'; then
+		ok "idle: the daemon wakes $IDLE_RATE times a second (<= 6; machine-wide $IDLE_MACHINE_RATE context switches/s; windows: ${IDLE_WINDOWS[*]})"
 	else
-		fail "idle: the daemon wakes at most 6 times a second" "windows: ${rates[*]}" "${idle:-bench-wakeups failed}" \
+		fail "idle: the daemon wakes at most 6 times a second" "windows: ${IDLE_WINDOWS[*]}" "${IDLE_JSON:-bench-wakeups failed}" \
 			"frequency writes before and in the last window:" \
-			"$(awk -v a="$w0" -v b="$w1" '$1 <= b && $2 ~ /scaling_setspeed/ { print ($1 < a ? "before" : "in"), $0 }' "$EMU_LOG" | tail -12)" \
+			"$(awk -v a="$IDLE_W0" -v b="$IDLE_W1" '$1 <= b && $2 ~ /scaling_setspeed/ { print ($1 < a ? "before" : "in"), $0 }' "$EMU_LOG" | tail -12)" \
 			"$(show_daemon_log)"
 	fi
 fi
