@@ -21,6 +21,7 @@ CC ?= cc
 # In a recipe: $(Q)$(call run,TAG,WHAT,COMMAND); COMMAND must not contain a literal comma (put it in a variable).
 V ?= 0
 # $(call runv,...) is the same for a command inside an @-line (a shell `if`), which make itself does not echo.
+comma := ,
 run_quote = '$(subst ','\'',$(strip $(1)))'
 ifeq ($(V),1)
 Q :=
@@ -129,8 +130,9 @@ $(BUILD)/schedfreqd: $(BUILD)/daemon/main.o $(LIB_OBJ)
 $(LIB_ARCHIVE): $(LIB_OBJ)
 	$(Q)$(call run,AR,$@,rm -f $@ && $(AR) rcs $@ $^)
 
+# --as-needed: of the daemon's libraries the client keeps only those its members call (no libbpf, no libnl).
 $(BUILD)/schedfreqctl: $(CTL_OBJ) $(LIB_ARCHIVE)
-	$(Q)$(call run,LD,$@,$(CC) $(ALL_LDFLAGS) -o $@ $^ $(DAEMON_LIBS))
+	$(Q)$(call run,LD,$@,$(CC) $(ALL_LDFLAGS) -Wl$(comma)--as-needed -o $@ $^ $(DAEMON_LIBS))
 
 $(BUILD)/cpufreq-emu: $(EMU_OBJ)
 	$(Q)$(call run,LD,$@,$(CC) $(ALL_LDFLAGS) -o $@ $^ $(EMU_LIBS))
@@ -279,6 +281,46 @@ analyze-cppcheck:
 
 analyze: analyze-gcc analyze-cppcheck
 # --- end of static analysis -------------------------------------------------------------------------------------
+
+# --- BPF event source (issue #23) -------------------------------------------------------------------------------
+# daemon/bpf/schedfreqd.bpf.c (tp_btf programs: schedutil's decision in the kernel, docs/bpf-source.md) is compiled
+# with clang for the BPF target (-mcpu=v3: the atomics that claim a frequency change), and bpftool turns it into
+# $(BUILD)/daemon/bpf/schedfreqd.skel.h, which daemon/bpf-events.c includes; vmlinux.h is generated beside it from
+# the build machine's BTF (never committed), as the PELT oracle's is. Reuses BPF_CLANG, BPFTOOL and ORACLE_ARCH.
+# A build machine without BTF builds bpf-events.o with -DSCHEDFREQD_NO_BPF: no libbpf, and bpf_events_new() says
+# -EOPNOTSUPP ("built without BPF"), so the daemon still builds and runs on its perf source.
+BPF_BTF ?= /sys/kernel/btf/vmlinux
+BPF_DIR := $(BUILD)/daemon/bpf
+HAVE_BPF ?= $(if $(wildcard $(BPF_BTF)),1,0)
+ifeq ($(HAVE_BPF),1)
+BPF_SKEL := $(BPF_DIR)/schedfreqd.skel.h
+BPF_EVENTS_CPPFLAGS := -I$(BPF_DIR) -Idaemon/bpf $(call pkg_cflags,libbpf)
+DAEMON_LIBS += $(or $(call pkg_libs,libbpf),-lbpf) -lelf -lz
+BPF_PROG_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ORACLE_ARCH) -Wall $(if $(filter 1,$(WERROR)),-Werror)
+
+$(BPF_DIR)/vmlinux.h: $(BPF_BTF)
+	@mkdir -p $(@D)
+	$(Q)$(call run,GEN,$@,$(BPFTOOL) btf dump file $(BPF_BTF) format c >$@.tmp && mv $@.tmp $@)
+
+$(BPF_DIR)/schedfreqd.bpf.o: daemon/bpf/schedfreqd.bpf.c daemon/bpf/schedfreqd-bpf.h $(BPF_DIR)/vmlinux.h
+	$(Q)$(call run,BPF,$(obj),$(BPF_CLANG) $(BPF_PROG_CFLAGS) -I$(BPF_DIR) -Idaemon/bpf -c -o $@ $<)
+
+$(BPF_SKEL): $(BPF_DIR)/schedfreqd.bpf.o
+	$(Q)$(call run,GEN,$@,$(BPFTOOL) gen skeleton $< name schedfreqd_bpf >$@.tmp && mv $@.tmp $@)
+else
+BPF_SKEL :=
+BPF_EVENTS_CPPFLAGS := -DSCHEDFREQD_NO_BPF
+endif
+
+$(BUILD)/daemon/bpf-events.o: DAEMON_CPPFLAGS += $(BPF_EVENTS_CPPFLAGS)
+$(BUILD)/daemon/bpf-events.o: $(BPF_SKEL)
+$(ANALYZE_DIR)/daemon/bpf-events.o: DAEMON_CPPFLAGS += $(BPF_EVENTS_CPPFLAGS)
+$(ANALYZE_DIR)/daemon/bpf-events.o: $(BPF_SKEL)
+# The fuzz targets never load programs: their copy of the library has the BPF source compiled out.
+$(FUZZ_DIR)/obj/daemon/bpf-events.o: DAEMON_CPPFLAGS += -DSCHEDFREQD_NO_BPF
+# cppcheck reads host C: the BPF program (SEC(), BPF_PROG(), vmlinux.h) is clang's and the verifier's business.
+CPPCHECK_FLAGS += -idaemon/bpf
+# --- end of the BPF event source --------------------------------------------------------------------------------
 
 deps:
 	@scripts/install-deps

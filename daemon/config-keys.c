@@ -92,6 +92,17 @@ static int parse_wakeup(const char *value, void *field, const char **ret_reason)
         return 0;
 }
 
+static int parse_event_source(const char *value, void *field, const char **ret_reason) {
+        EventSourceType t = event_source_type_from_string(value);
+
+        if (t < 0) {
+                *ret_reason = "expected auto, bpf or perf";
+                return -EINVAL;
+        }
+        *(EventSourceType *) field = t;
+        return 0;
+}
+
 static int parse_adaptive_threshold(const char *value, void *field, const char **ret_reason) {
         uint64_t rate;
 
@@ -206,6 +217,7 @@ static const ConfigItem config_items[] = {
         { "daemon",       "realtime_priority",  parse_realtime_priority,  offsetof(Config, realtime_priority) },
         { "events",       "drain_interval_ms",  parse_drain_interval,     offsetof(Config, drain_interval_usec) },
         { "events",       "ring_pages",         parse_ring_pages,         offsetof(Config, ring_pages) },
+        { "events",       "source",             parse_event_source,       offsetof(Config, event_source) },
         { "events",       "wakeup",             parse_wakeup,             offsetof(Config, wakeup) },
         { "events",       "adaptive_threshold", parse_adaptive_threshold, offsetof(Config, adaptive_high_per_sec) },
         { "governor",     "headroom",           parse_headroom,           offsetof(Config, headroom_x1024) },

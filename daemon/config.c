@@ -60,7 +60,14 @@ static const char *const remote_mode_table[_REMOTE_MODE_MAX] = {
         [REMOTE_MODE_NO] = "no",
 };
 
+static const char *const event_source_type_table[_EVENT_SOURCE_TYPE_MAX] = {
+        [EVENT_SOURCE_AUTO] = "auto",
+        [EVENT_SOURCE_PERF] = "perf",
+        [EVENT_SOURCE_BPF] = "bpf",
+};
+
 DEFINE_STRING_TABLE_LOOKUP(wakeup_mode, WakeupMode);
+DEFINE_STRING_TABLE_LOOKUP(event_source_type, EventSourceType);
 DEFINE_STRING_TABLE_LOOKUP(remote_mode, RemoteMode);
 
 /* ---- defaults and queries ---- */
@@ -71,6 +78,7 @@ void config_set_defaults(Config *c) {
                 .realtime_priority = 1,            /* just above every SCHED_OTHER task (see conf/schedfreqd.conf) */
                 .drain_interval_usec = 4 * 1000,
                 .ring_pages = 64,
+                .event_source = EVENT_SOURCE_PERF,
                 .wakeup = WAKEUP_MODE_ADAPTIVE,
                 .adaptive_high_per_sec = 20000,
                 .headroom_x1024 = 1280,            /* map_util_perf(): util + util/4 (cpufreq_schedutil.c) */

@@ -22,7 +22,14 @@ static const char *const decision_reason_table[_DECISION_REASON_MAX] = {
         [DECISION_REASON_RULE] = "rule",
 };
 
+static const char *const decision_source_table[_DECISION_SOURCE_MAX] = {
+        [DECISION_SOURCE_PERF] = "perf",
+        [DECISION_SOURCE_BPF] = "bpf",
+        [DECISION_SOURCE_REPLAY] = "replay",
+};
+
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(decision_kind, DecisionKind);
+DEFINE_STRING_TABLE_LOOKUP_TO_STRING(decision_source, DecisionSource);
 DEFINE_STRING_TABLE_LOOKUP_TO_STRING(decision_reason, DecisionReason);
 
 /* The policy= of the output: the policy's first CPU. */
@@ -49,5 +56,7 @@ void decision_print_details(FILE *f, const Decision *d, const Topology *t) {
         fprintf(f, " reason=%s", decision_reason_to_string(d->reason));
         if (d->deferred)
                 fprintf(f, " deferred=%" PRIu64, d->time_ns >= d->deferred_since_ns ? d->time_ns - d->deferred_since_ns : 0);
+        if (d->source != DECISION_SOURCE_REPLAY)
+                fprintf(f, " source=%s", decision_source_to_string(d->source));
         fputc('\n', f);
 }

@@ -149,6 +149,8 @@ int engine_policy_stats(const Engine *e, unsigned policy_index, PolicyStats *ret
         ret->managed = ep->managed;
         ret->min_khz = ep->desc.scaling_min_khz;
         ret->max_khz = ep->desc.scaling_max_khz;
+        ret->rate_limit_ns = ep->gov.rate_limit_ns;
+        ret->headroom_x1024 = ep->gov.headroom_x1024;
         return 0;
 }
 

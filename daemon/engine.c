@@ -420,7 +420,7 @@ bool engine_busy(const Engine *e) {
 }
 
 /* @rule: the rule that decided it (-1: none), counted once the change is in force. */
-static void engine_commit(Engine *e, size_t i, const Decision *d, int rule) {
+static int engine_commit(Engine *e, size_t i, const Decision *d, int rule) {
         EnginePolicy *ep = &e->policies[i];
         int r;
 
@@ -431,7 +431,7 @@ static void engine_commit(Engine *e, size_t i, const Decision *d, int rule) {
                 /* The old frequency stays in force; try again once the rate limit allows. */
                 e->stats.commit_errors++;
                 governor_commit(&ep->gov, d->time_ns, d->new_khz, false);
-                return;
+                return r;
         }
 
         governor_commit(&ep->gov, d->time_ns, d->new_khz, true);
@@ -442,6 +442,7 @@ static void engine_commit(Engine *e, size_t i, const Decision *d, int rule) {
         /* Frequency invariance: from now on, running time on these CPUs counts at the new speed. */
         for (unsigned c = 0; c < ep->n_cpus; c++)
                 demand_set_freq_scale(e->demand, ep->cpus[c], d->time_ns, freq_scale(&ep->desc, d->new_khz));
+        return 0;
 }
 
 /* The frequency policy @i asks for now: the effective util through the governor (with the busy-hold rule
@@ -489,7 +490,7 @@ void engine_evaluate(Engine *e, size_t i, uint64_t now_ns, int cpu, DecisionKind
                 return;
         }
 
-        engine_commit(e, i, &(const Decision) {
+        (void) engine_commit(e, i, &(const Decision) {
                 .time_ns = now_ns,
                 .policy_index = (unsigned) i,
                 .policy_id = ep->desc.id,
@@ -503,5 +504,27 @@ void engine_evaluate(Engine *e, size_t i, uint64_t now_ns, int cpu, DecisionKind
                 .pid = e->cause_pid,
                 .deferred = deferred,
                 .deferred_since_ns = deferred ? since : 0,
+                .source = e->source,
         }, rule);
+}
+
+void engine_set_decision_source(Engine *e, DecisionSource source) {
+        e->source = source;
+}
+
+int engine_apply_decision(Engine *e, const Decision *d) {
+        EnginePolicy *ep;
+
+        if (d->policy_index >= e->n_policies || d->kind < 0 || d->kind >= _DECISION_KIND_MAX)
+                return -EINVAL;
+        ep = &e->policies[d->policy_index];
+        if (e->paused || !ep->managed)
+                return -EAGAIN;
+        /* The model's clock follows the decisions' times: a tick or status read afterwards is not "late". */
+        (void) engine_clock(e, d->time_ns, false);
+        if (d->deferred) {
+                ep->stats.deferred++;
+                e->stats.deferred++;
+        }
+        return engine_commit(e, d->policy_index, d, -1);
 }

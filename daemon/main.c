@@ -56,6 +56,8 @@ static void help(void) {
                "  -t, --topology FILE  topology INI for replay (what `schedfreqd topology` prints)\n"
                "      --json           topology: print JSON (the INI's sections and keys)\n"
                "      --observe        see --observe above: no take-over, no writes, no D-Bus name\n"
+               "      --events SOURCE  auto, bpf or perf: where events are read and decided; wins\n"
+               "                       over [events] source\n"
                "      --print-decisions  print one line per frequency change on stdout, with reason=\n"
                "      --print-util     replay: also print each CPU's signals when they change:\n"
                "                       t=<ns> cpu=<n> util=<u> util_est=<u> runnable=<u> rt=<u> eff=<u>\n"
@@ -284,7 +286,7 @@ typedef struct Args {
 
 /* The long options (getopt_long(3)); the short ones are "c:t:qvh". */
 enum { ARG_VERSION = 0x100, ARG_STATE_FILE, ARG_LOCK_FILE, ARG_FORCE, ARG_PRINT_DECISIONS, ARG_PRINT_UTIL,
-       ARG_BUS_ADDRESS, ARG_NO_BUS, ARG_LOG_LEVEL, ARG_JSON, ARG_CSV, ARG_OBSERVE };
+       ARG_BUS_ADDRESS, ARG_NO_BUS, ARG_LOG_LEVEL, ARG_JSON, ARG_CSV, ARG_OBSERVE, ARG_EVENTS };
 static const struct option options[] = {
         { "config", required_argument, NULL, 'c' },
         { "topology", required_argument, NULL, 't' },
@@ -298,6 +300,7 @@ static const struct option options[] = {
         { "bus-address", required_argument, NULL, ARG_BUS_ADDRESS },
         { "no-bus", no_argument, NULL, ARG_NO_BUS },
         { "observe", no_argument, NULL, ARG_OBSERVE },
+        { "events", required_argument, NULL, ARG_EVENTS },
         { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
         { "quiet", no_argument, NULL, 'q' },
         { "verbose", no_argument, NULL, 'v' },
@@ -352,6 +355,12 @@ static int parse_options(int argc, char **argv, Args *a) {
                 case ARG_OBSERVE:
                         opts->observe = true;
                         break;
+                case ARG_EVENTS:
+                        r = event_source_type_from_string(optarg);
+                        if (r < 0)
+                                return usage_error("--events wants auto, bpf or perf, not '%s'.", optarg);
+                        opts->events_source = r;
+                        break;
                 case ARG_LOG_LEVEL:
                         /* The levels the config's log_level takes (log_level_from_string()); the last option wins. */
                         r = log_level_from_string(optarg);
@@ -398,6 +407,12 @@ static int check_verb(int argc, char **argv, Args *a) {
                 return usage_error("%s applies to 'replay' only.", a->csv ? "--csv" : "--print-util");
         if (a->opts.observe && !streq(verb, ""))
                 return usage_error("--observe runs the daemon: no verb ('%s') goes with it.", verb);
+        if (a->opts.events_source >= 0 && !streq(verb, ""))
+                return usage_error("--events chooses the running daemon's event source: it does not go with '%s'.",
+                                   verb);
+        if (a->opts.observe && a->opts.events_source == EVENT_SOURCE_BPF)
+                return usage_error("--observe compares with the kernel's power:cpu_frequency through perf: "
+                                   "--events=bpf does not go with it yet.");
         if (a->opts.observe && a->opts.bus_address)
                 return usage_error("--observe takes no D-Bus name: --bus-address does not go with it.");
         if (streq(verb, "replay") && !a->topology_path)
@@ -426,6 +441,7 @@ int main(int argc, char **argv) {
                 .opts = {
                         .config_path = CONFIG_DEFAULT_PATH,
                         .state_path = STATE_DEFAULT_PATH,
+                        .events_source = -1,
                 },
         };
         _cleanup_free_ char *default_lock_path = NULL;

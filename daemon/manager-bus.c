@@ -26,7 +26,7 @@
 #include "manager.h"
 #include "manager-bus.h"
 #include "manager-bus-internal.h"
-#include "perf-events.h"
+#include "event-source.h"
 #include "rules.h"
 #include "schedfreqd-dbus.h"
 #include "task-names.h"
@@ -38,17 +38,20 @@
 static void daemon_values(const ManagerBus *b, DaemonValues *v) {
         const Manager *m = b->manager;
         const EngineStats *es = engine_stats(m->engine);
-        const PerfEventsStats *ps = m->perf ? perf_events_stats(m->perf) : NULL;
+        EventSourceStats ss = {};
 
+        if (m->source)
+                event_source_stats(m->source, &ss);
         *v = (DaemonValues) {
                 .version = VERSION,
                 .uptime_usec = m->start_usec > 0 ? monotonic_usec() - m->start_usec : 0,
-                .events = es->events,
-                .events_lost = ps ? ps->lost : 0,
+                .events = ss.decides ? ss.events : es->events,
+                .events_lost = ss.lost,
                 .ring_overflows = es->resyncs,
                 .events_late = es->late_events,
                 /* The proc connector is optional (it does not work in a new pid namespace). */
                 .proc_connector = m->proc ? "active" : "unavailable",
+                .event_source = manager_source_name(m),
                 .local = es->decisions[DECISION_LOCAL],
                 .remote = es->decisions[DECISION_REMOTE],
                 .deferred = es->deferred,
@@ -276,6 +279,8 @@ static const sd_bus_vtable daemon_vtable[] = {
         SD_BUS_PROPERTY("RingOverflows", "t", NULL, DV(ring_overflows), EMITS),
         SD_BUS_PROPERTY("EventsLate", "t", NULL, DV(events_late), EMITS),
         SD_BUS_PROPERTY("ProcConnector", "s", NULL, DV(proc_connector), EMITS),
+        /* Chosen at start-up ([events] source, --events): "perf" or "bpf". */
+        SD_BUS_PROPERTY("EventSource", "s", NULL, DV(event_source), CONST),
         SD_BUS_PROPERTY("LocalDecisions", "t", NULL, DV(local), EMITS),
         SD_BUS_PROPERTY("RemoteDecisions", "t", NULL, DV(remote), EMITS),
         SD_BUS_PROPERTY("DeferredDecisions", "t", NULL, DV(deferred), EMITS),

@@ -21,14 +21,14 @@
 #include "log.h"
 #include "manager-hotplug.h"
 #include "manager-watch.h"
-#include "perf-events.h"
+#include "event-source.h"
 #include "uevent.h"
 #include "time-util.h"
 
 static int hotplug_offline(Manager *m, unsigned cpu) {
         int r;
 
-        r = perf_events_cpu_offline(m->perf, (int) cpu);
+        r = event_source_cpu_offline(m->source, (int) cpu);
         if (r < 0)
                 return log_error_errno(r, "cpu%u went offline, closing its events failed: %m", cpu);
         if (engine_cpu_set_online(m->engine, (int) cpu, false) > 0)
@@ -40,7 +40,7 @@ static int hotplug_offline(Manager *m, unsigned cpu) {
 static int hotplug_online(Manager *m, unsigned cpu) {
         int r;
 
-        r = perf_events_cpu_online(m->perf, (int) cpu);
+        r = event_source_cpu_online(m->source, (int) cpu);
         if (r == -ENODEV) {
                 /* Gone again already: its offline uevent follows. */
                 log_debug("cpu%u: online uevent, but the kernel has it offline again.", cpu);
@@ -51,7 +51,6 @@ static int hotplug_online(Manager *m, unsigned cpu) {
                 log_warning_errno(r, "cpu%u is back online, but its events cannot be opened: %m", cpu);
                 return 0;
         }
-        engine_set_runtime_reported(m->engine, perf_events_reports_runtime(m->perf)); /* its detector may be refused */
         if (engine_cpu_set_online(m->engine, (int) cpu, true) > 0)
                 log_info("cpu%u is back online: events re-opened.", cpu);
         manager_watch_cpu_online(m, cpu, monotonic_usec());

@@ -13,7 +13,7 @@
 #include "log.h"
 #include "manager.h"
 #include "manager-service.h"
-#include "perf-events.h"
+#include "event-source.h"
 #include "proc-conn.h"
 #include "task-names.h"
 
@@ -79,15 +79,28 @@ void manager_notify_status(Manager *m, const char *extra) {
 /* At exit: what the daemon saw and did (events, decisions, writes, wake-ups, the proc connector, latency). */
 void manager_log_stats(Manager *m) {
         const EngineStats *es = engine_stats(m->engine);
-        const PerfEventsStats *ps = perf_events_stats(m->perf);
+        EventSourceStats ss;
 
-        log_info("Events: %" PRIu64 " (late %" PRIu64 ", lost %" PRIu64 " in %" PRIu64 " ring overflows, lost switches %"
-                 PRIu64 "); decisions: %" PRIu64 " local, %" PRIu64 " remote, %" PRIu64 " deferred; frequency writes: %"
-                 PRIu64, es->events, es->late_events, ps->lost, es->resyncs, es->lost_switches, es->decisions[DECISION_LOCAL],
-                 es->decisions[DECISION_REMOTE], es->deferred, m->commits);
-        log_info("Wake-ups: %" PRIu64 " ticks, %" PRIu64 " ring drains (%" PRIu64 " woken by a ring), %" PRIu64
-                 " lazy switches (%s).",
-                 es->ticks, ps->drains, ps->wakeups, ps->lazy_switches, ps->lazy ? "lazy now" : "not lazy now");
+        event_source_stats(m->source, &ss);
+        if (ss.decides)
+                log_info("Events (%s, counted in the kernel): %" PRIu64 ", %" PRIu64 " decision records read (%" PRIu64
+                         " lost); decisions: %" PRIu64 " local, %" PRIu64 " remote, %" PRIu64 " deferred (%" PRIu64
+                         " remote events held in the kernel); frequency writes: %" PRIu64, ss.name, ss.events,
+                         ss.records, ss.lost, es->decisions[DECISION_LOCAL], es->decisions[DECISION_REMOTE],
+                         es->deferred, ss.deferred, m->commits);
+        else
+                log_info("Events (%s): %" PRIu64 " (late %" PRIu64 ", lost %" PRIu64 " in %" PRIu64 " ring overflows, lost "
+                         "switches %" PRIu64 "); decisions: %" PRIu64 " local, %" PRIu64 " remote, %" PRIu64 " deferred; "
+                         "frequency writes: %" PRIu64, ss.name, es->events, es->late_events, ss.lost, es->resyncs,
+                         es->lost_switches, es->decisions[DECISION_LOCAL], es->decisions[DECISION_REMOTE], es->deferred,
+                         m->commits);
+        if (ss.decides)
+                log_info("Wake-ups: %" PRIu64 " ticks, %" PRIu64 " drains of the decision ring (%" PRIu64 " woken by it).",
+                         es->ticks, ss.drains, ss.wakeups);
+        else
+                log_info("Wake-ups: %" PRIu64 " ticks, %" PRIu64 " ring drains (%" PRIu64 " woken by a ring), %" PRIu64
+                         " lazy switches (%s).",
+                         es->ticks, ss.drains, ss.wakeups, ss.lazy_switches, ss.lazy ? "lazy now" : "not lazy now");
         if (m->proc) {
                 const ProcConnStats *pc = proc_conn_stats(m->proc);
 

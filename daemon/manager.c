@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * manager.c: the daemon's event loop and the objects it owns. Scheduler events arrive from the per-CPU perf
- * rings (perf-events.c), go through the engine (model + governor, engine.c), and the engine's decisions are
+ * manager.c: the daemon's event loop and the objects it owns. Scheduler events arrive from the event source
+ * (event-source.h): with perf, as events that go through the engine (model + governor, engine.c); with bpf, as
+ * decisions the kernel side took, which go through the engine's bookkeeping. Either way the decisions are
  * written by the actuator (actuator.c). This file only wires them: it holds no policy of its own.
  *
- * Sources on the sd-event loop: the ring fds and the watermark-mode drain timer (owned by perf-events.c), the
- * tick timer (armed only while some CPU runs a task, as the kernel ticks only busy CPUs), a post source that
- * runs after every wake-up (arms the tick, chooses lazy wake-ups, re-reads the scaling limits), SIGTERM/SIGINT
+ * Sources on the sd-event loop: the event source's fds and timers (its own), the tick timer (armed only while
+ * some CPU of the model runs a task, as the kernel ticks only busy CPUs), a post source that runs after every
+ * wake-up (arms the tick, the event source's bookkeeping, re-reads the scaling limits), SIGTERM/SIGINT
  * (restore and exit), SIGHUP (reload) and the systemd watchdog. Nothing is periodic while every CPU sleeps.
  */
 
@@ -37,11 +38,10 @@
 #include "manager-service.h"
 #include "manager-watch.h"
 #include "observe.h"
-#include "perf-events.h"
+#include "event-source.h"
 #include "policy-health.h"
 #include "proc-conn.h"
 #include "task-names.h"
-#include "replay.h"
 #include "topology.h"
 #include "time-util.h"
 
@@ -51,7 +51,7 @@ Manager *manager_free(Manager *m) {
         manager_hotplug_stop(m);
         proc_conn_free(m->proc);
         task_names_free(m->task_names);
-        perf_events_free(m->perf);
+        event_source_free(m->source);
         engine_free(m->engine);
         actuator_free(m->actuator);
         observer_free(m->observer);
@@ -232,14 +232,21 @@ static int on_sched_event(const SchedEvent *ev, void *userdata) {
         return engine_event(m->engine, event_without_own_rt(ev, m->self_pid, &buf));
 }
 
+/* A decision the BPF source took in the kernel: the same write and bookkeeping as the model's (on_decision()). */
+static int on_source_decision(const Decision *d, void *userdata) {
+        Manager *m = ASSERT_PTR(userdata);
+
+        return engine_apply_decision(m->engine, d);
+}
+
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = ASSERT_PTR(userdata);
         int r;
 
         /* Apply everything recorded up to now before advancing the model's clock to now. */
-        r = perf_events_drain(m->perf);
+        r = event_source_drain(m->source);
         if (r < 0)
-                log_warning_errno(r, "Failed to drain the perf rings, ignoring: %m");
+                log_warning_errno(r, "Failed to drain the event source, ignoring: %m");
 
         r = engine_tick(m->engine, monotonic_ns());
         if (r < 0)
@@ -290,10 +297,12 @@ int manager_reload(Manager *m, char **ret_error) {
                 goto finish;
         }
         crash_point("reload");
-        r = perf_events_reconfigure(m->perf, &c);
+        r = event_source_reconfigure(m->source, &c);
         if (r < 0)
                 log_warning_errno(r, "Failed to apply the new event settings, ignoring: %m");
-        engine_set_runtime_reported(m->engine, perf_events_reports_runtime(m->perf)); /* new fds, same rule */
+        if (c.event_source != m->config.event_source && m->opts.events_source < 0)
+                log_notice("[events] source changed to %s: it applies at the next start (running on %s).",
+                           event_source_type_to_string(c.event_source), manager_source_name(m));
         /* The engine forgot every task's rule: match them again, from the proc connector's table. */
         r = manager_rules_scan(m);
         if (r < 0)
@@ -366,66 +375,17 @@ static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si,
         return sd_event_exit(m->event, 0);
 }
 
-/*
- * Lazy wake-ups: see engine_quiet_tasks() and perf_events_set_quiet(). The quiet set is rechosen this often
- * (at a wake-up: no timer); an unchanged set costs a walk of the task table, a changed one new lazy fds.
- */
-#define LAZY_REFRESH_USEC (1000 * 1000)
-#define LAZY_RESCAN_USEC (1000 * 1000)
-
-static void manager_update_lazy(Manager *m, uint64_t now_usec) {
-        int32_t pids[PERF_EVENTS_QUIET_MAX];
-        cpu_set_t cpus;
-        bool possible;
-        size_t n;
-        int r;
-
-        /* Which CPUs may be lazy changes with every frequency change: applied at every wake-up (ioctls only). */
-        possible = engine_quiet_possible(m->engine, &cpus);
-        r = perf_events_set_lazy_cpus(m->perf, &cpus);
-        if (r < 0)
-                log_debug_errno(r, "Failed to apply the lazy CPUs, ignoring: %m");
-        if (!possible)
-                return; /* the quiet set is kept (its fds too) for when some CPU can be lazy again */
-        if (m->lazy && now_usec - m->lazy_since_usec < LAZY_REFRESH_USEC)
-                return;
-        if (!m->lazy && m->lazy_failed_usec > 0 && now_usec - m->lazy_failed_usec < LAZY_REFRESH_USEC)
-                return;
-        /* The scan walks the whole task table: when it found nothing to quieten, not again within a second. */
-        if (!m->lazy && m->lazy_scan_usec > 0 && now_usec - m->lazy_scan_usec < LAZY_RESCAN_USEC)
-                return;
-        n = engine_quiet_tasks(m->engine, pids, ELEMENTSOF(pids));
-        if (n == 0 && !m->lazy) {
-                m->lazy_scan_usec = now_usec;
-                return;
-        }
-        m->lazy_scan_usec = 0;
-        r = perf_events_set_quiet(m->perf, pids, n);
-        if (r < 0) {
-                /* perf-events.c is back in plain immediate mode; try again only after LAZY_REFRESH_USEC. */
-                log_debug_errno(r, "Failed to %s lazy wake-ups, ignoring: %m", n > 0 ? "enter" : "leave");
-                m->lazy = false;
-                m->lazy_failed_usec = now_usec;
-                return;
-        }
-        if (n > 0 && !m->lazy)
-                log_debug("Lazy wake-ups: %zu quiet tasks.", n);
-        m->lazy = n > 0;
-        m->lazy_since_usec = now_usec;
-}
-
 /* After every wake-up of the loop (events, tick, bus, signals): the bookkeeping that must not run per event. */
 static int on_post(sd_event_source *s, void *userdata) {
         Manager *m = ASSERT_PTR(userdata);
         uint64_t now_usec = monotonic_ns() / 1000;
         int r;
 
-        /* A CPU whose task's switch-out was lost is not a reason to tick (demand.c). */
-        engine_expire_silent(m->engine);
+        /* The source first: perf's model may find a lost switch-out, which is not a reason to tick (demand.c). */
+        event_source_post(m->source, now_usec);
         r = tick_ensure(m);
         if (r < 0)
                 return log_error_errno(r, "Failed to arm the tick: %m");
-        manager_update_lazy(m, now_usec);
         manager_watch_poll(m, now_usec);
         return 0;
 }
@@ -509,11 +469,14 @@ static int manager_take_over(Manager *m) {
  */
 static int manager_observe_start(Manager *m) {
         _cleanup_free_ uint32_t *ours_khz = calloc(MAX(m->topology->n_policies, (size_t) 1), sizeof(uint32_t));
-        bool kernel = perf_events_stats(m->perf)->cpu_frequency;
+        EventSourceStats ss;
+        bool kernel;
         int r;
 
         if (!ours_khz)
                 return log_oom();
+        event_source_stats(m->source, &ss);
+        kernel = ss.cpu_frequency;
         for (size_t i = 0; i < m->topology->n_policies; i++)
                 ours_khz[i] = engine_policy_khz(m->engine, (unsigned) i); /* where the engine starts */
         r = observer_new(m->topology, ours_khz, monotonic_ns(), stdout, &m->observer);
@@ -545,9 +508,15 @@ static int manager_observe_start(Manager *m) {
  */
 static void manager_log_iowait(Manager *m) {
         _cleanup_fclose_ FILE *f = NULL;
+        EventSourceStats ss;
         int enabled = -1;
 
-        if (!perf_events_stats(m->perf)->iowait) {
+        event_source_stats(m->source, &ss);
+        if (ss.decides) {
+                log_info("iowait boost from the waking task's in_iowait, read in the kernel.");
+                return;
+        }
+        if (!ss.iowait) {
                 log_info("No sched:sched_stat_iowait tracepoint (kernel without CONFIG_SCHEDSTATS): no iowait boost.");
                 return;
         }
@@ -559,6 +528,58 @@ static void manager_log_iowait(Manager *m) {
                            "(sysctl kernel.sched_schedstats=1 turns it on).");
         else
                 log_info("iowait boost from sched:sched_stat_iowait.");
+}
+
+const char *manager_source_name(const Manager *m) {
+        return m->source ? event_source_type_to_string(event_source_type(m->source)) : "none";
+}
+
+/* The event source: --events= or [events] source; auto says in the log which one it took and why. */
+static int manager_start_source(Manager *m) {
+        EventSourceType type = m->opts.events_source >= 0 ? (EventSourceType) m->opts.events_source :
+                                                              m->config.event_source;
+        _cleanup_free_ char *why = NULL;
+        int r;
+
+        r = event_source_new(m->event, &(const EventSourceOptions) {
+                .type = type,
+                .observe = m->opts.observe,
+                .topology = m->topology,
+                .config = &m->config,
+                .engine = m->engine,
+                .handlers = {
+                        .event = on_sched_event,
+                        .lost = on_events_lost,
+                        .decision = on_source_decision,
+                        .userdata = m,
+                },
+        }, &m->source, &why);
+        if (r == -EBADMSG) {
+                _cleanup_free_ char *error = NULL;
+
+                (void) event_source_format_error(&error);
+                return log_error_errno(r, "The kernel's scheduler tracepoints are not laid out as schedfreqd reads "
+                                       "them, refusing to guess: %s", error ?: "(no details)");
+        }
+        if (r == -EACCES || r == -EPERM)
+                return log_error_errno(r, "Cannot open the scheduler %s (%m): that takes %s on every CPU; run "
+                                       "schedfreqd as root (sudo schedfreqd) or as the schedfreqd service.",
+                                       type == EVENT_SOURCE_BPF ? "BPF programs" : "tracepoints",
+                                       type == EVENT_SOURCE_BPF ? "CAP_BPF and CAP_PERFMON" :
+                                                                  manager_perf_capability());
+        if (r < 0 && type == EVENT_SOURCE_BPF)
+                return log_error_errno(r, "The BPF event source cannot run here (%s); [events] source = perf "
+                                       "(or auto) reads the scheduler tracepoints through perf instead.",
+                                       why ?: strerror(-r));
+        if (r < 0)
+                return log_error_errno(r, "Failed to open the scheduler tracepoints: %m");
+
+        if (type == EVENT_SOURCE_AUTO)
+                log_info("Event source: %s (auto: %s).", manager_source_name(m), why ?: "chosen");
+        else
+                log_info("Event source: %s (%s).", manager_source_name(m),
+                         m->opts.events_source >= 0 ? "--events" : "[events] source");
+        return 0;
 }
 
 /* A task appeared or changed its name: its rule (manager-rules.c); after lost events, every task again. */
@@ -640,24 +661,9 @@ int manager_start(Manager *m) {
                 return log_error_errno(r, "Failed to add the post source: %m");
         (void) sd_event_source_set_description(m->post_source, "post");
 
-        r = perf_events_new_flags(m->event, &m->topology->online, &m->config,
-                                  m->opts.observe ? PERF_EVENTS_CPU_FREQUENCY : 0, on_sched_event, m, &m->perf);
-        if (r == -EBADMSG) {
-                _cleanup_free_ char *error = NULL;
-
-                (void) perf_events_format_error(&error);
-                return log_error_errno(r, "The kernel's scheduler tracepoints are not laid out as schedfreqd reads "
-                                       "them, refusing to guess: %s", error ?: "(no details)");
-        }
-        if (r == -EACCES || r == -EPERM)
-                return log_error_errno(r, "Cannot open the scheduler tracepoints (%m): that takes %s on every CPU; run "
-                                       "schedfreqd as root (sudo schedfreqd) or as the schedfreqd service.",
-                                       manager_perf_capability());
+        r = manager_start_source(m);
         if (r < 0)
-                return log_error_errno(r, "Failed to open the scheduler tracepoints: %m");
-        perf_events_set_lost_handler(m->perf, on_events_lost);
-        /* Silence may end a task's run only when running tasks report themselves (demand_cpu_silent()). */
-        engine_set_runtime_reported(m->engine, perf_events_reports_runtime(m->perf));
+                return r;
 
         manager_log_iowait(m);
 

@@ -423,6 +423,7 @@ int replay_run(FILE *in, const char *name, const Topology *topo, const Config *c
         r = engine_new(topo, cfg, on_replay_decision, &ctx, &e);
         if (r < 0)
                 return r;
+        engine_set_decision_source(e, DECISION_SOURCE_REPLAY);
         ctx.engine = e;
         r = freq_compare_new(topo, &compare);
         if (r < 0)

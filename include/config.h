@@ -26,6 +26,14 @@ typedef enum WakeupMode {
         _WAKEUP_MODE_INVALID = -EINVAL,
 } WakeupMode;
 
+typedef enum EventSourceType {
+        EVENT_SOURCE_AUTO,        /* bpf where the kernel has BTF and the programs load and attach, else perf */
+        EVENT_SOURCE_PERF,        /* perf rings of the sched tracepoints, the daemon's own model (event-source.h) */
+        EVENT_SOURCE_BPF,         /* BPF programs deciding on the kernel's own signals (bpf-events.h) */
+        _EVENT_SOURCE_TYPE_MAX,
+        _EVENT_SOURCE_TYPE_INVALID = -EINVAL,
+} EventSourceType;
+
 typedef enum RemoteMode {
         REMOTE_MODE_AUTO,         /* follow the driver (dvfs_possible_from_any_cpu) */
         REMOTE_MODE_YES,
@@ -51,6 +59,7 @@ typedef struct Config {
         int log_level;                    /* log_level = info */
         int realtime_priority;            /* realtime_priority = 1 (SCHED_FIFO priority of the event loop, 0 = off) */
         /* [events] */
+        EventSourceType event_source;     /* source = perf (auto|perf|bpf) */
         uint64_t drain_interval_usec;     /* drain_interval_ms = 4 */
         unsigned ring_pages;              /* ring_pages = 64 (per CPU, power of two, data pages) */
         WakeupMode wakeup;                /* wakeup = adaptive */
@@ -104,5 +113,7 @@ bool config_manages_policy(const Config *c, unsigned id);
 
 const char *wakeup_mode_to_string(WakeupMode m);
 WakeupMode wakeup_mode_from_string(const char *s);
+const char *event_source_type_to_string(EventSourceType t);   /* "auto", "perf", "bpf" */
+EventSourceType event_source_type_from_string(const char *s);
 const char *remote_mode_to_string(RemoteMode m);
 RemoteMode remote_mode_from_string(const char *s);

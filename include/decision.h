@@ -32,6 +32,16 @@ typedef enum DecisionReason {
         _DECISION_REASON_INVALID = -EINVAL,
 } DecisionReason;
 
+/* Which event source took the decision (issue #23): the userspace model on perf events or on a trace, or the
+ * kernel side of the BPF source. */
+typedef enum DecisionSource {
+        DECISION_SOURCE_PERF,     /* the model, fed by the perf rings (live) */
+        DECISION_SOURCE_BPF,      /* the BPF programs, on the kernel's own signals (live) */
+        DECISION_SOURCE_REPLAY,   /* the model, fed by a trace file */
+        _DECISION_SOURCE_MAX,
+        _DECISION_SOURCE_INVALID = -EINVAL,
+} DecisionSource;
+
 typedef struct Decision {
         uint64_t time_ns;         /* time of the event (or tick) that triggered it */
         unsigned policy_index;    /* index into the topology's policies */
@@ -46,10 +56,12 @@ typedef struct Decision {
                                    * 0 = none or the idle task */
         bool deferred;            /* it applies a demand change that a disallowed remote event had to leave */
         uint64_t deferred_since_ns; /* when that change was recorded (the remote event's time) */
+        DecisionSource source;    /* who decided it */
 } Decision;
 
 const char *decision_kind_to_string(DecisionKind k);        /* "local", "remote" */
-const char *decision_reason_to_string(DecisionReason r);    /* "demand", "rt", "iowait", "limits", "rule" */
+const char *decision_reason_to_string(DecisionReason r);
+const char *decision_source_to_string(DecisionSource s);    /* "perf", "bpf", "replay" */    /* "demand", "rt", "iowait", "limits", "rule" */
 
 /* The policy= of the text forms: the policy's first CPU (its id without a topology). */
 int decision_policy_cpu(const Decision *d, const Topology *t);

@@ -46,6 +46,7 @@ struct Engine {
         bool paused;              /* model only: nothing is committed */
         int32_t self_pid;         /* the governor's own task (engine_set_self()), 0 = none */
         int32_t cause_pid;        /* the task of the input being applied (Decision.pid), 0 = none */
+        DecisionSource source;    /* what the engine's own decisions say made them */
         RuleSet *rules;           /* the configuration's per-process rules (the demand model points here) */
         uint64_t rule_decisions[RULES_MAX]; /* changes each rule decided (reason "rule"), since the rules were set */
 };

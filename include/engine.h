@@ -96,6 +96,16 @@ void engine_set_self(Engine *e, int32_t pid);
  */
 void engine_set_runtime_reported(Engine *e, bool reported);
 void engine_expire_silent(Engine *e);
+/* What the engine's own decisions say made them (Decision.source): perf by default, replay for a trace. */
+void engine_set_decision_source(Engine *e, DecisionSource source);
+/*
+ * A decision a deciding source took itself (the BPF source: in the kernel, on the kernel's own signals): goes
+ * through the same commit callback and bookkeeping as the engine's own (counts, the governor's frequency in
+ * force and rate limit, last change, frequency invariance), the model having no part in it. Returns 0 when
+ * applied; -EAGAIN while paused or for a policy not governed (nothing committed); -EINVAL for a policy outside
+ * the topology; or the commit callback's negative return (the old frequency stays in force).
+ */
+int engine_apply_decision(Engine *e, const Decision *d);
 /* TICK_NSEC from the config. */
 uint64_t engine_tick_period_ns(const Engine *e);
 
@@ -126,6 +136,8 @@ typedef struct PolicyStats {
         bool remote_permitted;                    /* remote = yes, or auto and the driver allows it */
         bool managed;
         uint32_t min_khz, max_khz;                /* scaling limits in force */
+        uint64_t rate_limit_ns;                   /* the governor's rate limit in force */
+        unsigned headroom_x1024;                  /* the governor's headroom in force */
 } PolicyStats;
 int engine_policy_stats(const Engine *e, unsigned policy_index, PolicyStats *ret);
 

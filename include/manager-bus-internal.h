@@ -19,6 +19,7 @@ typedef struct DaemonValues {
         uint64_t uptime_usec;
         uint64_t events, events_lost, events_late, ring_overflows;
         const char *proc_connector;
+        const char *event_source;          /* "perf" or "bpf" */
         uint64_t local, remote, deferred;
         uint64_t writes;
         uint64_t latency_count, latency_p50_usec, latency_p99_usec, latency_max_usec;

@@ -37,12 +37,13 @@ typedef struct ManagerOptions {
         bool no_bus;                  /* run without D-Bus */
         bool observe;                 /* --observe: decide, write nothing, compare with the kernel (observe.h) */
         bool log_level_set;           /* --log-level, -q or -v given: log_level wins over the config's, reloads too */
+        int events_source;            /* --events=: an EventSourceType that wins over [events] source; -1: none */
         int log_level;                /* LOG_ERR..LOG_DEBUG */
 } ManagerOptions;
 
 typedef struct Engine Engine;
 typedef struct Actuator Actuator;
-typedef struct PerfEvents PerfEvents;
+typedef struct EventSource EventSource;
 typedef struct ProcConn ProcConn;
 typedef struct TaskNames TaskNames;
 typedef struct UEventMonitor UEventMonitor;
@@ -59,18 +60,14 @@ typedef struct Manager {
         Actuator *actuator;            /* NULL in observe mode: nothing is taken over */
         Observer *observer;            /* observe mode only */
         bool observer_print_failed;    /* its stdout failed: said once */
-        PerfEvents *perf;
+        EventSource *source;           /* the live event source: perf or bpf (event-source.h) */
         ProcConn *proc;                /* NULL where the proc connector is unavailable */
         TaskNames *task_names;         /* pid → comm, fed by the proc connector */
         UEventMonitor *uevents;        /* CPU hotplug (manager-hotplug.c); NULL where uevents are unavailable */
         sd_event_source *tick_source;  /* armed on the tick grid only while some CPU is busy */
-        sd_event_source *post_source;  /* after each wake-up: tick, lazy wake-ups, limits */
+        sd_event_source *post_source;  /* after each wake-up: tick, the source's bookkeeping, limits */
         uint64_t watch_checked_usec;   /* CLOCK_MONOTONIC of the last manager_watch_poll() reading */
         int *watch_fds;                /* per policy: its watched files (manager-watch.c), kept open; -EBADF = not yet */
-        bool lazy;                     /* quiet tasks' wake-ups do not wake us (perf_events_set_quiet()) */
-        uint64_t lazy_since_usec;      /* when the quiet set was last chosen */
-        uint64_t lazy_failed_usec;     /* when perf last refused a quiet set (back off) */
-        uint64_t lazy_scan_usec;       /* when a scan last found no quiet task although lazy was possible */
         sd_event_source *sigterm_source, *sigint_source, *sighup_source;
         LatencyStats latency;          /* event time → setspeed written */
         DecisionLog decisions;
@@ -104,6 +101,8 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(Manager *, manager_free);
  * ("FILE:LINE: reason" lines) in @ret_error.
  */
 int manager_reload(Manager *m, char **ret_error);
+/* "perf" or "bpf": the event source in use. */
+const char *manager_source_name(const Manager *m);
 /* Hands every policy back to its original governor / takes them over again. */
 int manager_pause(Manager *m, char **ret_error);
 int manager_resume(Manager *m, char **ret_error);

@@ -64,7 +64,7 @@ as_uid1() { setpriv --reuid=1 --regid=1 --clear-groups "$@"; } # "daemon": let t
 # --- introspection -----------------------------------------------------------------------------------------
 intro=$(bctl introspect "$NAME" "$OBJ" 2>&1; bctl introspect "$NAME" "$OBJ/policy/1" 2>&1; bctl introspect "$NAME" "$OBJ/cpu/1" 2>&1)
 missing=
-for m in Version UptimeUSec EventsSeen EventsLost EventsLate ProcConnector LocalDecisions RemoteDecisions \
+for m in Version UptimeUSec EventsSeen EventsLost EventsLate ProcConnector EventSource LocalDecisions RemoteDecisions \
 	DeferredDecisions FrequencyWrites ReactionLatencyCount ReactionLatencyP50USec ReactionLatencyP99USec \
 	ReactionLatencyMaxUSec ReactionLatencyHistogram Paused Reload Pause Resume GetDecisions GetRules \
 	Id CPUs Driver Managed GovernorTakenOverFrom CpuinfoMinKHz CpuinfoMaxKHz CurrentKHz MinKHz MaxKHz Demand \
@@ -122,6 +122,9 @@ hist=$(prop "$OBJ" "$NAME" ReactionLatencyHistogram)
 [ "$(cut -d' ' -f1 <<<"$hist")" = 24 ] && ok "ReactionLatencyHistogram has 24 log2(µs) buckets" || fail "latency histogram" "$hist"
 [ "$(prop "$OBJ" "$NAME" ProcConnector)" != "" ] && [ "$(prop "$OBJ" "$NAME" Paused)" = false ] \
 	&& ok "ProcConnector and Paused readable" || fail "ProcConnector and Paused readable"
+# The daemon runs on the default source ([events] source = perf).
+[ "$(prop "$OBJ" "$NAME" EventSource)" = perf ] && ok "EventSource says perf" \
+	|| fail "EventSource says perf" "$(prop "$OBJ" "$NAME" EventSource)"
 
 # --- a hog's decision in GetDecisions ---------------------------------------------------------------------------
 # Start from a low policy1, or there is no raise to see (the short-lived processes this test starts are new

@@ -193,6 +193,11 @@ TEST(enum_strings) {
         ASSERT_EQ(wakeup_mode_from_string("Watermark"), _WAKEUP_MODE_INVALID);
         ASSERT_EQ(wakeup_mode_from_string(NULL), _WAKEUP_MODE_INVALID);
 
+        ASSERT_STREQ(event_source_type_to_string(EVENT_SOURCE_AUTO), "auto");
+        ASSERT_STREQ(event_source_type_to_string(EVENT_SOURCE_BPF), "bpf");
+        ASSERT_EQ(event_source_type_from_string("perf"), EVENT_SOURCE_PERF);
+        ASSERT_EQ(event_source_type_from_string("Perf"), _EVENT_SOURCE_TYPE_INVALID);
+
         ASSERT_STREQ(remote_mode_to_string(REMOTE_MODE_AUTO), "auto");
         ASSERT_STREQ(remote_mode_to_string(REMOTE_MODE_YES), "yes");
         ASSERT_STREQ(remote_mode_to_string(REMOTE_MODE_NO), "no");
@@ -238,6 +243,12 @@ TEST(each_key_good_and_bad) {
                 { "[events]\nring_pages = 8192\n", false },
                 { "[events]\nring_pages = 96\n", false },
                 { "[events]\nring_pages = 99999999999999999999999\n", false },
+
+                { "[events]\nsource = auto\n", true },
+                { "[events]\nsource = bpf\n", true },
+                { "[events]\nsource = perf\n", true },
+                { "[events]\nsource = BPF\n", false },
+                { "[events]\nsource = ebpf\n", false },
 
                 { "[events]\nwakeup = adaptive\n", true },
                 { "[events]\nwakeup = immediate\n", true },
@@ -974,7 +985,7 @@ TEST(shipped_conf_documents_the_defaults) {
         ASSERT_TRUE(config_equal_defaults(&c));
         ASSERT_TRUE(c.policy[0].present);
         /* Every key of the table is there once, plus [policyN] remote. */
-        ASSERT_EQ(keys, 12);
+        ASSERT_EQ(keys, 13);
 }
 
 DEFINE_TEST_MAIN

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * event-source-bpf.c: the BPF source behind include/event-source.h (bpf-events.c does the kernel side). The
+ * kernel decides; this file hands its decisions to the manager and keeps the kernel side's copy of each
+ * policy's state (bpf-events.h BpfPolicy) equal to the engine's, which stays the owner of the frequency in
+ * force, the limits, pause and which policies are governed. That copy is compared after every wake-up of the
+ * loop (event_source_post()): no timer, and a state change (a limit read back, pause, resume, a policy
+ * released or back, a reload) always comes with a wake-up.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpf-events.h"
+#include "engine.h"
+#include "event-source.h"
+#include "event-source-internal.h"
+#include "log.h"
+
+typedef struct BpfSource {
+        EventSource head;
+        BpfEvents *bpf;
+        BpfPolicy *pushed;             /* per policy: what the kernel side was last told */
+        size_t n_policies;
+} BpfSource;
+
+static BpfSource *bpf_source(EventSource *s) {
+        return (BpfSource *) s;
+}
+
+static const BpfSource *bpf_source_const(const EventSource *s) {
+        return (const BpfSource *) s;
+}
+
+/* Policy @i as the engine has it now, in the kernel side's terms. */
+static void bpf_policy_view(Engine *e, unsigned i, BpfPolicy *ret) {
+        PolicyStats ps = {};
+
+        (void) engine_policy_stats(e, i, &ps);
+        *ret = (BpfPolicy) {
+                .managed = ps.managed && !engine_is_paused(e),
+                .cur_khz = engine_policy_khz(e, i),
+                .min_khz = ps.min_khz,
+                .max_khz = ps.max_khz,
+                .headroom_x1024 = ps.headroom_x1024,
+                .rate_limit_ns = ps.rate_limit_ns,
+                .remote = ps.remote_permitted,
+                .min_util = 0,
+                .max_util = CAPACITY_SCALE,
+        };
+}
+
+/*
+ * Limits that changed, or a policy governed again, bypass the rate limit and the hold at the next evaluation,
+ * as sugov_limits() does with limits_changed (kernel/sched/cpufreq_schedutil.c); the frequency in force alone
+ * (a write that failed, a resync) is only corrected.
+ */
+static bool bpf_policy_needs_update(const BpfPolicy *old, const BpfPolicy *now) {
+        return (now->managed && !old->managed) || now->min_khz != old->min_khz || now->max_khz != old->max_khz;
+}
+
+static int bpf_source_push(BpfSource *b, unsigned i, bool force) {
+        BpfPolicy now;
+        int r;
+
+        bpf_policy_view(b->head.opts.engine, i, &now);
+        if (!force && memcmp(&now, &b->pushed[i], sizeof(now)) == 0)
+                return 0;
+        now.need_update = force || bpf_policy_needs_update(&b->pushed[i], &now);
+        r = bpf_events_set_policy(b->bpf, i, &now);
+        if (r < 0)
+                return r;
+        now.need_update = false;
+        b->pushed[i] = now;
+        return 1;
+}
+
+/* A decision from the kernel: the manager writes it (engine_apply_decision()); what is in force afterwards is
+ * the engine's, told back to the kernel side at once when it is not what the kernel chose. */
+static int on_bpf_decision(const Decision *d, void *userdata) {
+        BpfSource *b = userdata;
+        const EventSourceHandlers *h = &b->head.opts.handlers;
+        int r;
+
+        r = h->decision ? h->decision(d, h->userdata) : -EOPNOTSUPP;
+        if (d->policy_index < b->n_policies && r >= 0)
+                b->pushed[d->policy_index].cur_khz = d->new_khz; /* bpf-events.c's map already holds it */
+        return r;
+}
+
+static int bpf_source_drain(EventSource *s) {
+        return bpf_events_drain(bpf_source(s)->bpf);
+}
+
+static void bpf_source_post(EventSource *s, uint64_t now_usec) {
+        BpfSource *b = bpf_source(s);
+        int r;
+
+        for (size_t i = 0; i < b->n_policies; i++) {
+                r = bpf_source_push(b, (unsigned) i, false);
+                if (r < 0)
+                        log_debug_errno(r, "policy index %zu: cannot update the BPF side's state, ignoring: %m", i);
+        }
+}
+
+static int bpf_source_cpu_offline(EventSource *s, int cpu) {
+        return bpf_events_cpu_set_online(bpf_source(s)->bpf, cpu, false);
+}
+
+static int bpf_source_cpu_online(EventSource *s, int cpu) {
+        return bpf_events_cpu_set_online(bpf_source(s)->bpf, cpu, true);
+}
+
+/* Headroom, rate limit and remote modes reach the engine first (engine_reconfigure()); the next post pushes
+ * them. Nothing of [events] applies to the BPF ring; the tick length does. */
+static int bpf_source_reconfigure(EventSource *s, const Config *cfg) {
+        /* TICK_NSEC: after it an iowait boost resets (sugov_iowait_reset()). */
+        return bpf_events_set_tick(bpf_source(s)->bpf, cfg->tick_usec * 1000);
+}
+
+static void bpf_source_stats(const EventSource *s, EventSourceStats *ret) {
+        BpfEventsStats bs = {};
+
+        (void) bpf_events_stats(bpf_source_const(s)->bpf, &bs);
+        *ret = (EventSourceStats) {
+                .name = "bpf",
+                .decides = true,
+                .events = bs.events,
+                .lost = bs.dropped,
+                .drains = bs.drains,
+                .wakeups = bs.wakeups,
+                .records = bs.records,
+                .deferred = bs.deferred,
+                .iowait = true, /* the wakee's p->in_iowait, read in the kernel */
+        };
+}
+
+static void bpf_source_free(EventSource *s) {
+        BpfSource *b = bpf_source(s);
+
+        bpf_events_free(b->bpf);
+        free(b->pushed);
+        free(b);
+}
+
+static const EventSourceOps bpf_source_ops = {
+        .drain = bpf_source_drain,
+        .post = bpf_source_post,
+        .cpu_offline = bpf_source_cpu_offline,
+        .cpu_online = bpf_source_cpu_online,
+        .reconfigure = bpf_source_reconfigure,
+        .stats = bpf_source_stats,
+        .free = bpf_source_free,
+};
+
+static int bpf_source_refuse(const char *why, int r, char **ret_why) {
+        if (ret_why)
+                *ret_why = strdup(why);
+        return r;
+}
+
+int event_source_bpf_new(sd_event *event, const EventSourceOptions *opts, EventSource **ret, char **ret_why) {
+        _cleanup_(event_source_freep) EventSource *s = NULL;
+        size_t n = opts->topology->n_policies;
+        BpfSource *b;
+        int r;
+
+        /* What the kernel side does not do yet: said, and auto takes perf. */
+        if (opts->observe)
+                return bpf_source_refuse("observe mode compares with power:cpu_frequency through perf", -EOPNOTSUPP,
+                                         ret_why);
+        if (opts->config->rules.n > 0)
+                return bpf_source_refuse("per-process rules ([rule:NAME]) are applied by the perf source only",
+                                         -EOPNOTSUPP, ret_why);
+
+        b = calloc(1, sizeof(BpfSource));
+        if (!b)
+                return -ENOMEM;
+        b->head = (EventSource) { .ops = &bpf_source_ops, .type = EVENT_SOURCE_BPF, .opts = *opts };
+        b->head.opts.type = EVENT_SOURCE_BPF;
+        b->pushed = calloc(MAX(n, (size_t) 1), sizeof(BpfPolicy));
+        b->n_policies = n;
+        if (!b->pushed) {
+                free(b);
+                return -ENOMEM;
+        }
+        s = &b->head;
+
+        for (size_t i = 0; i < n; i++) {
+                bpf_policy_view(opts->engine, (unsigned) i, &b->pushed[i]);
+                /* The first evaluation writes whatever the demand asks for, as sugov_start() makes it. */
+                b->pushed[i].need_update = true;
+        }
+        r = bpf_events_new(event, opts->topology, b->pushed, on_bpf_decision, b, &b->bpf, ret_why);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < n; i++)
+                b->pushed[i].need_update = false;
+        r = bpf_events_set_tick(b->bpf, engine_tick_period_ns(opts->engine));
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(s);
+        return 0;
+}

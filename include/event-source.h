@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/*
+ * The live event source, as the manager sees it (issue #23 item 1): one object, one small interface, whichever
+ * source is behind it.
+ *
+ *   perf   the scheduler tracepoints through perf rings, one per CPU (perf-events.h), decoded into SchedEvents
+ *          that feed the daemon's own model (engine.h), which decides. Its wake-up policy (watermarks, adaptive,
+ *          lazy wake-ups and their quiet sets) is its own business: event-source-perf.c.
+ *   bpf    tp_btf programs that read the kernel's own signals and decide in the kernel (bpf-events.h): the
+ *          daemon receives Decisions only, when a frequency must change, and hands them to the engine's
+ *          bookkeeping (engine_apply_decision()). event-source-bpf.c.
+ *
+ * Both call back the manager through EventSourceHandlers: @event for each scheduler event of a model source,
+ * @lost when a model source lost events of a CPU, @decision for each decision of a deciding source. The
+ * manager calls event_source_post() after every wake-up of its loop (a source's per-wake-up bookkeeping: perf's
+ * quiet set, bpf's policy state), event_source_drain() before it reads the model's clock (the tick), and the
+ * hotplug and reconfigure entries. `replay` feeds the same engine from a trace file, synchronously
+ * (replay.h): it has no loop to sit on.
+ *
+ * No logging above debug inside a source, except what the source chose at start-up (one info line).
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "config.h"
+#include "decision.h"
+#include "macro.h"
+#include "sched-event.h"
+#include "topology.h"
+
+typedef struct EventSource EventSource;
+typedef struct Engine Engine;
+
+/* EventSourceType ([events] source = auto|perf|bpf) is config.h's. */
+
+typedef struct EventSourceHandlers {
+        /* A scheduler event of a model source, in time order (perf-events.h PerfEventsHandler). */
+        int (*event)(const SchedEvent *ev, void *userdata);
+        /* A model source lost @n_lost events of @cpu before @at_ns (a ring was full). */
+        int (*lost)(int cpu, uint64_t n_lost, uint64_t at_ns, void *userdata);
+        /* A decision of a deciding source: 0 when written, a negative errno to keep the old frequency. */
+        int (*decision)(const Decision *d, void *userdata);
+        void *userdata;
+} EventSourceHandlers;
+
+typedef struct EventSourceOptions {
+        EventSourceType type;
+        bool observe;             /* observe mode: perf with power:cpu_frequency (the kernel's choices) */
+        const Topology *topology;
+        const Config *config;
+        Engine *engine;           /* the model (perf: its quiet tasks; bpf: the policies' state it mirrors) */
+        EventSourceHandlers handlers;
+} EventSourceOptions;
+
+typedef struct EventSourceStats {
+        const char *name;         /* "perf" or "bpf" */
+        bool decides;             /* decisions come from the source (bpf), not from the model */
+        uint64_t events;          /* scheduler events the source saw (bpf: counted in the kernel) */
+        uint64_t lost;            /* events lost (perf: full rings; bpf: records the ring had no room for) */
+        uint64_t drains;          /* reads of the source, whatever triggered them */
+        uint64_t wakeups;         /* of those, woken by the source's fds */
+        uint64_t records;         /* bpf: decisions read from its ring; perf: events delivered */
+        uint64_t deferred;        /* bpf: changes the remote rule held for a local event (in the kernel) */
+        uint64_t lazy_switches;   /* perf: lazy configurations applied */
+        bool lazy;                /* perf: quiet tasks' wake-ups do not wake us now */
+        bool reports_runtime;     /* running tasks report themselves (engine_set_runtime_reported()) */
+        bool iowait;              /* the iowait boost sees its event (perf: sched_stat_iowait; bpf: p->in_iowait) */
+        bool cpu_frequency;       /* power:cpu_frequency is read (observe mode) */
+} EventSourceStats;
+
+/*
+ * Opens the source @opts asks for on @event. With EVENT_SOURCE_AUTO: bpf when it loads and attaches, perf
+ * otherwise; *@ret_why (malloc'd, may be NULL) says why that one ("BTF present, programs attached", "no BTF:
+ * ..."). Errors as the source's: -EBADMSG (perf: unexpected tracefs formats, event_source_format_error()),
+ * -EACCES/-EPERM (privileges), -EOPNOTSUPP (bpf asked for and not possible here; *@ret_why says why), others.
+ */
+int event_source_new(sd_event *event, const EventSourceOptions *opts, EventSource **ret, char **ret_why);
+EventSource *event_source_free(EventSource *s);
+DEFINE_TRIVIAL_CLEANUP_FUNC(EventSource *, event_source_free);
+
+EventSourceType event_source_type(const EventSource *s);
+/* Reads what the source holds now and delivers it. Returns 0 or a handler's negative return. */
+int event_source_drain(EventSource *s);
+/* After every wake-up of the manager's loop: the source's own bookkeeping (no timer of its own for it). */
+void event_source_post(EventSource *s, uint64_t now_usec);
+/* CPU hotplug: drains, then closes (offline) or reopens (online) @cpu's part. See perf-events.h. */
+int event_source_cpu_offline(EventSource *s, int cpu);
+int event_source_cpu_online(EventSource *s, int cpu);
+/* A new configuration ([events] and [governor] settings the source applies itself). */
+int event_source_reconfigure(EventSource *s, const Config *cfg);
+void event_source_stats(const EventSource *s, EventSourceStats *ret);
+/* Why perf refused the tracefs formats (-EBADMSG from event_source_new()): see perf_events_format_error(). */
+int event_source_format_error(char **ret);
