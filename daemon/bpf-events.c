@@ -50,6 +50,10 @@ int bpf_events_set_tick(BpfEvents *b, uint64_t tick_ns) {
         return -EOPNOTSUPP;
 }
 
+int bpf_events_set_wake_period(BpfEvents *b, uint64_t period_ns) {
+        return -EOPNOTSUPP;
+}
+
 int bpf_events_stats(const BpfEvents *b, BpfEventsStats *ret) {
         return -EOPNOTSUPP;
 }
@@ -97,7 +101,7 @@ struct BpfEvents {
         BpfEventsHandler handler;
         void *userdata;
 
-        uint64_t wakeups, drains;
+        uint64_t wakeups, drains, wake_records;
 };
 
 bool bpf_events_built(void) {
@@ -356,6 +360,10 @@ static int on_record(void *userdata, void *data, size_t size) {
         Decision d;
         int r;
 
+        if (size >= sizeof(*rec) && rec->policy == SFQ_POLICY_WAKE) {
+                b->wake_records++; /* its job is done: the daemon is awake (bpf_events_set_wake_period()) */
+                return 0;
+        }
         if (size < sizeof(*rec) || rec->policy >= b->n_policies || rec->reason >= _DECISION_REASON_MAX)
                 return 0; /* cannot happen with our program; never trust it blindly */
         d = (Decision) {
@@ -374,10 +382,12 @@ static int on_record(void *userdata, void *data, size_t size) {
                 .deferred_since_ns = rec->deferred ? rec->deferred_since_ns : 0,
                 .source = DECISION_SOURCE_BPF,
         };
+        /* A decision not applied (a policy backing off, paused, released) is routine, not an error of the drain:
+         * the kernel side takes the change again, as the engine does after a failed commit. */
         r = b->handler ? b->handler(&d, b->userdata) : 0;
         if (r < 0)
                 restore_cur_khz(b, rec->policy, rec->new_khz, rec->old_khz);
-        return r < 0 ? r : 0;
+        return 0;
 }
 
 int bpf_events_drain(BpfEvents *b) {
@@ -517,6 +527,13 @@ int bpf_events_set_tick(BpfEvents *b, uint64_t tick_ns) {
         return 0;
 }
 
+int bpf_events_set_wake_period(BpfEvents *b, uint64_t period_ns) {
+        if (!b)
+                return -EINVAL;
+        __atomic_store_n(&b->skel->bss->wake_period_ns, period_ns, __ATOMIC_SEQ_CST);
+        return 0;
+}
+
 /* ---- Reading ---- */
 
 int bpf_events_stats(const BpfEvents *b, BpfEventsStats *ret) {
@@ -549,6 +566,7 @@ int bpf_events_stats(const BpfEvents *b, BpfEventsStats *ret) {
                 .dropped = sums[SFQ_COUNT_DROPPED],
                 .wakeups = b->wakeups,
                 .drains = b->drains,
+                .wake_records = b->wake_records,
         };
         return 0;
 }

@@ -18,6 +18,14 @@
 #include "event-source-internal.h"
 #include "log.h"
 
+/*
+ * The daemon re-reads the scaling limits (sysfs cannot notify them) and checks its policies' health at most once
+ * a second, after a wake-up (manager-watch.c). The perf source wakes it often enough on any busy machine; the BPF
+ * source only for decisions, so the kernel side adds a wake-up when none came for this long while scheduler
+ * events happen (bpf_events_set_wake_period()).
+ */
+#define BPF_WAKE_PERIOD_USEC (1000 * 1000)
+
 typedef struct BpfSource {
         EventSource head;
         BpfEvents *bpf;
@@ -198,6 +206,9 @@ int event_source_bpf_new(sd_event *event, const EventSourceOptions *opts, EventS
         for (size_t i = 0; i < n; i++)
                 b->pushed[i].need_update = false;
         r = bpf_events_set_tick(b->bpf, engine_tick_period_ns(opts->engine));
+        if (r < 0)
+                return r;
+        r = bpf_events_set_wake_period(b->bpf, BPF_WAKE_PERIOD_USEC * 1000);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(s);

@@ -68,6 +68,10 @@ EventSourceType event_source_type(const EventSource *s) {
         return s->type;
 }
 
+bool event_source_decides(const EventSource *s) {
+        return s->type == EVENT_SOURCE_BPF;
+}
+
 int event_source_drain(EventSource *s) {
         return s->ops->drain(s);
 }

@@ -22,6 +22,7 @@
 #include "actuator.h"
 #include "cpufreq-sysfs.h"
 #include "engine.h"
+#include "event-source.h"
 #include "log.h"
 #include "macro.h"
 #include "manager-watch.h"
@@ -278,8 +279,14 @@ static void watch_governed(Manager *m, unsigned i, uint64_t now_usec) {
         (void) engine_set_limits(m->engine, i, min_khz, max_khz, monotonic_ns());
 }
 
+/* Something runs: the model's CPUs are busy (perf), or a deciding source woke us (bpf: its decisions, and at
+ * most once a second while scheduler events happen, event-source-bpf.c). An idle machine reads nothing. */
+static bool watch_busy(const Manager *m) {
+        return m->source && event_source_decides(m->source) ? true : engine_busy(m->engine);
+}
+
 void manager_watch_poll(Manager *m, uint64_t now_usec) {
-        if (m->paused || !engine_busy(m->engine) || now_usec - m->watch_checked_usec < WATCH_MIN_INTERVAL_USEC)
+        if (m->paused || !watch_busy(m) || now_usec - m->watch_checked_usec < WATCH_MIN_INTERVAL_USEC)
                 return;
         m->watch_checked_usec = now_usec;
         for (unsigned i = 0; i < m->topology->n_policies; i++) {

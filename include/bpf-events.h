@@ -42,7 +42,8 @@ typedef struct BpfPolicy {
 /* A decision the kernel side took, as read from the ring: handed over as a Decision (its .time_ns is
  * bpf_ktime_get_ns(), CLOCK_MONOTONIC). Return 0 when applied; a negative return keeps the old frequency:
  * the kernel side's cur_khz goes back to old_khz (unless it changed since) and the change is taken again after
- * the rate limit; the caller may also push its own view with bpf_events_set_policy(). */
+ * the rate limit; the caller may also push its own view with bpf_events_set_policy(). It does not stop the
+ * drain: a decision not applied (a policy backing off, paused) is routine. */
 typedef int (*BpfEventsHandler)(const Decision *d, void *userdata);
 
 typedef struct BpfEventsStats {
@@ -54,6 +55,7 @@ typedef struct BpfEventsStats {
         uint64_t dropped;             /* records the ring had no room for (the change is taken again later) */
         uint64_t wakeups;             /* times the ring's fd woke the daemon */
         uint64_t drains;              /* bpf_events_drain() runs */
+        uint64_t wake_records;        /* wake-up records read (bpf_events_set_wake_period()) */
 } BpfEventsStats;
 
 /*
@@ -93,6 +95,13 @@ int bpf_events_cpu_signals(const BpfEvents *b, int cpu, BpfCpuSignals *ret);
 
 /* TICK_NSEC of the running kernel (the iowait boost resets after it; 4 ms = CONFIG_HZ=250 until set). */
 int bpf_events_set_tick(BpfEvents *b, uint64_t tick_ns);
+/*
+ * While scheduler events happen and no decision record woke the reader for @period_ns, the kernel side writes a
+ * wake-up record (no decision; counted in wake_records): the daemon's once-a-second bookkeeping that only
+ * its wake-ups run (the scaling limits, which sysfs cannot notify) keeps its pace, and a machine where nothing
+ * runs still wakes it for nothing. 0 (the default): never.
+ */
+int bpf_events_set_wake_period(BpfEvents *b, uint64_t period_ns);
 
 /* False when this build has no BPF source (no BTF on the build machine): bpf_events_new() says -EOPNOTSUPP. */
 bool bpf_events_built(void);

@@ -83,6 +83,8 @@ EventSource *event_source_free(EventSource *s);
 DEFINE_TRIVIAL_CLEANUP_FUNC(EventSource *, event_source_free);
 
 EventSourceType event_source_type(const EventSource *s);
+/* The source takes the decisions itself (bpf): the model sees no events, and is never "busy". */
+bool event_source_decides(const EventSource *s);
 /* Reads what the source holds now and delivers it. Returns 0 or a handler's negative return. */
 int event_source_drain(EventSource *s);
 /* After every wake-up of the manager's loop: the source's own bookkeeping (no timer of its own for it). */

@@ -27,6 +27,7 @@
 #define SFQ_RING_BYTES (256 * 1024) /* ~5000 records: far more than a rate limit lets through between drains */
 #define SFQ_CAPACITY_SCALE 1024     /* SCHED_CAPACITY_SCALE */
 #define SFQ_CACHED_NONE 0xffffffffu /* sfq_policy_state.cached_raw_khz: no cached raw frequency */
+#define SFQ_POLICY_WAKE 0xffffffffu /* sfq_record.policy of a wake-up record: no decision (wake_period_ns) */
 
 /* PERCPU_ARRAY sfq_counters, one u64 each. */
 enum sfq_counter {

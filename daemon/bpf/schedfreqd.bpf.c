@@ -35,6 +35,15 @@ const volatile __u32 self_tgid = 0;            /* the daemon (its own RT thread 
  * later to leave it out of the RT count of the rq it is queued on. 0 until seen. */
 __u64 self_task = 0;
 
+/*
+ * The daemon's once-a-second bookkeeping (re-reading the scaling limits, which sysfs cannot notify; a policy's
+ * health) runs after its wake-ups. While scheduler events happen and no record woke it for wake_period_ns, a
+ * wake-up record (policy SFQ_POLICY_WAKE) does: at most one a period, none on a machine where nothing runs.
+ * Set by the loader (0: never).
+ */
+__u64 wake_period_ns = 0;
+__u64 last_wake_ns = 0;
+
 /* Writable by the loader at any time: TICK_NSEC, after which an iowait boost resets (CONFIG_HZ=250: 4 ms). */
 __u64 tick_ns = 4000000;
 
@@ -515,6 +524,7 @@ __noinline int sfq_evaluate(__u32 p, __u32 target, __u32 event, __s32 pid) {
         /* flags 0: the reader is woken at once (a frequency change is due now) */
         bpf_ringbuf_submit(r, 0);
         count(SFQ_COUNT_RECORDS);
+        last_wake_ns = now;
         return 0;
 }
 
@@ -528,6 +538,27 @@ struct rq_event {
         bool to_idle;             /* a switch to the idle task */
 };
 
+/* A wake-up record when none woke the daemon for wake_period_ns (see there); claimed by one CPU. */
+static __always_inline void maybe_wake(void) {
+        __u64 now, last = last_wake_ns;
+        struct sfq_record *r;
+
+        if (!wake_period_ns)
+                return;
+        now = bpf_ktime_get_ns();
+        if (now < last || now - last < wake_period_ns)
+                return;
+        if (__sync_val_compare_and_swap(&last_wake_ns, last, now) != last)
+                return;
+        r = bpf_ringbuf_reserve(&sfq_ring, sizeof(*r), 0);
+        if (!r)
+                return;
+        __builtin_memset(r, 0, sizeof(*r));
+        r->time_ns = now;
+        r->policy = SFQ_POLICY_WAKE;
+        bpf_ringbuf_submit(r, 0);
+}
+
 static __always_inline int on_rq(struct rq *rq, const struct rq_event *ev) {
         struct sfq_cpu_state *s;
         struct sfq_cpu_conf *c;
@@ -537,6 +568,7 @@ static __always_inline int on_rq(struct rq *rq, const struct rq_event *ev) {
         if (!rq)
                 return 0;
         self_task_learn();
+        maybe_wake();
         cpu = BPF_CORE_READ(rq, cpu);
         if (cpu >= SFQ_MAX_CPUS)
                 return 0;

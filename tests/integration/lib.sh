@@ -28,7 +28,8 @@
 # Cleanup: at_exit 'SHELL CODE' adds to what runs when the script exits (also on INT/TERM).
 #
 # Variables: REPO (repository root), BUILD (build directory, absolute), SCHEDFREQD and SCHEDFREQCTL (the programs
-# to run: start the daemon and schedfreqctl through these, never $BUILD/schedfreqd directly).
+# to run: start the daemon and schedfreqctl through these, never $BUILD/schedfreqd directly). SCHEDFREQD_EVENTS
+# (bpf, perf, auto; unset: the configuration's default) runs the daemon on that event source, see below.
 #
 # Valgrind (SCHEDFREQD_VALGRIND=1, the valgrind pass of tests/run-tests): SCHEDFREQD and SCHEDFREQCTL are wrapper
 # scripts that exec the programs under valgrind memcheck (leaks and errors are errors: exit status 99; the PID
@@ -72,6 +73,29 @@ if [ "${SCHEDFREQD_VALGRIND:-0}" = 1 ]; then
 	SCHEDFREQD="$LIB_VG_DIR/schedfreqd"
 	SCHEDFREQCTL="$LIB_VG_DIR/schedfreqctl"
 fi
+
+# The event source (SCHEDFREQD_EVENTS=bpf|perf|auto, the source pass of tests/run-tests): SCHEDFREQD becomes a
+# wrapper that execs the program (or the valgrind wrapper above) with --events=SOURCE when it runs the daemon (no
+# verb, not --observe, which reads through perf), unchanged otherwise; the PID stays the program's. events_source
+# tells a test which source its daemon runs on ("perf" when the variable is unset: the configuration's default).
+if [ -n "${SCHEDFREQD_EVENTS:-}" ]; then
+	LIB_EV_DIR=$(mktemp -d /tmp/schedfreqd-events.XXXXXX) || exit 1
+	chmod 755 "$LIB_EV_DIR"
+	cat >"$LIB_EV_DIR/schedfreqd" <<-EOF_WRAPPER
+	#!/bin/bash
+	for a in "\$@"; do
+		case \$a in
+		topology | restore | replay | --observe | --help | -h | --version) exec "$SCHEDFREQD" "\$@" ;;
+		esac
+	done
+	exec "$SCHEDFREQD" --events="$SCHEDFREQD_EVENTS" "\$@"
+	EOF_WRAPPER
+	chmod 755 "$LIB_EV_DIR/schedfreqd"
+	SCHEDFREQD="$LIB_EV_DIR/schedfreqd"
+fi
+events_source() {
+	echo "${SCHEDFREQD_EVENTS:-perf}"
+}
 
 LIB_FAILED=0
 LIB_AT_EXIT=()
@@ -167,6 +191,7 @@ lib_cleanup() {
 		eval "${LIB_AT_EXIT[$i]}"
 	done
 	emu_stop
+	[ -n "${LIB_EV_DIR:-}" ] && rm -rf "$LIB_EV_DIR"
 	lib_valgrind_report || rc=1
 	return $rc
 }

@@ -98,8 +98,8 @@ sched=$(ns chrt -p "$main_pid" 2>&1)
 grep -q 'SCHED_FIFO' <<<"$sched" && grep -q 'priority: 1$' <<<"$sched" && ok "event loop runs SCHED_FIFO 1" \
 	|| fail "event loop runs SCHED_FIFO 1" "$sched"
 capbnd=$(ns awk '/^CapBnd/ { print $2 }' "/proc/$main_pid/status")
-# CAP_SYS_NICE (23), CAP_NET_ADMIN (12), CAP_PERFMON (38)
-[ "$capbnd" = "$(printf '%016x' $(( (1 << 23) | (1 << 12) | (1 << 38) )))" ] && ok "capability bounding set: CAP_PERFMON CAP_NET_ADMIN CAP_SYS_NICE" \
+# CAP_SYS_NICE (23), CAP_NET_ADMIN (12), CAP_PERFMON (38), CAP_BPF (39)
+[ "$capbnd" = "$(printf '%016x' $(( (1 << 23) | (1 << 12) | (1 << 38) | (1 << 39) )))" ] && ok "capability bounding set: CAP_PERFMON CAP_BPF CAP_NET_ADMIN CAP_SYS_NICE" \
 	|| fail "capability bounding set" "CapBnd=$capbnd"
 # systemd is PID 1 of a new pid namespace here, where the kernel refuses the proc connector (platform.md):
 # said once, and the daemon governs on tracepoints alone (the checks above).
@@ -149,8 +149,9 @@ else
 fi
 [ "$(rt_prio)" = 2 ] && [ "$(governors)" = "userspace " ] && ok "bad config rejected: the old one (SCHED_FIFO 2) stays in force" \
 	|| fail "bad config rejected: the old one (SCHED_FIFO 2) stays in force" "prio $(rt_prio)" "$(governors)"
-# Back to the installed file (a restart must be able to read it).
-ns sh -c 'cat >/etc/schedfreqd.conf' <"$REPO/conf/schedfreqd.conf"
+# Back to a good file (a restart must be able to read it): the BPF event source, so that the restart below runs it
+# under the unit's sandbox (CAP_BPF, bpf(2) allowed alone by SystemCallFilter=).
+ns sh -c 'printf "[events]\nsource = bpf\n" >/etc/schedfreqd.conf'
 
 # --- SIGKILL: ExecStopPost restores, Restart=on-failure restarts ----------------------------------------------
 log_lines=$(wc -l <"$TMP/work/emu.log")
@@ -168,6 +169,11 @@ if wait_for '[ "$(prop ActiveState)" = active ] && [ "$(prop NRestarts)" = 1 ] &
 	ok "Restart=on-failure: running again, policies taken over again"
 else
 	fail "Restart=on-failure: running again, policies taken over again" "$(show_state)"
+fi
+if journal | grep -q "^Event source: bpf (\[events\] source)\.$"; then
+	ok "the restart runs the BPF event source under the unit's sandbox"
+else
+	fail "the restart runs the BPF event source under the unit's sandbox" "$(journal | grep -i 'event source\|bpf' | tail -5)"
 fi
 
 # --- stop ------------------------------------------------------------------------------------------------

@@ -6,6 +6,10 @@
  *   pelt_cfs_tp(struct cfs_rq *)            after a cfs_rq's PELT sums changed (update, attach, detach)
  *   sched_util_est_cfs_tp(struct cfs_rq *)  after a cfs_rq's util_est changed (task enqueue/dequeue)
  *   pelt_rt_tp(struct rq *)                 after the rq's RT PELT signal (avg_rt) changed
+ *   pelt_dl_tp(struct rq *), pelt_irq_tp(struct rq *)  the same for avg_dl and avg_irq (loaded only with
+ *                                           --all-classes: the loader turns their autoload off otherwise)
+ * With --sched-events, also sched_switch, sched_wakeup, sched_wakeup_new and sched_migrate_task: the whole rq
+ * (cfs, rt, dl, irq) read there, where the daemon's BPF source evaluates too (test-bpf-fidelity).
  * Only the root cfs_rq of each CPU (rq->cfs) is recorded: the per-task-group cfs_rqs fire the same tracepoint.
  * Records go to one BPF ring buffer without waking the reader (it drains on a timer), so that the oracle itself
  * adds as few wake-ups as possible to the run it measures; it is woken only when the ring fills past half.
@@ -34,7 +38,7 @@ struct {
 } records SEC(".maps");
 
 /* Per-CPU counters: [0] pelt_cfs root, [1] util_est root, [2] pelt_rt, [3] dropped (ring full),
- * [4] pelt_cfs calls on non-root cfs_rqs. */
+ * [4] pelt_cfs calls on non-root cfs_rqs, [5] pelt_dl, [6] pelt_irq, [7] sched events. */
 struct {
         __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
         __uint(max_entries, ORACLE_NCOUNTERS);
@@ -66,6 +70,15 @@ static __always_inline struct rq *root_rq_of(struct cfs_rq *cfs_rq) {
         return (struct rq *) ((void *) cfs_rq - bpf_core_field_offset(struct rq, cfs));
 }
 
+static __always_inline void emit_record(struct oracle_record *r) {
+        __u64 flags = BPF_RB_NO_WAKEUP;
+
+        if (bpf_ringbuf_query(&records, BPF_RB_AVAIL_DATA) >= ring_wakeup_bytes)
+                flags = BPF_RB_FORCE_WAKEUP;
+        if (bpf_ringbuf_output(&records, r, sizeof(*r), flags) < 0)
+                count(ORACLE_COUNT_DROPPED);
+}
+
 static __always_inline void emit(__u32 kind, __u32 cpu, __u64 util, __u64 util_est, __u64 runnable) {
         struct oracle_record r = {
                 .time_ns = bpf_ktime_get_ns(),
@@ -75,12 +88,8 @@ static __always_inline void emit(__u32 kind, __u32 cpu, __u64 util, __u64 util_e
                 .util_est = util_est,
                 .runnable = runnable,
         };
-        __u64 flags = BPF_RB_NO_WAKEUP;
 
-        if (bpf_ringbuf_query(&records, BPF_RB_AVAIL_DATA) >= ring_wakeup_bytes)
-                flags = BPF_RB_FORCE_WAKEUP;
-        if (bpf_ringbuf_output(&records, &r, sizeof(r), flags) < 0)
-                count(ORACLE_COUNT_DROPPED);
+        emit_record(&r);
 }
 
 static __always_inline int on_cfs(struct cfs_rq *cfs_rq, __u32 kind) {
@@ -111,4 +120,72 @@ int BPF_PROG(oracle_pelt_rt, struct rq *rq) {
         count(ORACLE_COUNT_RT);
         emit(ORACLE_KIND_RT, BPF_CORE_READ(rq, cpu), BPF_CORE_READ(rq, avg_rt.util_avg), 0, 0);
         return 0;
+}
+
+/* --all-classes only. DL: avg_dl and the DL bandwidth (cpu_bw_dl(), BW_SHIFT 20) in the runnable slot. */
+SEC("tp_btf/pelt_dl_tp")
+int BPF_PROG(oracle_pelt_dl, struct rq *rq) {
+        count(ORACLE_COUNT_DL);
+        emit(ORACLE_KIND_DL, BPF_CORE_READ(rq, cpu), BPF_CORE_READ(rq, avg_dl.util_avg), 0,
+             (BPF_CORE_READ(rq, dl.running_bw) * 1024) >> 20);
+        return 0;
+}
+
+/* --all-classes only. IRQ (and steal) time: avg_irq, absent without CONFIG_HAVE_SCHED_AVG_IRQ (then 0). */
+SEC("tp_btf/pelt_irq_tp")
+int BPF_PROG(oracle_pelt_irq, struct rq *rq) {
+        count(ORACLE_COUNT_IRQ);
+        emit(ORACLE_KIND_IRQ, BPF_CORE_READ(rq, cpu),
+             bpf_core_field_exists(rq->avg_irq) ? BPF_CORE_READ(rq, avg_irq.util_avg) : 0, 0, 0);
+        return 0;
+}
+
+/* --sched-events only: the rq of a task (se.cfs_rq->rq, set for every class), read whole. */
+static __always_inline int on_sched(struct task_struct *p) {
+        struct cfs_rq *cfs_rq;
+        struct rq *rq;
+
+        if (!bpf_core_field_exists(struct cfs_rq, rq))
+                return 0;
+        cfs_rq = BPF_CORE_READ(p, se.cfs_rq);
+        if (!cfs_rq)
+                return 0;
+        rq = BPF_CORE_READ(cfs_rq, rq);
+        if (!rq)
+                return 0;
+        count(ORACLE_COUNT_SCHED);
+        struct oracle_record r = {
+                .time_ns = bpf_ktime_get_ns(),
+                .kind = ORACLE_KIND_SCHED,
+                .cpu = BPF_CORE_READ(rq, cpu),
+                .util = BPF_CORE_READ(rq, cfs.avg.util_avg),
+                .util_est = BPF_CORE_READ(rq, cfs.avg.util_est) & ~ORACLE_UTIL_AVG_UNCHANGED,
+                .runnable = BPF_CORE_READ(rq, cfs.avg.runnable_avg),
+                .rt = BPF_CORE_READ(rq, avg_rt.util_avg),
+                .dl = BPF_CORE_READ(rq, avg_dl.util_avg),
+                .irq = bpf_core_field_exists(rq->avg_irq) ? BPF_CORE_READ(rq, avg_irq.util_avg) : 0,
+        };
+
+        emit_record(&r);
+        return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(oracle_switch, bool preempt, struct task_struct *prev, struct task_struct *next) {
+        return on_sched(prev);
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(oracle_wakeup, struct task_struct *p) {
+        return on_sched(p);
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(oracle_wakeup_new, struct task_struct *p) {
+        return on_sched(p);
+}
+
+SEC("tp_btf/sched_migrate_task")
+int BPF_PROG(oracle_migrate, struct task_struct *p, int dest_cpu) {
+        return on_sched(p);
 }

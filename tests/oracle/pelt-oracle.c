@@ -2,12 +2,18 @@
 /*
  * pelt-oracle: records the running kernel's own PELT signals of every CPU (issue 9 item 7, "a kernel oracle").
  *
- *   pelt-oracle -o FILE [--stats] [-- COMMAND [ARGS...]]
+ *   pelt-oracle -o FILE [--stats] [--all-classes] [--sched-events] [-- COMMAND [ARGS...]]
  *
  * Attaches BPF programs to the bare tracepoints pelt_cfs_tp, sched_util_est_cfs_tp (root cfs_rq of each CPU only)
  * and pelt_rt_tp, then writes one line per record to FILE:
  *   t=<ns> cpu=<n> util=<cfs util_avg> util_est=<n> runnable=<n>     (pelt_cfs_tp, sched_util_est_cfs_tp)
  *   t=<ns> cpu=<n> rt=<n>                                             (pelt_rt_tp)
+ * and with --all-classes (test-bpf-fidelity: everything effective_cpu_util() adds up) also
+ *   t=<ns> cpu=<n> dl=<avg_dl util_avg> bw_dl=<cpu_bw_dl()>             (pelt_dl_tp)
+ *   t=<ns> cpu=<n> irq=<avg_irq util_avg>                              (pelt_irq_tp)
+ * and with --sched-events the whole rq as read at each sched_switch, sched_wakeup(_new), sched_migrate_task
+ * (where the BPF event source evaluates; the rq of prev, of the wakee, of the migrating task's origin):
+ *   t=<ns> cpu=<n> at=sched util=<u> util_est=<u> runnable=<u> rt=<u> dl=<u> irq=<u>
  * t is bpf_ktime_get_ns(), i.e. CLOCK_MONOTONIC: the clock of `perf record -k CLOCK_MONOTONIC`.
  * FILE is created only once every program is attached, so its appearance means "recording" (for scripts).
  * Without COMMAND it runs until SIGINT/SIGTERM; with COMMAND it runs COMMAND (after attaching) and stops when it
@@ -60,7 +66,7 @@ static uint64_t mono_ns(void) {
 
 typedef struct Output {
         FILE *f;
-        uint64_t lines[4]; /* by kind */
+        uint64_t lines[ORACLE_NKINDS]; /* by kind */
         int error;         /* errno of the first write error */
 } Output;
 
@@ -74,13 +80,25 @@ static int on_record(void *ctx, void *data, size_t size) {
         if (r->kind == ORACLE_KIND_RT)
                 n = fprintf(o->f, "t=%" PRIu64 " cpu=%u rt=%" PRIu64 "\n", (uint64_t) r->time_ns, r->cpu,
                             (uint64_t) r->util);
+        else if (r->kind == ORACLE_KIND_DL)
+                n = fprintf(o->f, "t=%" PRIu64 " cpu=%u dl=%" PRIu64 " bw_dl=%" PRIu64 "\n", (uint64_t) r->time_ns,
+                            r->cpu, (uint64_t) r->util, (uint64_t) r->runnable);
+        else if (r->kind == ORACLE_KIND_SCHED)
+                n = fprintf(o->f,
+                            "t=%" PRIu64 " cpu=%u at=sched util=%" PRIu64 " util_est=%" PRIu64 " runnable=%" PRIu64
+                            " rt=%" PRIu64 " dl=%" PRIu64 " irq=%" PRIu64 "\n",
+                            (uint64_t) r->time_ns, r->cpu, (uint64_t) r->util, (uint64_t) r->util_est,
+                            (uint64_t) r->runnable, (uint64_t) r->rt, (uint64_t) r->dl, (uint64_t) r->irq);
+        else if (r->kind == ORACLE_KIND_IRQ)
+                n = fprintf(o->f, "t=%" PRIu64 " cpu=%u irq=%" PRIu64 "\n", (uint64_t) r->time_ns, r->cpu,
+                            (uint64_t) r->util);
         else
                 n = fprintf(o->f, "t=%" PRIu64 " cpu=%u util=%" PRIu64 " util_est=%" PRIu64 " runnable=%" PRIu64 "\n",
                             (uint64_t) r->time_ns, r->cpu, (uint64_t) r->util, (uint64_t) r->util_est,
                             (uint64_t) r->runnable);
         if (n < 0 && !o->error)
                 o->error = errno ? errno : EIO;
-        if (r->kind < 4)
+        if (r->kind < ORACLE_NKINDS)
                 o->lines[r->kind]++;
         return 0;
 }
@@ -92,11 +110,17 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 }
 
 static void usage(FILE *f) {
-        fprintf(f, "Usage: pelt-oracle -o FILE [--stats] [--drain-ms MS] [-- COMMAND [ARGS...]]\n"
+        fprintf(f, "Usage: pelt-oracle -o FILE [--stats] [--all-classes] [--sched-events] [--drain-ms MS]\n"
+                   "                   [-- COMMAND [ARGS...]]\n"
                    "Records the kernel's root cfs_rq PELT signals (util_avg, util_est, runnable_avg) and avg_rt of\n"
                    "every CPU, one line per tracepoint hit:\n"
                    "  t=<ns> cpu=<n> util=<u> util_est=<u> runnable=<u>\n"
                    "  t=<ns> cpu=<n> rt=<u>\n"
+                   "--all-classes also records avg_dl (with the DL bandwidth) and avg_irq:\n"
+                   "  t=<ns> cpu=<n> dl=<u> bw_dl=<u>\n"
+                   "  t=<ns> cpu=<n> irq=<u>\n"
+                   "--sched-events also reads the whole rq at sched_switch, sched_wakeup(_new), sched_migrate_task:\n"
+                   "  t=<ns> cpu=<n> at=sched util=<u> util_est=<u> runnable=<u> rt=<u> dl=<u> irq=<u>\n"
                    "Runs until SIGINT/SIGTERM, or until COMMAND exits. Needs root and kernel BTF.\n");
 }
 
@@ -134,12 +158,14 @@ int main(int argc, char **argv) {
         static const struct option options[] = {
                 { "output", required_argument, NULL, 'o' },
                 { "stats", no_argument, NULL, 's' },
+                { "all-classes", no_argument, NULL, 'a' },
+                { "sched-events", no_argument, NULL, 'e' },
                 { "drain-ms", required_argument, NULL, 'd' },
                 { "help", no_argument, NULL, 'h' },
                 {}
         };
         const char *out_path = NULL;
-        bool stats = false;
+        bool stats = false, all_classes = false, sched_events = false;
         int drain_ms = 50, c, rc = 0, err;
         struct pelt_oracle_bpf *skel = NULL;
         struct ring_buffer *rb = NULL;
@@ -148,10 +174,12 @@ int main(int argc, char **argv) {
         int child_status = 0;
         bool child_reaped = false;
 
-        while ((c = getopt_long(argc, argv, "+o:sd:h", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "+o:saed:h", options, NULL)) >= 0) {
                 switch (c) {
                 case 'o': out_path = optarg; break;
                 case 's': stats = true; break;
+                case 'a': all_classes = true; break;
+                case 'e': sched_events = true; break;
                 case 'd': drain_ms = atoi(optarg); break;
                 case 'h': usage(stdout); return 0;
                 default: usage(stderr); return 2;
@@ -175,6 +203,17 @@ int main(int argc, char **argv) {
         }
         /* Wake the reader early only when the ring is a quarter full; normally it drains on its timer. */
         skel->rodata->ring_wakeup_bytes = bpf_map__max_entries(skel->maps.records) / 4;
+        /* DL and IRQ only when asked: the default output (and cost) stays what run-oracle.sh compares. */
+        if (!all_classes) {
+                bpf_program__set_autoload(skel->progs.oracle_pelt_dl, false);
+                bpf_program__set_autoload(skel->progs.oracle_pelt_irq, false);
+        }
+        if (!sched_events) {
+                bpf_program__set_autoload(skel->progs.oracle_switch, false);
+                bpf_program__set_autoload(skel->progs.oracle_wakeup, false);
+                bpf_program__set_autoload(skel->progs.oracle_wakeup_new, false);
+                bpf_program__set_autoload(skel->progs.oracle_migrate, false);
+        }
 
         err = pelt_oracle_bpf__load(skel);
         if (err) {
@@ -303,6 +342,12 @@ int main(int argc, char **argv) {
                         counts[ORACLE_COUNT_RT], (double) counts[ORACLE_COUNT_RT] / secs,
                         counts[ORACLE_COUNT_DROPPED], out.lines[ORACLE_KIND_CFS], out.lines[ORACLE_KIND_UTIL_EST],
                         out.lines[ORACLE_KIND_RT]);
+                if (all_classes || sched_events)
+                        fprintf(stderr, "pelt-oracle: pelt_dl_tp %" PRIu64 " (%.0f/s), pelt_irq_tp %" PRIu64
+                                " (%.0f/s), sched events %" PRIu64 " (%.0f/s)\n",
+                                counts[ORACLE_COUNT_DL], (double) counts[ORACLE_COUNT_DL] / secs,
+                                counts[ORACLE_COUNT_IRQ], (double) counts[ORACLE_COUNT_IRQ] / secs,
+                                counts[ORACLE_COUNT_SCHED], (double) counts[ORACLE_COUNT_SCHED] / secs);
         } else {
                 /* Always say if records were lost: a comparison on a lossy file would mislead. */
                 uint64_t dropped = 0;

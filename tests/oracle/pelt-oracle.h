@@ -10,6 +10,10 @@ enum {
         ORACLE_KIND_CFS = 1,      /* pelt_cfs_tp on a root cfs_rq */
         ORACLE_KIND_UTIL_EST = 2, /* sched_util_est_cfs_tp on a root cfs_rq */
         ORACLE_KIND_RT = 3,       /* pelt_rt_tp */
+        ORACLE_KIND_DL = 4,       /* pelt_dl_tp (--all-classes) */
+        ORACLE_KIND_IRQ = 5,      /* pelt_irq_tp (--all-classes) */
+        ORACLE_KIND_SCHED = 6,    /* the whole rq read at a sched_switch/wakeup/migrate (--sched-events) */
+        ORACLE_NKINDS,
 };
 
 enum {
@@ -18,6 +22,9 @@ enum {
         ORACLE_COUNT_RT,
         ORACLE_COUNT_DROPPED,
         ORACLE_COUNT_NONROOT,
+        ORACLE_COUNT_DL,
+        ORACLE_COUNT_IRQ,
+        ORACLE_COUNT_SCHED,
         ORACLE_NCOUNTERS,
 };
 
@@ -26,7 +33,8 @@ struct oracle_record {
         __u64 time_ns;  /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
         __u32 kind;     /* ORACLE_KIND_* */
         __u32 cpu;      /* rq->cpu */
-        __u64 util;     /* cfs: avg.util_avg; rt: avg_rt.util_avg */
+        __u64 util;     /* cfs: avg.util_avg; rt: avg_rt.util_avg; dl: avg_dl.util_avg; irq: avg_irq.util_avg */
         __u64 util_est; /* cfs: avg.util_est without UTIL_AVG_UNCHANGED */
-        __u64 runnable; /* cfs: avg.runnable_avg */
+        __u64 runnable; /* cfs: avg.runnable_avg; dl: cpu_bw_dl() = dl.running_bw * 1024 >> 20 */
+        __u64 rt, dl, irq; /* sched only: avg_rt, avg_dl, avg_irq util_avg */
 };

@@ -446,15 +446,14 @@ TEST(remote_rule) {
         fixture_done(&f);
 }
 
-/* A failed write: the loop ends with the handler's error, the old frequency is in force again, and the next
- * change of policy1 starts from it. */
+/* A failed write (a policy backing off): routine, the loop goes on; the old frequency is in force again in the
+ * kernel side, and the next change of policy1 starts from it. */
 TEST(handler_failure) {
         Fixture f;
         Worker hog;
-        Want any = { .policy = 1, .khz = 0, .below = false };
-        struct pollfd pfd;
         uint64_t end;
         int exit_code = 0, r = 0;
+        size_t failed_at = 0;
         bool again = false;
 
         if (!bpf_events_built())
@@ -468,22 +467,21 @@ TEST(handler_failure) {
         while (!f.seen->failed && now_ms() < end && r >= 0)
                 r = sd_event_run(f.event, 20 * 1000);
         ASSERT_TRUE(f.seen->failed);
-        ASSERT_OK(sd_event_get_exit_code(f.event, &exit_code));
-        ASSERT_EQ(exit_code, -EIO);
+        failed_at = f.seen->n;
+        /* Not an error of the drain: the loop was not told to exit. */
+        ASSERT_TRUE(sd_event_get_exit_code(f.event, &exit_code) == -ENODATA);
 
-        /* The loop is over: drain by hand on the ring's fd until policy1 changes again. */
-        pfd = (struct pollfd) { .fd = bpf_events_ring_fd(f.b), .events = POLLIN };
+        /* The loop goes on until policy1 changes again. */
         end = now_ms() + WAIT_MS;
-        while (!again && now_ms() < end) {
-                (void) poll(&pfd, 1, 20);
-                ASSERT_OK(bpf_events_drain(f.b));
-                for (size_t i = 0; i < f.seen->n && !again; i++)
+        while (!again && now_ms() < end && r >= 0) {
+                r = sd_event_run(f.event, 20 * 1000);
+                for (size_t i = failed_at; i < f.seen->n && !again; i++)
                         again = f.seen->d[i].policy_index == 1;
         }
         worker_stop(&hog);
-        (void) any;
+        ASSERT_TRUE(r >= 0);
         ASSERT_TRUE(again);
-        for (size_t i = 0; i < f.seen->n; i++)
+        for (size_t i = failed_at; i < f.seen->n; i++)
                 if (f.seen->d[i].policy_index == 1) {
                         ASSERT_EQ(f.seen->d[i].old_khz, f.seen->failed_d.old_khz);
                         break;
