@@ -41,7 +41,7 @@
 #
 # Usage: bench/bench-sources.sh [OPTIONS] [BUILD]     (root; BUILD defaults to build)
 #   -r, --runs N          interleaved runs (default 5)
-#   -s, --seconds S       stress-ng --switch duration (default 10)
+#   -s, --seconds S       stress-ng --switch duration (default 5)
 #   -l, --loops N         perf bench sched messaging -l N (default 300); --no-messaging skips that workload
 #   -i, --idle-seconds S  idle window per daemon variant (default 10); --no-idle skips the idle part
 #   -q, --quick           a smoke run, < 60 s: 1 run, 1 s switch, 20 loops, 2 s idle (never for published
@@ -86,7 +86,7 @@ if [ "$QUICK" = 1 ]; then
 	: "${RUNS:=1}" "${SWITCH_S:=1}" "${LOOPS:=20}" "${IDLE_S:=2}"
 	SETTLE_S=${SETTLE_S:-1} QUIET_WAIT_S=${QUIET_WAIT_S:-5}
 else
-	: "${RUNS:=5}" "${SWITCH_S:=10}" "${LOOPS:=300}" "${IDLE_S:=10}"
+	: "${RUNS:=5}" "${SWITCH_S:=5}" "${LOOPS:=300}" "${IDLE_S:=10}"
 	SETTLE_S=${SETTLE_S:-3} QUIET_WAIT_S=${QUIET_WAIT_S:-30}
 fi
 QUIET_MAX=${QUIET_MAX:-150}

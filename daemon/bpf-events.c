@@ -305,14 +305,11 @@ static int attach(BpfEvents *b, char **ret_reason) {
                 struct bpf_link **link;
         } table[] = {
                 { b->skel->progs.sfq_pelt_cfs, &b->skel->links.sfq_pelt_cfs },
-                { b->skel->progs.sfq_util_est_cfs, &b->skel->links.sfq_util_est_cfs },
                 { b->skel->progs.sfq_pelt_rt, &b->skel->links.sfq_pelt_rt },
                 { b->skel->progs.sfq_pelt_dl, &b->skel->links.sfq_pelt_dl },
                 { b->skel->progs.sfq_pelt_irq, &b->skel->links.sfq_pelt_irq },
-                { b->skel->progs.sfq_switch, &b->skel->links.sfq_switch },
                 { b->skel->progs.sfq_wakeup, &b->skel->links.sfq_wakeup },
                 { b->skel->progs.sfq_wakeup_new, &b->skel->links.sfq_wakeup_new },
-                { b->skel->progs.sfq_migrate, &b->skel->links.sfq_migrate },
         };
         int r;
 

@@ -520,8 +520,9 @@ int engine_apply_decision(Engine *e, const Decision *d) {
         ep = &e->policies[d->policy_index];
         if (e->paused || !ep->managed)
                 return -EAGAIN;
-        /* The model's clock follows the decisions' times: a tick or status read afterwards is not "late". */
-        (void) engine_clock(e, d->time_ns, false);
+        /* The model's clock follows the decisions' times (never backwards), as engine_clock() moves it for events. */
+        if (d->time_ns > e->now_ns)
+                e->now_ns = d->time_ns;
         if (d->deferred) {
                 ep->stats.deferred++;
                 e->stats.deferred++;

@@ -133,10 +133,11 @@ struct sfq_cpu_state {
         __u32 perf;               /* sugov_effective_cpu_perf(): what the policy maximum takes */
         __u32 util;               /* effective after a rule's clamp: what the record reports */
         __u32 reason;             /* enum sfq_reason: what decided perf */
-        __u32 went_idle;          /* a switch to the idle task since the last evaluation (sugov_hold_freq()) */
+        __u32 went_idle;          /* the CPU was idle since the last evaluation (sugov_hold_freq()) */
         __u32 evaluated;          /* an evaluation saved went_idle at least once */
         __u32 hooked;             /* a cpufreq hook call since the last evaluation (consumes the boost) */
         __u32 iowait_boost;       /* sg_cpu->iowait_boost */
         __u32 iowait_pending;     /* sg_cpu->iowait_boost_pending */
         __u64 last_hook_ns;       /* sg_cpu->last_update */
+        __u64 idle_switches;      /* the idle task's nvcsw + nivcsw at the last read: a change = the CPU idled */
 };

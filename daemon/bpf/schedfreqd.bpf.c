@@ -2,9 +2,11 @@
 /*
  * schedfreqd.bpf.c: schedutil's frequency choice taken in the kernel (issue #23; docs/bpf-source.md).
  *
- * tp_btf programs on the bare PELT tracepoints (pelt_cfs_tp and sched_util_est_cfs_tp for the root cfs_rq only,
- * pelt_rt_tp, pelt_dl_tp, pelt_irq_tp) and on sched_switch, sched_wakeup, sched_wakeup_new and sched_migrate_task.
- * Each finds the runqueue concerned, reads that CPU's signals with CO-RE, combines them as effective_cpu_util()
+ * tp_btf programs where the kernel calls schedutil: the bare PELT tracepoints (pelt_cfs_tp for the root cfs_rq
+ * only: a decayed update, an attach or a detach, cfs_rq_util_change(); pelt_rt_tp, pelt_dl_tp; pelt_irq_tp) and
+ * sched_wakeup/sched_wakeup_new for the iowait hook only. Not on every switch, enqueue or migration: the kernel
+ * does not evaluate there either, and a program per context switch cost the workload 2x under stress-ng --switch
+ * (docs/benchmarks.md). Each finds the runqueue concerned, reads that CPU's signals with CO-RE, combines them as effective_cpu_util()
  * and sugov_get_util() do, evaluates the CPU's policy as sugov_update_single_freq()/sugov_update_shared() do, and
  * writes one ring record only when the policy's frequency must change. The daemon writes the frequency.
  *
@@ -119,7 +121,8 @@ static __always_inline void self_task_learn(void) {
  */
 static __always_inline void read_rq(struct rq *rq, struct sfq_cpu_state *s) {
         struct rq___sfq *rqu = (void *) rq;
-        struct task_struct *curr;
+        struct task_struct *curr, *idle;
+        __u64 idle_switches;
         __u32 rt_queued;
 
         s->rq = (__u64) rq;
@@ -149,10 +152,22 @@ static __always_inline void read_rq(struct rq *rq, struct sfq_cpu_state *s) {
         }
         s->uclamp_used = s->uclamp_min != 0 || s->uclamp_max != SFQ_CAPACITY_SCALE;
 
-        s->nr_rt_running = BPF_CORE_READ(rq, rt.rt_nr_running);
-        rt_queued = BPF_CORE_READ(rq, rt.rt_queued);
+        /*
+         * sugov_hold_freq() asks whether the CPU entered idle since the previous evaluation
+         * (tick_nohz_get_idle_calls_cpu(), a per-CPU symbol a program cannot reach here). The idle task is
+         * switched out once per idle period (__schedule() counts every switch in prev's nvcsw/nivcsw), so a change
+         * of its count, or the idle task running now, says the same.
+         */
         curr = BPF_CORE_READ(rq, curr);
         s->curr_pid = BPF_CORE_READ(curr, pid);
+        idle = BPF_CORE_READ(rq, idle);
+        idle_switches = BPF_CORE_READ(idle, nvcsw) + BPF_CORE_READ(idle, nivcsw);
+        if (idle_switches != s->idle_switches || curr == idle)
+                s->went_idle = 1;
+        s->idle_switches = idle_switches;
+
+        s->nr_rt_running = BPF_CORE_READ(rq, rt.rt_nr_running);
+        rt_queued = BPF_CORE_READ(rq, rt.rt_queued);
         /*
          * The kernel's own worker (sugov:N) is SCHED_DEADLINE with SCHED_FLAG_SUGOV, left out of the DL
          * bandwidth (kernel/sched/cpufreq_schedutil.c sugov_kthread_create()); the daemon runs SCHED_FIFO instead,
@@ -535,7 +550,6 @@ struct rq_event {
         __s32 pid;
         bool hook;                /* the kernel calls cpufreq_update_util() here (PELT change, iowait wake-up) */
         bool iowait;              /* ... with SCHED_CPUFREQ_IOWAIT */
-        bool to_idle;             /* a switch to the idle task */
 };
 
 /* A wake-up record when none woke the daemon for wake_period_ns (see there); claimed by one CPU. */
@@ -575,8 +589,6 @@ static __always_inline int on_rq(struct rq *rq, const struct rq_event *ev) {
         cpu &= SFQ_MAX_CPUS - 1;
         s = &sfq_cpu_state[cpu];
         read_rq(rq, s);
-        if (ev->to_idle)
-                s->went_idle = 1;
         if (ev->hook)
                 hook_call(s, s->time_ns, ev->iowait);
 
@@ -618,11 +630,6 @@ int BPF_PROG(sfq_pelt_cfs, struct cfs_rq *cfs_rq) {
         return on_cfs(cfs_rq, SFQ_EVENT_PELT_CFS);
 }
 
-SEC("tp_btf/sched_util_est_cfs_tp")
-int BPF_PROG(sfq_util_est_cfs, struct cfs_rq *cfs_rq) {
-        return on_cfs(cfs_rq, SFQ_EVENT_UTIL_EST);
-}
-
 /* RT and DL: the kernel kicks cpufreq when the class's runnable state or bandwidth changes (flags 0). */
 SEC("tp_btf/pelt_rt_tp")
 int BPF_PROG(sfq_pelt_rt, struct rq *rq) {
@@ -646,24 +653,18 @@ int BPF_PROG(sfq_pelt_irq, struct rq *rq) {
         return on_rq(rq, &ev);
 }
 
-SEC("tp_btf/sched_switch")
-int BPF_PROG(sfq_switch, bool preempt, struct task_struct *prev, struct task_struct *next, unsigned int prev_state) {
-        __s32 next_pid = BPF_CORE_READ(next, pid);
-        struct rq_event ev = {
-                .event = SFQ_EVENT_SWITCH,
-                .pid = next_pid ?: BPF_CORE_READ(prev, pid),
-                .to_idle = next_pid == 0,
-        };
-
-        /* Both tasks are on this CPU's rq; the idle task's se.cfs_rq is set too (init_idle()). */
-        return on_rq(task_rq_of(prev), &ev);
-}
-
-/* enqueue_task_fair(): "if (p->in_iowait) cpufreq_update_util(rq, SCHED_CPUFREQ_IOWAIT)", before the trace. */
+/*
+ * enqueue_task_fair(): "if (p->in_iowait) cpufreq_update_util(rq, SCHED_CPUFREQ_IOWAIT)", before the trace. That
+ * is the only cpufreq hook call a wake-up makes by itself: its utilisation reaches schedutil through the PELT
+ * update of the enqueue (pelt_cfs_tp when a period decayed, or the attach of a migrated task), as in the kernel.
+ * Any other wake-up returns at once: it costs one probe read.
+ */
 static __always_inline int on_wakeup(struct task_struct *p, __u32 event) {
         bool iowait = BPF_CORE_READ_BITFIELD_PROBED(p, in_iowait);
-        struct rq_event ev = { .event = event, .pid = BPF_CORE_READ(p, pid), .hook = iowait, .iowait = iowait };
+        struct rq_event ev = { .event = event, .pid = BPF_CORE_READ(p, pid), .hook = true, .iowait = true };
 
+        if (!iowait)
+                return 0;
         return on_rq(task_rq_of(p), &ev);
 }
 
@@ -675,12 +676,4 @@ int BPF_PROG(sfq_wakeup, struct task_struct *p) {
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(sfq_wakeup_new, struct task_struct *p) {
         return on_wakeup(p, SFQ_EVENT_WAKEUP_NEW);
-}
-
-/* set_task_cpu(): the task still is on its origin rq, whose utilisation it is about to leave. */
-SEC("tp_btf/sched_migrate_task")
-int BPF_PROG(sfq_migrate, struct task_struct *p, int dest_cpu) {
-        struct rq_event ev = { .event = SFQ_EVENT_MIGRATE, .pid = BPF_CORE_READ(p, pid) };
-
-        return on_rq(task_rq_of(p), &ev);
 }

@@ -151,14 +151,18 @@ emu_stop
 
 # --- the remote rule, decided in the kernel ---------------------------------------------------------------
 # tests/helpers/article (test-article.sh): a light task on CPU 1, a heavy one woken onto CPU 1 from CPU 0 when
-# policy1 is low. The daemon and the emulator on CPU 0, so that CPU 1 runs the article's tasks.
+# policy1 is low. The daemon and the emulator on CPU 0, so that CPU 1 runs the article's tasks. The BPF source
+# evaluates where the kernel calls schedutil: CPU 1's runqueue updated from CPU 0 (the wake-up's enqueue when a
+# PELT period decayed, the nohz blocked-load update) is a remote hook call; whether one falls at the wake-up
+# itself is the kernel's timing, so what is judged is the rule: from CPU 0, policy1 changes only where remote
+# changes are permitted, and elsewhere they wait for CPU 1 (deferred).
 remote_round() { # yes|no: the decisions of one run with [policy1] remote = MODE, in $TMP/out-MODE
 	printf '[policy1]\nremote = %s\n' "$1" >"$TMP/remote-$1.conf"
 	emu_start "$REPO/tests/fixtures/topology/two-policies.ini" || return 1
 	taskset -a -p -c 0 "$EMU_PID" >/dev/null
 	EMU_DAEMON_WRAP="taskset -c 0" emu_daemon_start "$TMP/state" "$TMP/remote-$1.conf" "$TMP/err-$1" "$TMP/out-$1" \
 		--print-decisions --events=bpf || { emu_stop; return 1; }
-	emu_exec "$ARTICLE" --waker-cpu 0 --cpu 1 --rounds 3 --max-rounds 6 --build-ms 300 --busy-ms 200 --min-sleep-ms 100 \
+	emu_exec "$ARTICLE" --waker-cpu 0 --cpu 1 --rounds 5 --max-rounds 8 --build-ms 300 --busy-ms 200 --min-sleep-ms 100 \
 		--freq-file "$CPUFREQ/policy1/scaling_cur_freq" --low-khz 1200000 --low-timeout-s 3 --timeout-s 10 \
 		>"$TMP/article-$1" 2>&1
 	emu_daemon_stop

@@ -111,17 +111,17 @@ fi
 # lost switch-outs ended by the events' context and by the silence of sched_stat_runtime). The daemon's own
 # wake-ups over a 5 s window (a measurement, not a synchronisation), after 5 s for the quiet set to settle,
 # by bench/bench-wakeups (one process that sleeps through the window: the test's own commands would be
-# events the daemon reacts to). bench/bench-idle.sh measures ~2/s on this VM (docs/benchmarks.md). Bound
-# 6/s: the build before the lost-switch repair makes ~14/s (the VM agent's threads, whose switch-outs are
+# events the daemon reacts to), normalised to a quiet machine (lib.sh idle_wakeups: a busy host is no failure,
+# a timer is). bench/bench-idle.sh measures ~2/s on this VM (docs/benchmarks.md). Bound 6/s: the build before the lost-switch repair makes ~14/s (the VM agent's threads, whose switch-outs are
 # never recorded, looked busy and were never quiet), a daemon with an idle tick ~290/s.
 # On the BPF source every wake-up is a decision record or the kernel side's once-a-second one: test-bpf-source.sh
 # judges that against the frequency writes of the same window, whatever the machine's background.
 if ! under_valgrind && [ "$(events_source)" != bpf ]; then
 	idle_wakeups "$daemon_pid" 6
-	if [ -n "$IDLE_RATE" ] && awk -v r="$IDLE_RATE" 'BEGIN { exit !(r <= 6) }'; then
-		ok "idle: the daemon wakes $IDLE_RATE times a second (<= 6; machine-wide $IDLE_MACHINE_RATE context switches/s; windows: ${IDLE_WINDOWS[*]})"
+	if [ -n "$IDLE_NORM" ] && awk -v r="$IDLE_NORM" 'BEGIN { exit !(r <= 6) }'; then
+		ok "idle: the daemon wakes $IDLE_NORM times a second on a quiet machine's scale (<= 6; raw $IDLE_RATE/s, machine-wide $IDLE_MACHINE_RATE context switches/s; windows: ${IDLE_WINDOWS[*]})"
 	else
-		fail "idle: the daemon wakes at most 6 times a second" "windows: ${IDLE_WINDOWS[*]}" "${IDLE_JSON:-bench-wakeups failed}" \
+		fail "idle: the daemon wakes at most 6 times a second (normalised, lib.sh idle_wakeups)" "windows: ${IDLE_WINDOWS[*]}" "${IDLE_JSON:-bench-wakeups failed}" \
 			"frequency writes before and in the last window:" \
 			"$(awk -v a="$IDLE_W0" -v b="$IDLE_W1" '$1 <= b && $2 ~ /scaling_setspeed/ { print ($1 < a ? "before" : "in"), $0 }' "$EMU_LOG" | tail -12)" \
 			"$(show_daemon_log)"
