@@ -14,6 +14,8 @@
 #   schedfreqd         the daemon, defaults, [policy*] remote = yes (the kernel's rule for per-CPU policies on
 #                      a driver without fast switching still forbids them: the config allows it explicitly)
 #   schedfreqd-local   the daemon with remote = no: a remote wake-up waits for the target CPU's next event
+#   schedfreqd-bpf, schedfreqd-bpf-local   the same two on the BPF event source ([events] source = bpf; not in
+#                      PEER_NAMES: name them, e.g. REACTION_GOVERNORS="schedfreqd schedfreqd-bpf")
 #   ondemand           bench/ondemand-sampler: /proc/stat every 10 ms, up-threshold 80 % (the kernel's
 #                      ondemand, drivers/cpufreq/cpufreq_ondemand.c), writing scaling_setspeed
 #   cpufreqd           Debian 12's cpufreqd 2.4.2 at its fastest poll (poll_interval=0.15, its minimum), with rules
@@ -174,6 +176,10 @@ peer_start() { # NAME [EXTRA_CONFIG]
 	case $PEER_NAME in
 	schedfreqd) peer__start_schedfreqd yes "${2:-}" ;;
 	schedfreqd-local) peer__start_schedfreqd no "${2:-}" ;;
+	schedfreqd-bpf | schedfreqd-bpf-local)
+		# The BPF event source ([events] source = bpf); the extra config after it may add to [events].
+		{ printf '[events]\nsource = bpf\n'; [ -n "${2:-}" ] && cat "$2"; } >"$PEER_DIR/bpf.conf"
+		peer__start_schedfreqd "$([ "$PEER_NAME" = schedfreqd-bpf ] && echo yes || echo no)" "$PEER_DIR/bpf.conf" ;;
 	ondemand) peer__start_ondemand ;;
 	cpufreqd) peer__start_cpufreqd ;;
 	perf-record) peer__start_perf_record ;;
