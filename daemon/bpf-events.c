@@ -329,14 +329,10 @@ static int attach(BpfEvents *b, char **ret_reason) {
 
 static SchedEventType event_type(uint32_t e) {
         switch (e) {
-        case SFQ_EVENT_SWITCH:
-                return SCHED_EVENT_SWITCH;
         case SFQ_EVENT_WAKEUP:
                 return SCHED_EVENT_WAKEUP;
         case SFQ_EVENT_WAKEUP_NEW:
                 return SCHED_EVENT_WAKEUP_NEW;
-        case SFQ_EVENT_MIGRATE:
-                return SCHED_EVENT_MIGRATE;
         default:
                 return _SCHED_EVENT_TYPE_INVALID; /* a PELT update: the kernel's "tick" */
         }

@@ -68,14 +68,14 @@ static bool bpf_policy_needs_update(const BpfPolicy *old, const BpfPolicy *now) 
         return (now->managed && !old->managed) || now->min_khz != old->min_khz || now->max_khz != old->max_khz;
 }
 
-static int bpf_source_push(BpfSource *b, unsigned i, bool force) {
+static int bpf_source_push(BpfSource *b, unsigned i) {
         BpfPolicy now;
         int r;
 
         bpf_policy_view(b->head.opts.engine, i, &now);
-        if (!force && memcmp(&now, &b->pushed[i], sizeof(now)) == 0)
+        if (memcmp(&now, &b->pushed[i], sizeof(now)) == 0)
                 return 0;
-        now.need_update = force || bpf_policy_needs_update(&b->pushed[i], &now);
+        now.need_update = bpf_policy_needs_update(&b->pushed[i], &now);
         r = bpf_events_set_policy(b->bpf, i, &now);
         if (r < 0)
                 return r;
@@ -106,7 +106,7 @@ static void bpf_source_post(EventSource *s, uint64_t now_usec) {
         int r;
 
         for (size_t i = 0; i < b->n_policies; i++) {
-                r = bpf_source_push(b, (unsigned) i, false);
+                r = bpf_source_push(b, (unsigned) i);
                 if (r < 0)
                         log_debug_errno(r, "policy index %zu: cannot update the BPF side's state, ignoring: %m", i);
         }
@@ -133,7 +133,6 @@ static void bpf_source_stats(const EventSource *s, EventSourceStats *ret) {
         (void) bpf_events_stats(bpf_source_const(s)->bpf, &bs);
         *ret = (EventSourceStats) {
                 .name = "bpf",
-                .decides = true,
                 .events = bs.events,
                 .lost = bs.dropped,
                 .drains = bs.drains,

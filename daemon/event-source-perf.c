@@ -135,7 +135,6 @@ static void perf_source_stats(const EventSource *s, EventSourceStats *ret) {
                 .records = ps->samples,
                 .lazy_switches = ps->lazy_switches,
                 .lazy = ps->lazy,
-                .reports_runtime = perf_events_reports_runtime(p->perf),
                 .iowait = ps->iowait,
                 .cpu_frequency = ps->cpu_frequency,
         };

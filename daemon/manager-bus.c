@@ -45,7 +45,7 @@ static void daemon_values(const ManagerBus *b, DaemonValues *v) {
         *v = (DaemonValues) {
                 .version = VERSION,
                 .uptime_usec = m->start_usec > 0 ? monotonic_usec() - m->start_usec : 0,
-                .events = ss.decides ? ss.events : es->events,
+                .events = m->source && event_source_decides(m->source) ? ss.events : es->events,
                 .events_lost = ss.lost,
                 .ring_overflows = es->resyncs,
                 .events_late = es->late_events,

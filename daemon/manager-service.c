@@ -79,10 +79,11 @@ void manager_notify_status(Manager *m, const char *extra) {
 /* At exit: what the daemon saw and did (events, decisions, writes, wake-ups, the proc connector, latency). */
 void manager_log_stats(Manager *m) {
         const EngineStats *es = engine_stats(m->engine);
+        bool decides = event_source_decides(m->source);
         EventSourceStats ss;
 
         event_source_stats(m->source, &ss);
-        if (ss.decides)
+        if (decides)
                 log_info("Events (%s, counted in the kernel): %" PRIu64 ", %" PRIu64 " decision records read (%" PRIu64
                          " lost); decisions: %" PRIu64 " local, %" PRIu64 " remote, %" PRIu64 " deferred (%" PRIu64
                          " remote events held in the kernel); frequency writes: %" PRIu64, ss.name, ss.events,
@@ -94,7 +95,7 @@ void manager_log_stats(Manager *m) {
                          "frequency writes: %" PRIu64, ss.name, es->events, es->late_events, ss.lost, es->resyncs,
                          es->lost_switches, es->decisions[DECISION_LOCAL], es->decisions[DECISION_REMOTE], es->deferred,
                          m->commits);
-        if (ss.decides)
+        if (decides)
                 log_info("Wake-ups: %" PRIu64 " ticks, %" PRIu64 " drains of the decision ring (%" PRIu64 " woken by it).",
                          es->ticks, ss.drains, ss.wakeups);
         else

@@ -511,11 +511,11 @@ static void manager_log_iowait(Manager *m) {
         EventSourceStats ss;
         int enabled = -1;
 
-        event_source_stats(m->source, &ss);
-        if (ss.decides) {
+        if (event_source_decides(m->source)) {
                 log_info("iowait boost from the waking task's in_iowait, read in the kernel.");
                 return;
         }
+        event_source_stats(m->source, &ss);
         if (!ss.iowait) {
                 log_info("No sched:sched_stat_iowait tracepoint (kernel without CONFIG_SCHEDSTATS): no iowait boost.");
                 return;

@@ -58,7 +58,6 @@ typedef struct EventSourceOptions {
 
 typedef struct EventSourceStats {
         const char *name;         /* "perf" or "bpf" */
-        bool decides;             /* decisions come from the source (bpf), not from the model */
         uint64_t events;          /* scheduler events the source saw (bpf: counted in the kernel) */
         uint64_t lost;            /* events lost (perf: full rings; bpf: records the ring had no room for) */
         uint64_t drains;          /* reads of the source, whatever triggered them */
@@ -67,7 +66,6 @@ typedef struct EventSourceStats {
         uint64_t deferred;        /* bpf: changes the remote rule held for a local event (in the kernel) */
         uint64_t lazy_switches;   /* perf: lazy configurations applied */
         bool lazy;                /* perf: quiet tasks' wake-ups do not wake us now */
-        bool reports_runtime;     /* running tasks report themselves (engine_set_runtime_reported()) */
         bool iowait;              /* the iowait boost sees its event (perf: sched_stat_iowait; bpf: p->in_iowait) */
         bool cpu_frequency;       /* power:cpu_frequency is read (observe mode) */
 } EventSourceStats;

@@ -43,15 +43,11 @@ enum sfq_counter {
 /* Which program wrote a record (userspace maps it to SchedEventType; the PELT ones are "ticks"). */
 enum sfq_event {
         SFQ_EVENT_PELT_CFS,
-        SFQ_EVENT_UTIL_EST,
         SFQ_EVENT_PELT_RT,
         SFQ_EVENT_PELT_DL,
         SFQ_EVENT_PELT_IRQ,
-        SFQ_EVENT_SWITCH,
         SFQ_EVENT_WAKEUP,
         SFQ_EVENT_WAKEUP_NEW,
-        SFQ_EVENT_MIGRATE,
-        SFQ_EVENT_MAX,
 };
 
 enum sfq_kind {

@@ -144,17 +144,14 @@ cgroup_teardown() {
 }
 at_exit cgroup_teardown
 
-# The command line of a workload.
+# The command line of a workload: run-oracle.sh's (tests/oracle/workloads.sh), and two of this harness's own.
+. "$REPO/tests/oracle/workloads.sh"
 workload_cmd() { # NAME
 	local s=$SECONDS_PER
 	case $1 in
-	p[0-9]*) echo "$HELPERS/hog --cpu 1 --seconds $s --duty ${1#p} --period-ms 16" ;;
-	storm) echo "$HELPERS/storm --seconds $s --rate 200 --run-ms 1" ;;
-	migrate) echo "$HELPERS/migrator --seconds $s --interval-ms 100 --cpus 0,1" ;;
-	rt50) echo "$HELPERS/hog --cpu 1 --seconds $s --duty 50 --period-ms 16 --fifo 50" ;;
 	cgroup) echo "sh -c 'echo \$\$ >$CG_LEAF/cgroup.procs && exec $HELPERS/hog --cpu 1 --seconds $s --duty 60 --period-ms 16'" ;;
 	dl) echo "chrt -d --sched-runtime 2000000 --sched-deadline 10000000 --sched-period 10000000 0 $HELPERS/hog --seconds $s" ;;
-	*) return 1 ;;
+	*) oracle_workload_cmd "$1" "$s" ;;
 	esac
 }
 case ",$WORKLOADS," in

@@ -96,16 +96,10 @@ if [ -z "$WORKLOADS" ]; then
 	else WORKLOADS="p10,p30,p60,p90,p100,storm,migrate,rt50"; fi
 fi
 
-# The command line of a workload.
+# The command line of a workload (tests/oracle/workloads.sh, shared with run-bpf-fidelity.sh).
+. "$REPO/tests/oracle/workloads.sh"
 workload_cmd() { # NAME
-	local s=$SECONDS_PER
-	case $1 in
-	p[0-9]*) echo "$HELPERS/hog --cpu 1 --seconds $s --duty ${1#p} --period-ms 16" ;;
-	storm) echo "$HELPERS/storm --seconds $s --rate 200 --run-ms 1" ;;
-	migrate) echo "$HELPERS/migrator --seconds $s --interval-ms 100 --cpus 0,1" ;;
-	rt50) echo "$HELPERS/hog --cpu 1 --seconds $s --duty 50 --period-ms 16 --fifo 50" ;;
-	*) return 1 ;;
-	esac
+	oracle_workload_cmd "$1" "$SECONDS_PER"
 }
 
 # The topology: one policy per online CPU, every limit and the only table entry at FMAX_KHZ.
