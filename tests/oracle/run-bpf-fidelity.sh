@@ -30,7 +30,8 @@
 #   --workloads LIST  only these; names: p10 p30 p60 p90 p100 (a task at N % of 16 ms on CPU 1), storm (fork/exit,
 #                     200/s of 1 ms), migrate (a busy task moved between CPU 0 and 1 every 100 ms), rt50
 #                     (SCHED_FIFO at 50 % on CPU 1), cgroup (p60 in a nested task group, a/b, cpu controller),
-#                     dl (SCHED_DEADLINE 2 ms every 10 ms, busy, unpinned: DL tasks cannot be)
+#                     dl (SCHED_DEADLINE 5 ms every 10 ms, busy 100 ms of every 200 so that avg_dl rises and falls
+#                     and the frequency moves, unpinned: DL tasks cannot be)
 #   --seconds S       per workload (default 4, --short 2)
 #   --warmup-ms MS    skip each window's first MS ms (default 0)
 #   --max-p99 X, --min-n N: exit 1 when a workload's "all" p99 |diff| exceeds X or fewer than N decisions were compared
@@ -150,7 +151,7 @@ workload_cmd() { # NAME
 	local s=$SECONDS_PER
 	case $1 in
 	cgroup) echo "sh -c 'echo \$\$ >$CG_LEAF/cgroup.procs && exec $HELPERS/hog --cpu 1 --seconds $s --duty 60 --period-ms 16'" ;;
-	dl) echo "chrt -d --sched-runtime 2000000 --sched-deadline 10000000 --sched-period 10000000 0 $HELPERS/hog --seconds $s" ;;
+	dl) echo "chrt -d --sched-runtime 5000000 --sched-deadline 10000000 --sched-period 10000000 0 $HELPERS/hog --seconds $s --duty 50 --period-ms 200" ;;
 	*) oracle_workload_cmd "$1" "$s" ;;
 	esac
 }
