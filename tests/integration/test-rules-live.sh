@@ -3,7 +3,7 @@
 #
 # Per-process rules live (issue #13): the real daemon over the emulator and a real light process, `hog --duty 2
 # --period-ms 10` pinned to CPU 1 (0.2 ms of work every 10 ms), started after the daemon. With a rule
-# `comm = hog`, `min_util = 1024` its policy goes to the maximum within a few ms of its wake-ups; without the
+# `comm = hog`, `min_util = 1024` its policy goes to the maximum within its first wake-ups; without the
 # rule it does not (the emulator's write log). A comm= rule is matched on the name the scheduler events carry,
 # an exe= rule on the executable the proc connector's exec event leads to (manager-rules.c).
 
@@ -13,6 +13,7 @@ HOG="$BUILD/tests/helpers/hog"
 TMP=$(mktemp -d /tmp/schedfreqd-test-rules.XXXXXX)
 at_exit 'rm -rf "$TMP"'
 MAX=2400000
+PERIOD_MS=10 # the light process wakes every PERIOD_MS ms
 
 emu_start "$REPO/tests/fixtures/topology/two-policies.ini" || { fail "emulator starts"; finish; }
 
@@ -32,7 +33,7 @@ run_case() {
 		emu_daemon_stop
 		return 1
 	fi
-	"$HOG" --cpu 1 --seconds 0.6 --duty 2 --period-ms 10 >"$TMP/$1.hog"
+	"$HOG" --cpu 1 --seconds 0.6 --duty 2 --period-ms "$PERIOD_MS" >"$TMP/$1.hog"
 	START=$(awk '/^start/ { print $2 }' "$TMP/$1.hog")
 	END=$(awk '/^end/ { print $2 }' "$TMP/$1.hog")
 	emu_daemon_stop
@@ -46,8 +47,10 @@ if run_case rule '[rule:light]\ncomm = hog\nmin_util = 1024\n'; then
 	late_max=$(awk -v m="$MAX" '$1 >= 300 && $2 == m' <<<"$SETS" | wc -l)
 	if under_valgrind; then
 		ok "rule: the daemon ran with a rule (timing not judged under valgrind)"
-	elif [ -n "$first" ] && awk -v f="$first" 'BEGIN { exit !(f < 5) }' && [ "$late_max" -ge 10 ]; then
-		ok "rule: policy1 at max $first ms after the light process started, and at $late_max of its wake-ups in the last 300 ms"
+	# Within its first three wake-ups (10 ms apart), counted in its own periods rather than a bound in ms: a
+	# busy host once held the first raise 10.2 ms (the usual is 0.0-0.1); without the rule it never comes.
+	elif [ -n "$first" ] && awk -v f="$first" -v p="$PERIOD_MS" 'BEGIN { exit !(f < 3 * p) }' && [ "$late_max" -ge 10 ]; then
+		ok "rule: policy1 at max $first ms after the light process started (within its first 3 periods of $PERIOD_MS ms), and at $late_max of its wake-ups in the last 300 ms"
 	else
 		fail "rule: min_util = 1024 raises policy1 at the light process's wake-ups" "first max at: ${first:-never} ms;" \
 			"max sets after 300 ms: $late_max" "sets (ms kHz):" "$(head -n 20 <<<"$SETS")" "$(tail -n 5 "$TMP/rule.err")"
