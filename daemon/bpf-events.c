@@ -66,6 +66,18 @@ int bpf_events_ring_fd(const BpfEvents *b) {
         return -EOPNOTSUPP;
 }
 
+int bpf_events_set_rules(BpfEvents *b, const BpfRuleClamp *rules, size_t n, char **ret_reason) {
+        return -EOPNOTSUPP;
+}
+
+int bpf_events_set_task_rule(BpfEvents *b, int32_t tid, int rule) {
+        return -EOPNOTSUPP;
+}
+
+int bpf_events_watch_kernel_freq(BpfEvents *b, BpfKernelFreqHandler handler) {
+        return -EOPNOTSUPP;
+}
+
 BpfEvents *bpf_events_free(BpfEvents *b) {
         return NULL;
 }
@@ -100,6 +112,9 @@ struct BpfEvents {
 
         BpfEventsHandler handler;
         void *userdata;
+
+        size_t n_rules;           /* bpf_events_set_rules(): 0 = the rule programs detached */
+        BpfKernelFreqHandler kernel_freq; /* bpf_events_watch_kernel_freq() */
 
         uint64_t wakeups, drains, wake_records;
 };
@@ -357,6 +372,11 @@ static int on_record(void *userdata, void *data, size_t size) {
                 b->wake_records++; /* its job is done: the daemon is awake (bpf_events_set_wake_period()) */
                 return 0;
         }
+        if (size >= sizeof(*rec) && rec->policy == SFQ_POLICY_KERNEL_FREQ) {
+                if (b->kernel_freq)
+                        (void) b->kernel_freq((int) rec->cpu, rec->time_ns, rec->new_khz, b->userdata);
+                return 0;
+        }
         if (size < sizeof(*rec) || rec->policy >= b->n_policies || rec->reason >= _DECISION_REASON_MAX)
                 return 0; /* cannot happen with our program; never trust it blindly */
         d = (Decision) {
@@ -585,8 +605,110 @@ int bpf_events_cpu_signals(const BpfEvents *b, int cpu, BpfCpuSignals *ret) {
                 .uclamp_max = s.uclamp_max,
                 .nr_rt_running = s.nr_rt_running,
                 .effective = s.effective,
+                .curr_pid = s.curr_pid,
                 .time_ns = s.time_ns,
         };
+        return 0;
+}
+
+/* ---- Per-process rules (schedfreqd-bpf.h) ---- */
+
+static void rules_detach(BpfEvents *b) {
+        const uint32_t none = 0; /* no task has tid 0: the walk starts at the first key */
+        uint32_t key;
+
+        b->skel->bss->rules_on = 0;
+        bpf_link__destroy(b->skel->links.sfq_rule_switch);
+        bpf_link__destroy(b->skel->links.sfq_rule_migrate);
+        b->skel->links.sfq_rule_switch = b->skel->links.sfq_rule_migrate = NULL;
+        /* Forget every task's rule and count: the next attach starts from nothing queued. */
+        while (bpf_map__get_next_key(b->skel->maps.sfq_task_rule, &none, &key, sizeof(key)) == 0)
+                (void) bpf_map__delete_elem(b->skel->maps.sfq_task_rule, &key, sizeof(key), 0);
+        while (bpf_map__get_next_key(b->skel->maps.sfq_task_active, &none, &key, sizeof(key)) == 0)
+                (void) bpf_map__delete_elem(b->skel->maps.sfq_task_active, &key, sizeof(key), 0);
+        b->n_rules = 0;
+}
+
+static int rules_attach(BpfEvents *b, char **ret_reason) {
+        struct bpf_program *progs[] = { b->skel->progs.sfq_rule_switch, b->skel->progs.sfq_rule_migrate };
+        struct bpf_link **links[] = { &b->skel->links.sfq_rule_switch, &b->skel->links.sfq_rule_migrate };
+        int r;
+
+        for (size_t i = 0; i < ELEMENTSOF(progs); i++)
+                if (!bpf_program__autoload(progs[i]))
+                        return fail(ret_reason, -EOPNOTSUPP, "no %s tracepoint in this kernel",
+                                    program_tracepoint(progs[i]));
+        /* Nothing counted yet; an idle CPU keeps no task's clamp (uclamp_none(UCLAMP_MAX)). */
+        for (int cpu = 0; cpu < SFQ_MAX_CPUS; cpu++)
+                b->skel->bss->sfq_cpu_rules[cpu] = (struct sfq_cpu_rules) { .idle_max = SFQ_CAPACITY_SCALE };
+        for (size_t i = 0; i < ELEMENTSOF(progs); i++) {
+                *links[i] = bpf_program__attach(progs[i]);
+                if (!*links[i]) {
+                        r = negative_errno();
+                        rules_detach(b);
+                        return fail(ret_reason, r, "%s: %s", bpf_program__section_name(progs[i]), strerror(-r));
+                }
+        }
+        return 0;
+}
+
+int bpf_events_set_rules(BpfEvents *b, const BpfRuleClamp *rules, size_t n, char **ret_reason) {
+        int r;
+
+        if (!b || n > SFQ_MAX_RULES || (n > 0 && !rules))
+                return fail(ret_reason, -EINVAL, "invalid arguments");
+        if (n == 0) {
+                if (b->n_rules > 0)
+                        rules_detach(b);
+                return 0;
+        }
+        for (size_t i = 0; i < SFQ_MAX_RULES; i++)
+                b->skel->bss->sfq_rules[i] = i < n ?
+                        (struct sfq_rule) { .min_util = MIN(rules[i].min_util, (uint16_t) SFQ_CAPACITY_SCALE),
+                                            .max_util = MIN(rules[i].max_util, (uint16_t) SFQ_CAPACITY_SCALE) } :
+                        (struct sfq_rule) { .min_util = 0, .max_util = SFQ_CAPACITY_SCALE };
+        if (b->n_rules == 0) {
+                r = rules_attach(b, ret_reason);
+                if (r < 0)
+                        return r;
+                __atomic_store_n(&b->skel->bss->rules_on, 1, __ATOMIC_RELEASE);
+        }
+        b->n_rules = n;
+        return 0;
+}
+
+int bpf_events_set_task_rule(BpfEvents *b, int32_t tid, int rule) {
+        uint32_t key = (uint32_t) tid, value = (uint32_t) rule;
+        int r;
+
+        if (!b || tid <= 0 || (rule >= 0 && (size_t) rule >= b->n_rules))
+                return -EINVAL;
+        if (rule < 0) {
+                r = bpf_map__delete_elem(b->skel->maps.sfq_task_rule, &key, sizeof(key), 0);
+                return r == -ENOENT ? 0 : r;
+        }
+        r = bpf_map__update_elem(b->skel->maps.sfq_task_rule, &key, sizeof(key), &value, sizeof(value), BPF_ANY);
+        return r == -ENOSPC ? -E2BIG : r;
+}
+
+int bpf_events_watch_kernel_freq(BpfEvents *b, BpfKernelFreqHandler handler) {
+        struct bpf_program *prog;
+        int r;
+
+        if (!b || !handler)
+                return -EINVAL;
+        prog = b->skel->progs.sfq_cpu_frequency;
+        if (!bpf_program__autoload(prog))
+                return -EOPNOTSUPP; /* no such tracepoint here */
+        b->kernel_freq = handler;
+        if (b->skel->links.sfq_cpu_frequency)
+                return 0;
+        b->skel->links.sfq_cpu_frequency = bpf_program__attach(prog);
+        if (!b->skel->links.sfq_cpu_frequency) {
+                r = negative_errno();
+                b->kernel_freq = NULL;
+                return r;
+        }
         return 0;
 }
 

@@ -78,7 +78,7 @@ void config_set_defaults(Config *c) {
                 .realtime_priority = 1,            /* just above every SCHED_OTHER task (see conf/schedfreqd.conf) */
                 .drain_interval_usec = 4 * 1000,
                 .ring_pages = 64,
-                .event_source = EVENT_SOURCE_PERF,
+                .event_source = EVENT_SOURCE_AUTO,
                 .wakeup = WAKEUP_MODE_ADAPTIVE,
                 .adaptive_high_per_sec = 20000,
                 .headroom_x1024 = 1280,            /* map_util_perf(): util + util/4 (cpufreq_schedutil.c) */

@@ -29,6 +29,7 @@
 typedef struct BpfSource {
         EventSource head;
         BpfEvents *bpf;
+        bool cpu_frequency;            /* observe mode: the kernel's own changes are read (power:cpu_frequency) */
         BpfPolicy *pushed;             /* per policy: what the kernel side was last told */
         size_t n_policies;
 } BpfSource;
@@ -97,6 +98,20 @@ static int on_bpf_decision(const Decision *d, void *userdata) {
         return r;
 }
 
+/* Observe mode: the kernel's own frequency change, as the perf source hands power:cpu_frequency over. */
+static int on_kernel_freq(int cpu, uint64_t time_ns, uint32_t khz, void *userdata) {
+        BpfSource *b = userdata;
+        const EventSourceHandlers *h = &b->head.opts.handlers;
+        SchedEvent ev = {
+                .type = SCHED_EVENT_CPU_FREQUENCY,
+                .time_ns = time_ns,
+                .cpu = cpu,
+                .freq = { .khz = khz, .cpu_id = cpu },
+        };
+
+        return h->event ? h->event(&ev, h->userdata) : 0;
+}
+
 static int bpf_source_drain(EventSource *s) {
         return bpf_events_drain(bpf_source(s)->bpf);
 }
@@ -120,11 +135,72 @@ static int bpf_source_cpu_online(EventSource *s, int cpu) {
         return bpf_events_cpu_set_online(bpf_source(s)->bpf, cpu, true);
 }
 
+/*
+ * The rules as the kernel side takes them: each a task clamp, what the kernel's uclamp would hold for its tasks
+ * (min_util, or 1024 for rt_boost: a queued task then asks for the maximum as an RT one does; max_util, or 0 for
+ * ignore: its load alone asks for nothing). docs/bpf-source.md, "Per-process rules".
+ */
+static int bpf_source_set_rules(BpfSource *b, const RuleSet *rules, char **ret_why) {
+        BpfRuleClamp clamps[RULES_MAX];
+        int r;
+
+        for (unsigned i = 0; i < rules->n; i++) {
+                const Rule *rule = &rules->rule[i];
+
+                clamps[i] = (BpfRuleClamp) {
+                        .min_util = rule->rt_boost ? CAPACITY_SCALE : rule->min_util,
+                        .max_util = rule->ignore ? 0 : rule->max_util,
+                };
+        }
+        r = bpf_events_set_rules(b->bpf, clamps, rules->n, ret_why);
+        if (r >= 0 && rules->n > 0)
+                log_info("Per-process rules: %u, held in the kernel as task clamps (sched_switch, sched_migrate_task).",
+                         rules->n);
+        return r;
+}
+
 /* Headroom, rate limit and remote modes reach the engine first (engine_reconfigure()); the next post pushes
- * them. Nothing of [events] applies to the BPF ring; the tick length does. */
+ * them. Nothing of [events] applies to the BPF ring; the tick length and the rules do (the manager matches the
+ * tasks again after a reload: manager_rules_scan()). */
 static int bpf_source_reconfigure(EventSource *s, const Config *cfg) {
+        _cleanup_free_ char *why = NULL;
+        int r;
+
         /* TICK_NSEC: after it an iowait boost resets (sugov_iowait_reset()). */
-        return bpf_events_set_tick(bpf_source(s)->bpf, cfg->tick_usec * 1000);
+        r = bpf_events_set_tick(bpf_source(s)->bpf, cfg->tick_usec * 1000);
+        if (r < 0)
+                return r;
+        r = bpf_source_set_rules(bpf_source(s), &cfg->rules, &why);
+        if (r < 0)
+                return log_error_errno(r, "The BPF event source cannot apply the per-process rules: %s",
+                                       why ?: strerror(-r));
+        return 0;
+}
+
+/* What the programs last read of @cpu's runqueue, in the engine's terms (the model sees no events here). */
+static int bpf_source_cpu_state(const EventSource *s, unsigned cpu, CpuState *ret) {
+        BpfCpuSignals sig;
+        int r;
+
+        r = bpf_events_cpu_signals(bpf_source_const(s)->bpf, (int) cpu, &sig);
+        if (r < 0)
+                return r;
+        *ret = (CpuState) {
+                /* cpu_util_cfs_boost(): max(util_avg, runnable_avg, util_est), capped at the capacity */
+                .util = MIN(MAX(MAX(sig.util_avg, sig.runnable_avg), sig.util_est), (unsigned) CAPACITY_SCALE),
+                .util_avg = sig.util_avg,
+                .util_est_sum = sig.util_est,
+                .nr_rt_runnable = sig.nr_rt_running,
+                .busy = sig.curr_pid != 0,
+                .runnable_avg = sig.runnable_avg,
+                .rt_avg = sig.rt_avg,
+                .effective = sig.effective,
+        };
+        return 0;
+}
+
+static int bpf_source_task_rule(EventSource *s, int32_t tid, int rule) {
+        return bpf_events_set_task_rule(bpf_source(s)->bpf, tid, rule);
 }
 
 static void bpf_source_stats(const EventSource *s, EventSourceStats *ret) {
@@ -140,6 +216,7 @@ static void bpf_source_stats(const EventSource *s, EventSourceStats *ret) {
                 .records = bs.records,
                 .deferred = bs.deferred,
                 .iowait = true, /* the wakee's p->in_iowait, read in the kernel */
+                .cpu_frequency = bpf_source_const(s)->cpu_frequency,
         };
 }
 
@@ -157,29 +234,17 @@ static const EventSourceOps bpf_source_ops = {
         .cpu_offline = bpf_source_cpu_offline,
         .cpu_online = bpf_source_cpu_online,
         .reconfigure = bpf_source_reconfigure,
+        .task_rule = bpf_source_task_rule,
+        .cpu_state = bpf_source_cpu_state,
         .stats = bpf_source_stats,
         .free = bpf_source_free,
 };
-
-static int bpf_source_refuse(const char *why, int r, char **ret_why) {
-        if (ret_why)
-                *ret_why = strdup(why);
-        return r;
-}
 
 int event_source_bpf_new(sd_event *event, const EventSourceOptions *opts, EventSource **ret, char **ret_why) {
         _cleanup_(event_source_freep) EventSource *s = NULL;
         size_t n = opts->topology->n_policies;
         BpfSource *b;
         int r;
-
-        /* What the kernel side does not do yet: said, and auto takes perf. */
-        if (opts->observe)
-                return bpf_source_refuse("observe mode compares with power:cpu_frequency through perf", -EOPNOTSUPP,
-                                         ret_why);
-        if (opts->config->rules.n > 0)
-                return bpf_source_refuse("per-process rules ([rule:NAME]) are applied by the perf source only",
-                                         -EOPNOTSUPP, ret_why);
 
         b = calloc(1, sizeof(BpfSource));
         if (!b)
@@ -208,6 +273,17 @@ int event_source_bpf_new(sd_event *event, const EventSourceOptions *opts, EventS
         if (r < 0)
                 return r;
         r = bpf_events_set_wake_period(b->bpf, BPF_WAKE_PERIOD_USEC * 1000);
+        if (r < 0)
+                return r;
+        /* Observe mode compares with the kernel's own changes; without the tracepoint ours are shown alone. */
+        if (opts->observe) {
+                r = bpf_events_watch_kernel_freq(b->bpf, on_kernel_freq);
+                if (r < 0 && r != -EOPNOTSUPP)
+                        return r;
+                b->cpu_frequency = r >= 0;
+        }
+        /* Rules need the switch and migrate programs; where they cannot attach, auto takes perf and says why. */
+        r = bpf_source_set_rules(b, &opts->config->rules, ret_why);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(s);

@@ -93,6 +93,14 @@ int event_source_reconfigure(EventSource *s, const Config *cfg) {
         return s->ops->reconfigure(s, cfg);
 }
 
+int event_source_task_rule(EventSource *s, int32_t tid, int rule) {
+        return s->ops->task_rule ? s->ops->task_rule(s, tid, rule) : 0;
+}
+
+int event_source_cpu_state(const EventSource *s, unsigned cpu, CpuState *ret) {
+        return s->ops->cpu_state ? s->ops->cpu_state(s, cpu, ret) : -EOPNOTSUPP;
+}
+
 void event_source_stats(const EventSource *s, EventSourceStats *ret) {
         *ret = (EventSourceStats) {};
         s->ops->stats(s, ret);

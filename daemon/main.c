@@ -410,9 +410,6 @@ static int check_verb(int argc, char **argv, Args *a) {
         if (a->opts.events_source >= 0 && !streq(verb, ""))
                 return usage_error("--events chooses the running daemon's event source: it does not go with '%s'.",
                                    verb);
-        if (a->opts.observe && a->opts.events_source == EVENT_SOURCE_BPF)
-                return usage_error("--observe compares with the kernel's power:cpu_frequency through perf: "
-                                   "--events=bpf does not go with it yet.");
         if (a->opts.observe && a->opts.bus_address)
                 return usage_error("--observe takes no D-Bus name: --bus-address does not go with it.");
         if (streq(verb, "replay") && !a->topology_path)

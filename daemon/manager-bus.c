@@ -50,7 +50,7 @@ static void daemon_values(const ManagerBus *b, DaemonValues *v) {
                 .ring_overflows = es->resyncs,
                 .events_late = es->late_events,
                 /* The proc connector is optional (it does not work in a new pid namespace). */
-                .proc_connector = m->proc ? "active" : "unavailable",
+                .proc_connector = m->proc ? "active" : m->proc_unused ? "unused" : "unavailable",
                 .event_source = manager_source_name(m),
                 .local = es->decisions[DECISION_LOCAL],
                 .remote = es->decisions[DECISION_REMOTE],
@@ -64,6 +64,30 @@ static void daemon_values(const ManagerBus *b, DaemonValues *v) {
                 .paused = m->paused,
         };
         memcpy(v->latency_buckets, m->latency.buckets, sizeof(v->latency_buckets));
+}
+
+/* A CPU's signals: the source's where it decides (bpf: the kernel's own), else the engine's model. */
+static int manager_cpu_state(const Manager *m, unsigned cpu, CpuState *ret) {
+        int r = m->source ? event_source_cpu_state(m->source, cpu, ret) : -EOPNOTSUPP;
+
+        if (r == -EOPNOTSUPP)
+                return engine_cpu_state(m->engine, cpu, ret);
+        return r;
+}
+
+/* A policy's demand: the engine's, or with a source that decides the max over its CPUs' effective utilisation
+ * (sugov_next_freq_shared()). */
+static unsigned manager_policy_util(const Manager *m, size_t i) {
+        const PolicyDesc *p = &m->topology->policies[i];
+        unsigned util = 0;
+        CpuState cs;
+
+        if (!m->source || !event_source_decides(m->source))
+                return engine_policy_util(m->engine, (unsigned) i);
+        for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+                if (CPU_ISSET(cpu, &p->cpus) && event_source_cpu_state(m->source, (unsigned) cpu, &cs) >= 0)
+                        util = MAX(util, cs.effective);
+        return util;
 }
 
 static void policy_values(const ManagerBus *b, size_t i, PolicyValues *v) {
@@ -82,7 +106,7 @@ static void policy_values(const ManagerBus *b, size_t i, PolicyValues *v) {
                 .max_khz = ps.max_khz,
                 .cpuinfo_min_khz = p->cpuinfo_min_khz,
                 .cpuinfo_max_khz = p->cpuinfo_max_khz,
-                .demand = engine_policy_util(m->engine, (unsigned) i),
+                .demand = manager_policy_util(m, i),
                 .managed = m->managed[i],
                 .remote_permitted = ps.remote_permitted,
                 .local = ps.decisions[DECISION_LOCAL],
@@ -103,7 +127,7 @@ static void cpu_values(const ManagerBus *b, size_t i, CpuValues *v) {
         const PolicyDesc *p = topology_policy_of_cpu(m->topology, b->cpus[i]);
         CpuState cs = {};
 
-        (void) engine_cpu_state(m->engine, b->cpus[i], &cs);
+        (void) manager_cpu_state(m, b->cpus[i], &cs);
         *v = (CpuValues) {
                 .id = b->cpus[i],
                 .policy = p ? p->id : 0,

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "event-source.h"
 #include "log.h"
 #include "macro.h"
 #include "manager-rules.h"
@@ -91,6 +92,9 @@ int manager_rules_task(Manager *m, pid_t pid, pid_t tgid, const char *comm) {
                 return 0;
         rule = manager_rules_match_task(rules, m->task_names, NULL, pid, tgid, comm);
         r = engine_task_set_rule(m->engine, pid, rule);
+        /* A source that decides itself (bpf) holds the task's clamp in the kernel. */
+        if (r >= 0 && m->source)
+                r = event_source_task_rule(m->source, pid, rule);
         if (r == -ENOMEM)
                 return r;
         if (r < 0)

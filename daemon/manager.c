@@ -90,10 +90,16 @@ static void manager_print_decision(Manager *m, const Decision *d) {
 }
 
 /* The name of @pid as the proc connector knows it now (for the decision log), or NULL. */
+static bool manager_needs_proc_conn(const Manager *m, const Config *c);
+static int manager_start_proc_conn(Manager *m, const Config *c);
+
 static const char *manager_task_comm(Manager *m, int32_t pid, TaskName *buf) {
-        if (pid <= 0 || !m->task_names || task_names_lookup(m->task_names, pid, buf) < 0 || buf->comm[0] == '\0')
+        if (pid <= 0 || !m->task_names)
                 return NULL;
-        return buf->comm;
+        /* Without the connector's stream (manager_start_proc_conn()), from /proc at the decision. */
+        if (m->proc ? task_names_lookup(m->task_names, pid, buf) < 0 : task_names_read(m->task_names, pid, buf) < 0)
+                return NULL;
+        return buf->comm[0] != '\0' ? buf->comm : NULL;
 }
 
 /* Observe mode: a line that could not be printed (the reader went away) stops the lines, said once. */
@@ -303,6 +309,12 @@ int manager_reload(Manager *m, char **ret_error) {
         if (c.event_source != m->config.event_source && m->opts.events_source < 0)
                 log_notice("[events] source changed to %s: it applies at the next start (running on %s).",
                            event_source_type_to_string(c.event_source), manager_source_name(m));
+        /* Rules where there were none: the proc connector's stream is needed now (its start matches them). */
+        if (m->proc_unused && manager_needs_proc_conn(m, &c)) {
+                r = manager_start_proc_conn(m, &c);
+                if (r < 0)
+                        log_warning_errno(r, "Failed to subscribe to the proc connector, ignoring: %m");
+        }
         /* The engine forgot every task's rule: match them again, from the proc connector's table. */
         r = manager_rules_scan(m);
         if (r < 0)
@@ -593,8 +605,11 @@ static int on_proc_event(const ProcEvent *ev, const TaskName *task, void *userda
                 return task ? manager_rules_task(m, task->pid, task->tgid, task->comm) : 0;
         case PROC_EVENT_TYPE_EXIT:
                 /* Only a pinned task can outlive its sched_process_exit (pinned by a late exec message). */
-                if (engine_rules(m->engine))
+                if (engine_rules(m->engine)) {
                         engine_task_exit(m->engine, ev->pid);
+                        if (m->source)
+                                (void) event_source_task_rule(m->source, ev->pid, -1);
+                }
                 return 0;
         case PROC_EVENT_TYPE_RESCAN:
                 return manager_rules_scan(m);
@@ -603,14 +618,32 @@ static int on_proc_event(const ProcEvent *ev, const TaskName *task, void *userda
         }
 }
 
+/*
+ * With a source that decides in the kernel and no per-process rules, nothing needs the proc connector's stream of
+ * every fork, exec and exit on the machine (a wake-up each: 1.9 % of the context switches under perf bench sched
+ * messaging, docs/benchmarks.md): a decision's task is named from /proc when it is recorded. A reload that adds
+ * rules subscribes.
+ */
+static bool manager_needs_proc_conn(const Manager *m, const Config *c) {
+        return !m->source || !event_source_decides(m->source) || c->rules.n > 0;
+}
+
 /* Task names and lifecycle; optional: where the connector is unavailable we run on tracepoints alone. */
-static int manager_start_proc_conn(Manager *m) {
+static int manager_start_proc_conn(Manager *m, const Config *c) {
         const char *why;
         int r;
 
-        r = task_names_new(NULL, 0, &m->task_names);
-        if (r < 0)
-                return log_oom();
+        if (!m->task_names) {
+                r = task_names_new(NULL, 0, &m->task_names);
+                if (r < 0)
+                        return log_oom();
+        }
+        m->proc_unused = !manager_needs_proc_conn(m, c);
+        if (m->proc_unused) {
+                log_info("Proc connector not subscribed: the %s source has no per-process rules to match; a "
+                         "decision's task is named from /proc.", manager_source_name(m));
+                return 0;
+        }
 
         r = proc_conn_new_full(m->event, m->task_names,
                                &(const ProcConnOptions) { .handler = on_proc_event, .userdata = m }, &m->proc);
@@ -667,7 +700,7 @@ int manager_start(Manager *m) {
 
         manager_log_iowait(m);
 
-        r = manager_start_proc_conn(m);
+        r = manager_start_proc_conn(m, &m->config);
         if (r < 0)
                 return r;
 

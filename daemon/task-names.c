@@ -262,6 +262,13 @@ static int comm_read_pid(TaskNames *t, pid_t pid, char ret[TASK_COMM_LEN]) {
         return r;
 }
 
+int task_names_read(TaskNames *t, pid_t pid, TaskName *ret) {
+        if (!t || pid <= 0 || !ret)
+                return -EINVAL;
+        *ret = (TaskName) { .pid = pid };
+        return comm_read_pid(t, pid, ret->comm);
+}
+
 int task_names_lookup(TaskNames *t, pid_t pid, TaskName *ret) {
         uint32_t slot, idx;
         const Entry *e;

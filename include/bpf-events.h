@@ -89,6 +89,7 @@ typedef struct BpfCpuSignals {
         unsigned util_avg, util_est, runnable_avg, rt_avg, dl_avg, irq_avg, bw_dl, uclamp_min, uclamp_max;
         unsigned nr_rt_running;       /* rt_rq->rt_nr_running (RT runnable: the policy asks for max) */
         unsigned effective;           /* what the governor used: sugov_get_util() */
+        unsigned curr_pid;            /* the task running at the read, 0 = idle */
         uint64_t time_ns;
 } BpfCpuSignals;
 int bpf_events_cpu_signals(const BpfEvents *b, int cpu, BpfCpuSignals *ret);
@@ -103,6 +104,26 @@ int bpf_events_set_tick(BpfEvents *b, uint64_t tick_ns);
  */
 int bpf_events_set_wake_period(BpfEvents *b, uint64_t period_ns);
 
+/*
+ * Per-process rules: @n clamps (0 < n <= 32; index = the rule's), each what the kernel's uclamp would hold for
+ * the rule's tasks (min 0..1024, max 0..1024). The first call attaches the programs on sched_switch and
+ * sched_migrate_task that, with the wake-up ones, count the queued ruled tasks per CPU; @n == 0 detaches them
+ * and forgets every task's rule. -EOPNOTSUPP when this kernel lacks those tracepoints, with the reason in
+ * *@ret_reason (if non-NULL).
+ */
+typedef struct BpfRuleClamp {
+        uint16_t min_util, max_util;
+} BpfRuleClamp;
+int bpf_events_set_rules(BpfEvents *b, const BpfRuleClamp *rules, size_t n, char **ret_reason);
+/* Task @tid's rule: an index given to bpf_events_set_rules(), or -1 for none (also at its exit). It applies from
+ * the task's next wake-up or switch-in. -E2BIG when 16384 tasks have a rule already. */
+int bpf_events_set_task_rule(BpfEvents *b, int32_t tid, int rule);
+/*
+ * Observe mode: the kernel's own frequency changes (power:cpu_frequency, one per CPU of the policy) handed to
+ * @handler as they are read from the ring, with the decisions. -EOPNOTSUPP when this kernel lacks the tracepoint.
+ */
+typedef int (*BpfKernelFreqHandler)(int cpu, uint64_t time_ns, uint32_t khz, void *userdata);
+int bpf_events_watch_kernel_freq(BpfEvents *b, BpfKernelFreqHandler handler);
 /* False when this build has no BPF source (no BTF on the build machine): bpf_events_new() says -EOPNOTSUPP. */
 bool bpf_events_built(void);
 

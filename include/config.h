@@ -59,7 +59,7 @@ typedef struct Config {
         int log_level;                    /* log_level = info */
         int realtime_priority;            /* realtime_priority = 1 (SCHED_FIFO priority of the event loop, 0 = off) */
         /* [events] */
-        EventSourceType event_source;     /* source = perf (auto|perf|bpf) */
+        EventSourceType event_source;     /* source = auto (auto|perf|bpf) */
         uint64_t drain_interval_usec;     /* drain_interval_ms = 4 */
         unsigned ring_pages;              /* ring_pages = 64 (per CPU, power of two, data pages) */
         WakeupMode wakeup;                /* wakeup = adaptive */

@@ -11,6 +11,8 @@ typedef struct EventSourceOps {
         int (*cpu_offline)(EventSource *s, int cpu);
         int (*cpu_online)(EventSource *s, int cpu);
         int (*reconfigure)(EventSource *s, const Config *cfg);
+        int (*task_rule)(EventSource *s, int32_t tid, int rule);   /* NULL: the engine's alone (perf) */
+        int (*cpu_state)(const EventSource *s, unsigned cpu, CpuState *ret); /* NULL: the engine's (perf) */
         void (*stats)(const EventSource *s, EventSourceStats *ret);
         void (*free)(EventSource *s);
 } EventSourceOps;

@@ -34,6 +34,7 @@
 
 typedef struct EventSource EventSource;
 typedef struct Engine Engine;
+typedef struct CpuState CpuState;
 
 /* EventSourceType ([events] source = auto|perf|bpf) is config.h's. */
 
@@ -92,6 +93,17 @@ int event_source_cpu_offline(EventSource *s, int cpu);
 int event_source_cpu_online(EventSource *s, int cpu);
 /* A new configuration ([events] and [governor] settings the source applies itself). */
 int event_source_reconfigure(EventSource *s, const Config *cfg);
+/*
+ * Task @tid's per-process rule (an index into the configuration's RuleSet, -1 = none, also at its exit), for a
+ * source that decides itself (bpf: the task's clamp in the kernel). The perf source's model keeps the rules in the
+ * engine (engine_task_set_rule()), so this is 0 there. A negative errno when the source cannot take it.
+ */
+int event_source_task_rule(EventSource *s, int32_t tid, int rule);
+/*
+ * @cpu's signals as the source that decides saw them last (bpf: the kernel's own, read by its programs), for
+ * status. -EOPNOTSUPP when the engine's model holds them (perf: engine_cpu_state()); -ENOENT: not seen yet.
+ */
+int event_source_cpu_state(const EventSource *s, unsigned cpu, CpuState *ret);
 void event_source_stats(const EventSource *s, EventSourceStats *ret);
 /* Why perf refused the tracefs formats (-EBADMSG from event_source_new()): see perf_events_format_error(). */
 int event_source_format_error(char **ret);

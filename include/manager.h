@@ -61,7 +61,8 @@ typedef struct Manager {
         Observer *observer;            /* observe mode only */
         bool observer_print_failed;    /* its stdout failed: said once */
         EventSource *source;           /* the live event source: perf or bpf (event-source.h) */
-        ProcConn *proc;                /* NULL where the proc connector is unavailable */
+        ProcConn *proc;                /* NULL where the proc connector is unavailable or unused */
+        bool proc_unused;              /* not subscribed: nothing needs it (manager_start_proc_conn()) */
         TaskNames *task_names;         /* pid → comm, fed by the proc connector */
         UEventMonitor *uevents;        /* CPU hotplug (manager-hotplug.c); NULL where uevents are unavailable */
         sd_event_source *tick_source;  /* armed on the tick grid only while some CPU is busy */

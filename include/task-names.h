@@ -54,6 +54,8 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(TaskNames *, task_names_free);
 
 /* Copies the entry of @pid into @ret (and marks it recently used). Returns 0, -ENOENT, -EINVAL. */
 int task_names_lookup(TaskNames *t, pid_t pid, TaskName *ret);
+/* @pid's name read from /proc now (its tgid left 0), the table unchanged: where no proc connector feeds it. */
+int task_names_read(TaskNames *t, pid_t pid, TaskName *ret);
 
 /* Adds or updates @pid with @tgid and @comm (truncated to 15 bytes). Returns 0 or -EINVAL. */
 int task_names_set(TaskNames *t, pid_t pid, pid_t tgid, const char *comm);

@@ -28,6 +28,7 @@
 #define SFQ_CAPACITY_SCALE 1024     /* SCHED_CAPACITY_SCALE */
 #define SFQ_CACHED_NONE 0xffffffffu /* sfq_policy_state.cached_raw_khz: no cached raw frequency */
 #define SFQ_POLICY_WAKE 0xffffffffu /* sfq_record.policy of a wake-up record: no decision (wake_period_ns) */
+#define SFQ_POLICY_KERNEL_FREQ 0xfffffffeu /* of the kernel's own change (power:cpu_frequency): cpu, new_khz */
 
 /* PERCPU_ARRAY sfq_counters, one u64 each. */
 enum sfq_counter {
@@ -136,4 +137,32 @@ struct sfq_cpu_state {
         __u32 iowait_pending;     /* sg_cpu->iowait_boost_pending */
         __u64 last_hook_ns;       /* sg_cpu->last_update */
         __u64 idle_switches;      /* the idle task's nvcsw + nivcsw at the last read: a change = the CPU idled */
+        __u32 rule_min, rule_max; /* the queued ruled tasks' clamp at the read (0, 1024 = none; see below) */
+};
+
+/*
+ * Per-process rules ([rule:NAME], rules.h) on the BPF source: each rule becomes a task clamp, as the kernel's
+ * uclamp would hold it (min_util; rt_boost = a min of 1024; max_util; ignore = a max of 0). The daemon says which
+ * task has which rule (sfq_task_rule, tid -> rule index); the programs on enqueue_task()/dequeue_task() count the
+ * queued ruled tasks per CPU as uclamp_rq_inc()/uclamp_rq_dec() do (kernel/sched/core.c), and the CPU's clamp is
+ * the max over them, as uclamp_rq_max_value() takes it. Attached only while rules exist.
+ */
+#define SFQ_MAX_RULES 32            /* RULES_MAX; a power of 2 */
+#define SFQ_MAX_RULED_TASKS 16384   /* tasks with a rule at once */
+
+/* Daemon-owned: rule @i's clamp. */
+struct sfq_rule {
+        __u32 min_util, max_util;
+};
+
+/* Kernel-owned, per CPU (written under its rq lock): the ruled tasks queued there. */
+struct sfq_cpu_rules {
+        __u32 count[SFQ_MAX_RULES]; /* per rule */
+        __u32 n;                    /* their sum */
+        __u32 idle_max;             /* uclamp_idle_value(): the max clamp of the last task to leave, while idle */
+};
+
+/* Kernel-owned, per ruled task queued: where and under which rule it was counted (uclamp_se.active). */
+struct sfq_task_active {
+        __u32 cpu, rule;
 };

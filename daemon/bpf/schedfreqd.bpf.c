@@ -54,6 +54,26 @@ struct sfq_policy_conf sfq_policy_conf[SFQ_MAX_POLICIES];
 struct sfq_cpu_state sfq_cpu_state[SFQ_MAX_CPUS];
 struct sfq_policy_state sfq_policy_state[SFQ_MAX_POLICIES];
 
+/* Per-process rules (schedfreqd-bpf.h): rules_on is set by the loader once the enqueue/dequeue programs are
+ * attached and the counts below zeroed, cleared before they are detached. */
+__u32 rules_on = 0;
+struct sfq_rule sfq_rules[SFQ_MAX_RULES];
+struct sfq_cpu_rules sfq_cpu_rules[SFQ_MAX_CPUS];
+
+struct {
+        __uint(type, BPF_MAP_TYPE_HASH);
+        __uint(max_entries, SFQ_MAX_RULED_TASKS);
+        __type(key, __u32);   /* tid */
+        __type(value, __u32); /* rule index */
+} sfq_task_rule SEC(".maps");
+
+struct {
+        __uint(type, BPF_MAP_TYPE_HASH);
+        __uint(max_entries, SFQ_MAX_RULED_TASKS);
+        __type(key, __u32); /* tid */
+        __type(value, struct sfq_task_active);
+} sfq_task_active SEC(".maps");
+
 struct {
         __uint(type, BPF_MAP_TYPE_RINGBUF);
         __uint(max_entries, SFQ_RING_BYTES);
@@ -114,6 +134,50 @@ static __always_inline void self_task_learn(void) {
                 self_task = (__u64) bpf_get_current_task();
 }
 
+/* Queued on @rq and counted by the kernel's uclamp: the fair class's delayed-dequeue tasks are not (6.12+). */
+static __always_inline __u32 rq_nr_clamped(struct rq *rq) {
+        __u32 nr = BPF_CORE_READ(rq, nr_running), delayed = 0;
+
+        if (bpf_core_field_exists(rq->cfs.h_nr_runnable))
+                delayed = BPF_CORE_READ(rq, cfs.h_nr_queued) - BPF_CORE_READ(rq, cfs.h_nr_runnable);
+        return nr > delayed ? nr - delayed : 0;
+}
+
+/*
+ * The per-process rules' clamp of @rq's CPU (schedfreqd-bpf.h), as uclamp_rq_util_with() takes the rq's: the max
+ * over its queued tasks' min and max, a task without a rule counting as (0, 1024); while idle, the max of the
+ * last task to leave (uclamp_idle_value()) and a min of 0.
+ */
+static __always_inline void read_rules(struct rq *rq, struct sfq_cpu_state *s) {
+        struct sfq_cpu_rules *cr;
+        __u32 cpu, nr, min = 0, max = 0;
+
+        s->rule_min = 0;
+        s->rule_max = SFQ_CAPACITY_SCALE;
+        if (!rules_on)
+                return;
+        cpu = BPF_CORE_READ(rq, cpu);
+        if (cpu >= SFQ_MAX_CPUS)
+                return;
+        cr = &sfq_cpu_rules[cpu & (SFQ_MAX_CPUS - 1)];
+        nr = rq_nr_clamped(rq);
+        if (nr == 0) {
+                s->rule_max = cr->idle_max;
+                return;
+        }
+        if (cr->n == 0)
+                return;
+        for (__u32 i = 0; i < SFQ_MAX_RULES; i++) {
+                if (!cr->count[i])
+                        continue;
+                min = max_u32(min, sfq_rules[i].min_util);
+                max = max_u32(max, sfq_rules[i].max_util);
+        }
+        s->rule_min = min_u32(min, SFQ_CAPACITY_SCALE);
+        /* A queued task without a rule holds the max at the capacity. */
+        s->rule_max = nr > cr->n ? SFQ_CAPACITY_SCALE : min_u32(max, SFQ_CAPACITY_SCALE);
+}
+
 /*
  * Everything effective_cpu_util() reads of @rq, into @s. BPF_CORE_READ is a probe read: it also works on an rq
  * pointer kept from an earlier event (the per-CPU runqueues are never freed), which is how a shared policy reads
@@ -151,6 +215,7 @@ static __always_inline void read_rq(struct rq *rq, struct sfq_cpu_state *s) {
                 s->uclamp_max = SFQ_CAPACITY_SCALE;
         }
         s->uclamp_used = s->uclamp_min != 0 || s->uclamp_max != SFQ_CAPACITY_SCALE;
+        read_rules(rq, s);
 
         /*
          * sugov_hold_freq() asks whether the CPU entered idle since the previous evaluation
@@ -269,7 +334,7 @@ static __always_inline __u32 iowait_apply(struct sfq_cpu_state *s, __u64 now, __
  */
 static __always_inline void cpu_compute(struct sfq_cpu_state *s, const struct sfq_policy_conf *pc, __u32 boost) {
         __u32 scale = pc->capacity ?: SFQ_CAPACITY_SCALE;
-        __u32 irq = s->irq_avg, util_cfs, util, min, max, eff, clamped, actual;
+        __u32 irq = s->irq_avg, util_cfs, util, min, max, eff, clamped, actual, min_k, max_k, perf_k;
         bool rt_min = false;
 
         /* cpu_util_cfs_boost(): max(util_avg, runnable_avg), then max with util_est, capped at the capacity. */
@@ -310,6 +375,15 @@ static __always_inline void cpu_compute(struct sfq_cpu_state *s, const struct sf
 
         /* sugov_effective_cpu_perf(): max(min, min(max, map_util_perf(util))); the headroom generalises 1.25. */
         actual = (__u32) ((__u64) clamped * (pc->headroom_x1024 ?: 1280) / 1024);
+        /* Without the rules' clamp (read_rules()), to tell whether it decided. */
+        min_k = min;
+        max_k = min_u32(max, actual);
+        perf_k = max_u32(min_k, max_k);
+        /* With it: max over the queued tasks' mins, and their max, as uclamp_rq_get() holds them. */
+        if (irq < scale) {
+                min = max_u32(min, min_u32(s->rule_min, scale));
+                max = min_u32(max, s->rule_max);
+        }
         if (actual < max)
                 max = actual;
         s->perf = max_u32(min, max);
@@ -317,7 +391,7 @@ static __always_inline void cpu_compute(struct sfq_cpu_state *s, const struct sf
 
         if (rt_min && max < min)
                 s->reason = SFQ_REASON_RT;
-        else if (clamped != eff)
+        else if (clamped != eff || s->perf != perf_k)
                 s->reason = SFQ_REASON_RULE;
         else if (boost > util)
                 s->reason = SFQ_REASON_IOWAIT;
@@ -420,6 +494,8 @@ static __always_inline bool hold_freq(struct sfq_cpu_state *s, const struct sfq_
         if (s->uclamp_used && s->uclamp_max != SFQ_CAPACITY_SCALE && util >= s->uclamp_max)
                 return false;
         if (pc->max_util && pc->max_util < SFQ_CAPACITY_SCALE && util >= pc->max_util)
+                return false;
+        if (s->rule_max < SFQ_CAPACITY_SCALE && util >= s->rule_max)
                 return false;
         hold = s->evaluated && !s->went_idle && s->curr_pid != 0;
         s->went_idle = 0;
@@ -659,13 +735,65 @@ int BPF_PROG(sfq_pelt_irq, struct rq *rq) {
  * update of the enqueue (pelt_cfs_tp when a period decayed, or the attach of a migrated task), as in the kernel.
  * Any other wake-up returns at once: it costs one probe read.
  */
+static __always_inline bool rule_enqueue(struct task_struct *p, __u32 cpu);
+
+/*
+ * Would @rq's CPU, as it stands after this enqueue, ask its policy for more than the frequency in force? Its CFS
+ * utilisation (cpu_util_cfs_boost(): the wakee's util_est is in the root's since util_est_enqueue()) against what
+ * the frequency in force covers: get_next_freq()'s raw frequency for it above cur_khz means a higher table entry.
+ * RT/DL/IRQ are left out (they only add): a wake-up this says no to may still raise at the next PELT update. Four
+ * probe reads; the evaluation itself only when yes.
+ */
+static __always_inline bool wakeup_raises(struct rq *rq) {
+        const struct sfq_policy_conf *pc;
+        const struct sfq_cpu_conf *c;
+        __u32 cpu, util, cap;
+        __u64 raw_khz;
+
+        cpu = BPF_CORE_READ(rq, cpu);
+        if (cpu >= SFQ_MAX_CPUS)
+                return false;
+        c = &sfq_cpu_conf[cpu & (SFQ_MAX_CPUS - 1)];
+        if (!c->in_policy || !c->online || c->policy >= SFQ_MAX_POLICIES)
+                return false;
+        pc = &sfq_policy_conf[c->policy & (SFQ_MAX_POLICIES - 1)];
+        if (!pc->managed)
+                return false;
+        cap = pc->capacity ?: SFQ_CAPACITY_SCALE;
+        util = max_u32(max_u32(BPF_CORE_READ(rq, cfs.avg.util_avg), BPF_CORE_READ(rq, cfs.avg.runnable_avg)),
+                       BPF_CORE_READ(rq, cfs.avg.util_est) & ~UTIL_AVG_UNCHANGED);
+        util = min_u32(util, cap);
+        raw_khz = (__u64) pc->cpuinfo_max_khz * ((__u64) util * (pc->headroom_x1024 ?: 1280) / 1024) / cap;
+        return raw_khz > sfq_policy_state[c->policy & (SFQ_MAX_POLICIES - 1)].cur_khz;
+}
+
 static __always_inline int on_wakeup(struct task_struct *p, __u32 event) {
         bool iowait = BPF_CORE_READ_BITFIELD_PROBED(p, in_iowait);
         struct rq_event ev = { .event = event, .pid = BPF_CORE_READ(p, pid), .hook = true, .iowait = true };
+        struct rq *rq = task_rq_of(p);
 
-        if (!iowait)
+        /*
+         * A ruled task: counted now, and its CPU evaluated with its clamp, as the kernel's PELT update of the
+         * enqueue sees it when uclamp_rq_inc() comes first (kernel/sched/core.c enqueue_task(), before 6.12). Not a
+         * hook call by itself (the enqueue's own came before this tracepoint).
+         */
+        if (rules_on && rq && rule_enqueue(p, BPF_CORE_READ(rq, cpu)) && !iowait) {
+                ev.hook = false;
+                ev.iowait = false;
+                return on_rq(rq, &ev);
+        }
+        if (iowait)
+                return on_rq(rq, &ev);
+        /*
+         * Reaction: a wake-up that makes its CPU ask for a higher frequency is evaluated at once. schedutil would
+         * wait for the CPU's next decayed PELT update (up to 1 ms on a busy CPU) or the tick; the perf source's
+         * model evaluates at every event. Not a hook call. docs/bpf-source.md, "Evaluation points".
+         */
+        if (!rq || !wakeup_raises(rq))
                 return 0;
-        return on_rq(task_rq_of(p), &ev);
+        ev.hook = false;
+        ev.iowait = false;
+        return on_rq(rq, &ev);
 }
 
 SEC("tp_btf/sched_wakeup")
@@ -676,4 +804,116 @@ int BPF_PROG(sfq_wakeup, struct task_struct *p) {
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(sfq_wakeup_new, struct task_struct *p) {
         return on_wakeup(p, SFQ_EVENT_WAKEUP_NEW);
+}
+
+/* ---- Per-process rules: the queued ruled tasks per CPU (schedfreqd-bpf.h) ---- */
+
+/*
+ * Where uclamp_rq_inc()/uclamp_rq_dec() run (enqueue_task()/dequeue_task(), kernel/sched/core.c) no tracepoint
+ * fires and these VMs cannot attach fentry programs (no function tracer), so the queued set is followed from the
+ * scheduler tracepoints: a ruled task is counted on its CPU when it is woken (sched_wakeup, after the enqueue) or
+ * switched in uncounted (a rule given while it was queued), moved with it (sched_migrate_task), and uncounted when
+ * it is switched out not runnable (sched_switch with prev_state != TASK_RUNNING: blocked, or dead). Counts are
+ * atomic: a queued migration adds to the destination CPU without that CPU's rq lock. The switch and migrate
+ * programs are attached only while rules exist.
+ */
+
+static __always_inline void rules_count(__u32 cpu, __u32 rule, int delta) {
+        struct sfq_cpu_rules *cr = &sfq_cpu_rules[cpu & (SFQ_MAX_CPUS - 1)];
+
+        __sync_fetch_and_add(&cr->count[rule & (SFQ_MAX_RULES - 1)], (__u32) delta);
+        __sync_fetch_and_add(&cr->n, (__u32) delta);
+}
+
+/* @p is queued on @cpu: counted there if it has a rule (and moved there if counted elsewhere). True if counted. */
+static __always_inline bool rule_enqueue(struct task_struct *p, __u32 cpu) {
+        struct sfq_task_active a, *old;
+        __u32 tid, *rule;
+
+        if (!rules_on || cpu >= SFQ_MAX_CPUS)
+                return false;
+        tid = BPF_CORE_READ(p, pid);
+        rule = bpf_map_lookup_elem(&sfq_task_rule, &tid);
+        if (!rule || *rule >= SFQ_MAX_RULES)
+                return false;
+        old = bpf_map_lookup_elem(&sfq_task_active, &tid);
+        if (old) {
+                if (old->cpu == cpu)
+                        return true;
+                rules_count(old->cpu, old->rule, -1);
+                bpf_map_delete_elem(&sfq_task_active, &tid);
+        }
+        a.cpu = cpu;
+        a.rule = *rule;
+        if (bpf_map_update_elem(&sfq_task_active, &tid, &a, BPF_NOEXIST) < 0)
+                return false;
+        rules_count(cpu, a.rule, 1);
+        return true;
+}
+
+/* @p left its runqueue (blocked or dead): uncounted. Returns its rule's max (1024 without one). */
+static __always_inline __u32 rule_dequeue(struct task_struct *p) {
+        struct sfq_task_active *a;
+        __u32 tid = BPF_CORE_READ(p, pid), max;
+
+        a = bpf_map_lookup_elem(&sfq_task_active, &tid);
+        if (!a)
+                return SFQ_CAPACITY_SCALE;
+        max = sfq_rules[a->rule & (SFQ_MAX_RULES - 1)].max_util;
+        rules_count(a->cpu, a->rule, -1);
+        bpf_map_delete_elem(&sfq_task_active, &tid);
+        return max;
+}
+
+#define TASK_RUNNING 0
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(sfq_rule_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+             unsigned int prev_state) {
+        __u32 cpu = bpf_get_smp_processor_id(), max;
+        struct rq *rq;
+
+        if (!rules_on || cpu >= SFQ_MAX_CPUS)
+                return 0;
+        if (prev_state != TASK_RUNNING) {
+                max = rule_dequeue(prev);
+                /* The last task to leave leaves its max behind (uclamp_idle_value()). */
+                rq = task_rq_of(prev);
+                if (rq && rq_nr_clamped(rq) == 0)
+                        sfq_cpu_rules[cpu & (SFQ_MAX_CPUS - 1)].idle_max = max;
+        }
+        (void) rule_enqueue(next, cpu);
+        return 0;
+}
+
+SEC("tp_btf/sched_migrate_task")
+int BPF_PROG(sfq_rule_migrate, struct task_struct *p, int dest_cpu) {
+        __u32 tid;
+
+        if (!rules_on)
+                return 0;
+        tid = BPF_CORE_READ(p, pid);
+        /* Only a counted (queued) task moves its count; a waking one is counted at its wake-up. */
+        if (bpf_map_lookup_elem(&sfq_task_active, &tid))
+                (void) rule_enqueue(p, (__u32) dest_cpu);
+        return 0;
+}
+
+/* ---- Observe mode: the kernel's own frequency changes (power:cpu_frequency), attached only then ---- */
+
+SEC("tp_btf/cpu_frequency")
+int BPF_PROG(sfq_cpu_frequency, unsigned int frequency, unsigned int cpu_id) {
+        struct sfq_record *r = bpf_ringbuf_reserve(&sfq_ring, sizeof(*r), 0);
+
+        if (!r) {
+                count(SFQ_COUNT_DROPPED);
+                return 0;
+        }
+        __builtin_memset(r, 0, sizeof(*r));
+        r->time_ns = bpf_ktime_get_ns();
+        r->policy = SFQ_POLICY_KERNEL_FREQ;
+        r->cpu = cpu_id;
+        r->new_khz = frequency;
+        bpf_ringbuf_submit(r, 0);
+        return 0;
 }

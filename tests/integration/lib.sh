@@ -76,8 +76,8 @@ fi
 
 # The event source (SCHEDFREQD_EVENTS=bpf|perf|auto, the source pass of tests/run-tests): SCHEDFREQD becomes a
 # wrapper that execs the program (or the valgrind wrapper above) with --events=SOURCE when it runs the daemon (no
-# verb, not --observe, which reads through perf), unchanged otherwise; the PID stays the program's. events_source
-# tells a test which source its daemon runs on ("perf" when the variable is unset: the configuration's default).
+# verb; --observe included), unchanged otherwise; the PID stays the program's. events_source
+# tells a test which source its daemon runs on.
 if [ -n "${SCHEDFREQD_EVENTS:-}" ]; then
 	LIB_EV_DIR=$(mktemp -d /tmp/schedfreqd-events.XXXXXX) || exit 1
 	chmod 755 "$LIB_EV_DIR"
@@ -85,7 +85,7 @@ if [ -n "${SCHEDFREQD_EVENTS:-}" ]; then
 	#!/bin/bash
 	for a in "\$@"; do
 		case \$a in
-		topology | restore | replay | --observe | --help | -h | --version) exec "$SCHEDFREQD" "\$@" ;;
+		topology | restore | replay | --help | -h | --version) exec "$SCHEDFREQD" "\$@" ;;
 		esac
 	done
 	exec "$SCHEDFREQD" --events="$SCHEDFREQD_EVENTS" "\$@"
@@ -93,8 +93,12 @@ if [ -n "${SCHEDFREQD_EVENTS:-}" ]; then
 	chmod 755 "$LIB_EV_DIR/schedfreqd"
 	SCHEDFREQD="$LIB_EV_DIR/schedfreqd"
 fi
+# Unset or auto: the default, auto, which takes bpf where the build has the BPF source and the kernel has BTF.
 events_source() {
-	echo "${SCHEDFREQD_EVENTS:-perf}"
+	case ${SCHEDFREQD_EVENTS:-auto} in
+	auto) if [ -e "$BUILD/daemon/bpf/schedfreqd.skel.h" ] && [ -e /sys/kernel/btf/vmlinux ]; then echo bpf; else echo perf; fi ;;
+	*) echo "$SCHEDFREQD_EVENTS" ;;
+	esac
 }
 
 LIB_FAILED=0

@@ -24,6 +24,9 @@
 # up: a round waits at most 3 s for it to fall, then wakes anyway and another round is added, up to 10 in all;
 # or raised it in between); at least 3 rounds must count, and every round that counts must pass, in each mode.
 
+# On perf (whatever the default): the remote raise is timed at the wake-up itself, where the model evaluates;
+# the BPF source evaluates at the target's next PELT update, and test-bpf-source.sh judges its remote rule.
+SCHEDFREQD_EVENTS=${SCHEDFREQD_EVENTS:-perf}
 . "$(dirname "$0")/lib.sh"
 . "$REPO/tests/dbus/bus.sh"
 

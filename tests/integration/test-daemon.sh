@@ -189,8 +189,16 @@ daemon_pid=
 show_daemon_log
 now=$(emu_sh "$SNAPSHOT")
 now_cur0=$(emu_exec cat /sys/devices/system/cpu/cpufreq/policy0/scaling_cur_freq)
-# In the initial pid namespace the proc connector works: it must have been used (names, exits of the hog).
-if grep -q 'Proc connector: [1-9][0-9]* messages' "$TMP/err"; then
+# In the initial pid namespace the proc connector works: it must have been used (names, exits of the hog); the
+# BPF source without rules does not subscribe (a decision's task is named from /proc; test-dbus checks the name).
+if [ "$(events_source)" = bpf ]; then
+	if grep -q 'Proc connector not subscribed: the bpf source has no per-process rules' "$TMP/err" &&
+		! grep -q 'Proc connector: [0-9]* messages' "$TMP/err"; then
+		ok "bpf without rules: the proc connector is not subscribed, and says so"
+	else
+		fail "bpf without rules: the proc connector is not subscribed" "$(show_daemon_log)"
+	fi
+elif grep -q 'Proc connector: [1-9][0-9]* messages' "$TMP/err"; then
 	ok "proc connector subscribed and delivering"
 else
 	fail "proc connector subscribed and delivering" "$(show_daemon_log)"

@@ -301,7 +301,8 @@ fault clear
 
 
 # --- a ring overflows ----------------------------------------------------------------------------------------
-printf '[events]\nring_pages = 1\n' >"$TMP/schedfreqd.conf"
+# perf's rings (the default source, auto, is bpf where the kernel has BTF: no rings).
+printf '[events]\nsource = perf\nring_pages = 1\n' >"$TMP/schedfreqd.conf"
 original=$(emu_sh "$SNAPSHOT")
 start_daemon || fail "daemon starts with one-page rings" "$(show_daemon_log)"
 kill -STOP "$daemon_pid"
@@ -338,7 +339,7 @@ fi
 # --- a tracefs format that changed shape ---------------------------------------------------------------------
 fmt=$(emu_sh 'd=$(awk "\$3 == \"tracefs\" { print \$2; exit }" /proc/mounts); echo "$d/events/sched/sched_migrate_task/format"')
 if emu_sh "mount --bind '$REPO/tests/fixtures/formats/bad/sched_migrate_task-no-dest_cpu.format' '$fmt'"; then
-	: >"$TMP/schedfreqd.conf"
+	printf '[events]\nsource = perf\n' >"$TMP/schedfreqd.conf" # the formats are perf's to read
 	original=$(emu_sh "$SNAPSHOT")
 	nsenter -m -t "$EMU_NS_PID" -- "$SFD" -c "$TMP/schedfreqd.conf" --state-file "$TMP/state" --no-bus \
 		>"$TMP/out" 2>"$TMP/err"

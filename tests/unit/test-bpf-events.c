@@ -578,6 +578,43 @@ TEST(unprivileged) {
         ASSERT_TRUE(strchr(reason, ' ') && strlen(strchr(reason, ' ')) > 1);
 }
 
+static int on_kernel_freq(int cpu, uint64_t time_ns, uint32_t khz, void *userdata) {
+        return 0;
+}
+
+/* The rule programs (sched_switch, sched_migrate_task) and observe mode's (power:cpu_frequency) are attached
+ * only on demand: a link each more, and back to none when the rules go. */
+TEST(rules_and_observe_attach_on_demand) {
+        const BpfRuleClamp clamps[2] = { { .min_util = 1024, .max_util = 1024 }, { .min_util = 0, .max_util = 300 } };
+        BpfFds base, rules, none, observe;
+        Fixture f;
+
+        if (!bpf_events_built())
+                return;
+        ASSERT_OK(fixture_init(&f));
+        base = bpf_fds();
+        ASSERT_ERROR(bpf_events_set_task_rule(f.b, 1, 0), EINVAL); /* no rules yet */
+        ASSERT_ERROR(bpf_events_set_rules(f.b, clamps, 33, NULL), EINVAL);
+        ASSERT_OK(bpf_events_set_rules(f.b, clamps, 2, NULL));
+        rules = bpf_fds();
+        ASSERT_EQ(rules.links, base.links + 2);
+        ASSERT_OK(bpf_events_set_task_rule(f.b, getpid(), 1));
+        ASSERT_OK(bpf_events_set_task_rule(f.b, getpid(), -1));
+        ASSERT_OK(bpf_events_set_task_rule(f.b, getpid(), -1)); /* none: nothing to forget */
+        ASSERT_ERROR(bpf_events_set_task_rule(f.b, getpid(), 2), EINVAL);
+        ASSERT_OK(bpf_events_set_rules(f.b, clamps, 1, NULL)); /* fewer rules: still attached */
+        ASSERT_EQ(bpf_fds().links, rules.links);
+        ASSERT_OK(bpf_events_set_rules(f.b, NULL, 0, NULL));
+        none = bpf_fds();
+        ASSERT_EQ(none.links, base.links);
+        ASSERT_OK(bpf_events_watch_kernel_freq(f.b, on_kernel_freq));
+        observe = bpf_fds();
+        ASSERT_EQ(observe.links, base.links + 1);
+        ASSERT_OK(bpf_events_watch_kernel_freq(f.b, on_kernel_freq)); /* once */
+        ASSERT_EQ(bpf_fds().links, observe.links);
+        fixture_done(&f);
+}
+
 /* bpf_events_free() leaves nothing: no bpf fd of ours, and the links' ids are gone from the kernel. */
 TEST(free_leaves_nothing) {
         BpfFds before, during, after;
