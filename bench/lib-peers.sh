@@ -11,11 +11,13 @@
 #   peer_events                           events the governor handled so far (schedfreqd only; else empty)
 #
 # NAME is one of PEER_NAMES:
-#   schedfreqd         the daemon, defaults, [policy*] remote = yes (the kernel's rule for per-CPU policies on
-#                      a driver without fast switching still forbids them: the config allows it explicitly)
+#   schedfreqd         the daemon, defaults (the event source: auto, bpf where the kernel has BTF), [policy*]
+#                      remote = yes (the kernel's rule for per-CPU policies on a driver without fast switching
+#                      still forbids them: the config allows it explicitly)
 #   schedfreqd-local   the daemon with remote = no: a remote wake-up waits for the target CPU's next event
-#   schedfreqd-bpf, schedfreqd-bpf-local   the same two on the BPF event source ([events] source = bpf; not in
-#                      PEER_NAMES: name them, e.g. REACTION_GOVERNORS="schedfreqd schedfreqd-bpf")
+#   schedfreqd-bpf, schedfreqd-bpf-local, schedfreqd-perf, schedfreqd-perf-local   the same two on one event
+#                      source ([events] source = bpf|perf; not in PEER_NAMES: name them, e.g.
+#                      REACTION_GOVERNORS="schedfreqd-perf schedfreqd-bpf")
 #   ondemand           bench/ondemand-sampler: /proc/stat every 10 ms, up-threshold 80 % (the kernel's
 #                      ondemand, drivers/cpufreq/cpufreq_ondemand.c), writing scaling_setspeed
 #   cpufreqd           Debian 12's cpufreqd 2.4.2 at its fastest poll (poll_interval=0.15, its minimum), with rules
@@ -176,10 +178,12 @@ peer_start() { # NAME [EXTRA_CONFIG]
 	case $PEER_NAME in
 	schedfreqd) peer__start_schedfreqd yes "${2:-}" ;;
 	schedfreqd-local) peer__start_schedfreqd no "${2:-}" ;;
-	schedfreqd-bpf | schedfreqd-bpf-local)
-		# The BPF event source ([events] source = bpf); the extra config after it may add to [events].
-		{ printf '[events]\nsource = bpf\n'; [ -n "${2:-}" ] && cat "$2"; } >"$PEER_DIR/bpf.conf"
-		peer__start_schedfreqd "$([ "$PEER_NAME" = schedfreqd-bpf ] && echo yes || echo no)" "$PEER_DIR/bpf.conf" ;;
+	schedfreqd-bpf | schedfreqd-bpf-local | schedfreqd-perf | schedfreqd-perf-local)
+		# One event source ([events] source = bpf|perf); the extra config after it may add to [events].
+		local src=${PEER_NAME#schedfreqd-}
+		src=${src%-local}
+		{ printf '[events]\nsource = %s\n' "$src"; [ -n "${2:-}" ] && cat "$2"; } >"$PEER_DIR/source.conf"
+		peer__start_schedfreqd "$(case $PEER_NAME in *-local) echo no ;; *) echo yes ;; esac)" "$PEER_DIR/source.conf" ;;
 	ondemand) peer__start_ondemand ;;
 	cpufreqd) peer__start_cpufreqd ;;
 	perf-record) peer__start_perf_record ;;
@@ -197,7 +201,8 @@ peer_start() { # NAME [EXTRA_CONFIG]
 
 peer_events() {
 	case $PEER_NAME in
-	schedfreqd*) awk '/Events:/ { gsub(/[(,]/, " "); print $2 }' "$PEER_DIR/log" ;;
+	# The exit summary: "Events (perf): N (late ..." or "Events (bpf, counted in the kernel): N, ..."
+	schedfreqd*) awk '/^Events \(/ { sub(/^[^)]*\): /, ""); print $1 + 0 }' "$PEER_DIR/log" ;;
 	esac
 }
 

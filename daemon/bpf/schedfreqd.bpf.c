@@ -738,58 +738,66 @@ int BPF_PROG(sfq_pelt_irq, struct rq *rq) {
 static __always_inline bool rule_enqueue(struct task_struct *p, __u32 cpu);
 
 /*
- * Would @rq's CPU, as it stands after this enqueue, ask its policy for more than the frequency in force? Its CFS
+ * Would @cpu, as it stands after this enqueue, ask its policy for more than the frequency in force? Its CFS
  * utilisation (cpu_util_cfs_boost(): the wakee's util_est is in the root's since util_est_enqueue()) against what
- * the frequency in force covers: get_next_freq()'s raw frequency for it above cur_khz means a higher table entry.
- * RT/DL/IRQ are left out (they only add): a wake-up this says no to may still raise at the next PELT update. Four
- * probe reads; the evaluation itself only when yes.
+ * the frequency in force covers: get_next_freq()'s raw frequency for it above cur_khz, below the policy's maximum,
+ * means a higher table entry. RT/DL/IRQ are left out (they only add): a wake-up this says no to may still raise
+ * at the next PELT update. A policy already at its maximum costs no read; otherwise three. Returns the CPU's
+ * runqueue to evaluate, or NULL.
  */
-static __always_inline bool wakeup_raises(struct rq *rq) {
+static __always_inline struct rq *wakeup_raises(__u32 cpu) {
         const struct sfq_policy_conf *pc;
         const struct sfq_cpu_conf *c;
-        __u32 cpu, util, cap;
+        __u32 util, cap, cur_khz;
         __u64 raw_khz;
+        struct rq *rq;
 
-        cpu = BPF_CORE_READ(rq, cpu);
         if (cpu >= SFQ_MAX_CPUS)
-                return false;
+                return NULL;
         c = &sfq_cpu_conf[cpu & (SFQ_MAX_CPUS - 1)];
         if (!c->in_policy || !c->online || c->policy >= SFQ_MAX_POLICIES)
-                return false;
+                return NULL;
         pc = &sfq_policy_conf[c->policy & (SFQ_MAX_POLICIES - 1)];
-        if (!pc->managed)
-                return false;
+        cur_khz = sfq_policy_state[c->policy & (SFQ_MAX_POLICIES - 1)].cur_khz;
+        rq = (struct rq *) sfq_cpu_state[cpu & (SFQ_MAX_CPUS - 1)].rq;
+        if (!pc->managed || cur_khz >= pc->max_khz || !rq)
+                return NULL;
         cap = pc->capacity ?: SFQ_CAPACITY_SCALE;
         util = max_u32(max_u32(BPF_CORE_READ(rq, cfs.avg.util_avg), BPF_CORE_READ(rq, cfs.avg.runnable_avg)),
                        BPF_CORE_READ(rq, cfs.avg.util_est) & ~UTIL_AVG_UNCHANGED);
         util = min_u32(util, cap);
         raw_khz = (__u64) pc->cpuinfo_max_khz * ((__u64) util * (pc->headroom_x1024 ?: 1280) / 1024) / cap;
-        return raw_khz > sfq_policy_state[c->policy & (SFQ_MAX_POLICIES - 1)].cur_khz;
+        return raw_khz > cur_khz ? rq : NULL;
 }
 
 static __always_inline int on_wakeup(struct task_struct *p, __u32 event) {
         bool iowait = BPF_CORE_READ_BITFIELD_PROBED(p, in_iowait);
         struct rq_event ev = { .event = event, .pid = BPF_CORE_READ(p, pid), .hook = true, .iowait = true };
-        struct rq *rq = task_rq_of(p);
+        struct rq *rq;
 
-        /*
-         * A ruled task: counted now, and its CPU evaluated with its clamp, as the kernel's PELT update of the
-         * enqueue sees it when uclamp_rq_inc() comes first (kernel/sched/core.c enqueue_task(), before 6.12). Not a
-         * hook call by itself (the enqueue's own came before this tracepoint).
-         */
-        if (rules_on && rq && rule_enqueue(p, BPF_CORE_READ(rq, cpu)) && !iowait) {
-                ev.hook = false;
-                ev.iowait = false;
-                return on_rq(rq, &ev);
+        if (iowait || rules_on) {
+                rq = task_rq_of(p);
+                /*
+                 * A ruled task: counted now, and its CPU evaluated with its clamp, as the kernel's PELT update of
+                 * the enqueue sees it when uclamp_rq_inc() comes first (kernel/sched/core.c enqueue_task(), before
+                 * 6.12). Not a hook call by itself (the enqueue's own came before this tracepoint).
+                 */
+                if (rules_on && rq && rule_enqueue(p, BPF_CORE_READ(rq, cpu)) && !iowait) {
+                        ev.hook = false;
+                        ev.iowait = false;
+                        return on_rq(rq, &ev);
+                }
+                if (iowait)
+                        return on_rq(rq, &ev);
         }
-        if (iowait)
-                return on_rq(rq, &ev);
         /*
          * Reaction: a wake-up that makes its CPU ask for a higher frequency is evaluated at once. schedutil would
          * wait for the CPU's next decayed PELT update (up to 1 ms on a busy CPU) or the tick; the perf source's
-         * model evaluates at every event. Not a hook call. docs/bpf-source.md, "Evaluation points".
+         * model evaluates at every event. Not a hook call. docs/bpf-source.md, "One evaluation the kernel does not make". The wakee's
+         * CPU is task_cpu(), set before its enqueue.
          */
-        if (!rq || !wakeup_raises(rq))
+        rq = wakeup_raises(BPF_CORE_READ(p, thread_info.cpu));
+        if (!rq)
                 return 0;
         ev.hook = false;
         ev.iowait = false;
