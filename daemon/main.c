@@ -115,7 +115,11 @@ static int verb_topology(bool json) {
 
         r = cpufreq_discover(&t);
         if (r == -ENODEV)
-                return log_error_errno(r, "No cpufreq policies under /sys/devices/system/cpu (no cpufreq driver loaded?)");
+                return log_error_errno(r, "No cpufreq policies under /sys/devices/system/cpu: this machine has no "
+                                       "cpufreq driver (a VM or container?), so there is no topology to print. To "
+                                       "replay a trace, give the traced machine's (this verb run there) or one of "
+                                       "tests/fixtures/topology/*.ini to --topology; the format is under 'topology' "
+                                       "in schedfreqd(8). To watch schedfreqd decide here: make run.");
         if (r < 0)
                 return log_error_errno(r, "Failed to read the cpufreq topology: %m");
 
@@ -413,8 +417,9 @@ static int check_verb(int argc, char **argv, Args *a) {
         if (a->opts.observe && a->opts.bus_address)
                 return usage_error("--observe takes no D-Bus name: --bus-address does not go with it.");
         if (streq(verb, "replay") && !a->topology_path)
-                return usage_error("replay needs --topology FILE (run 'schedfreqd topology' on the traced machine to "
-                                   "get one).");
+                return usage_error("replay needs --topology FILE: the traced machine's cpufreq policies ('schedfreqd "
+                                   "topology' run there), or one of tests/fixtures/topology/*.ini (format: "
+                                   "schedfreqd(8), 'topology').");
         return -1;
 }
 

@@ -44,10 +44,32 @@ out=$(unshare --mount --propagation private sh -c \
 	"mount --bind '$bare' /sys/devices/system/cpu && exec '$SFD' -c '$TMP/none.conf' --state-file '$TMP/bare-state'" 2>&1)
 rc=$?
 after=$(cd "$bare" && find . -printf '%p %s %T@\n' | sort)
-if [ $rc -ne 0 ] && grep -q "no cpufreq driver" <<<"$out" && [ ! -e "$TMP/bare-state" ] && [ "$before" = "$after" ]; then
-	ok "bare machine: clear error, nothing touched"
+if [ $rc -ne 0 ] && grep -q "no cpufreq driver" <<<"$out" && grep -q "nothing to govern. To watch schedfreqd decide .*: make run" <<<"$out" &&
+	[ ! -e "$TMP/bare-state" ] && [ "$before" = "$after" ]; then
+	ok "bare machine: clear error naming the next step (make run, replay), nothing touched"
 else
 	fail "bare machine: clear error, nothing touched" "rc=$rc" "$out"
+fi
+# The first commands a new user tries there lead somewhere: the topology verb names the fixtures and the format,
+# observe mode says why it cannot run and what to do instead (issue #24).
+bare_run() { # ARGS...: the program on the bare tree, its output
+	unshare --mount --propagation private sh -c "mount --bind '$bare' /sys/devices/system/cpu && exec \"\$@\"" sh "$SFD" "$@" 2>&1
+}
+out=$(bare_run topology)
+rc=$?
+if [ $rc -ne 0 ] && grep -q "tests/fixtures/topology/\*.ini to --topology; the format is under 'topology' in schedfreqd(8)" <<<"$out" &&
+	grep -q "make run" <<<"$out"; then
+	ok "bare machine: 'schedfreqd topology' names the fixtures, the format and make run"
+else
+	fail "bare machine: 'schedfreqd topology' names the next step" "rc=$rc" "$out"
+fi
+out=$(bare_run --observe -c "$TMP/none.conf")
+rc=$?
+if [ $rc -ne 0 ] && grep -q "nothing to observe (observe mode compares with the kernel's cpufreq choices)" <<<"$out" &&
+	grep -q "make run" <<<"$out"; then
+	ok "bare machine: --observe says why it cannot run and what to do instead"
+else
+	fail "bare machine: --observe says why it cannot run" "rc=$rc" "$out"
 fi
 
 # --- intel_pstate in active mode offers no userspace governor -------------------------------------------

@@ -107,7 +107,7 @@ usage_case "bad --log-level" "schedfreqd: --log-level wants err, warning, notice
 usage_case "--json with another verb" "schedfreqd: --json applies to 'topology' only." restore --json
 usage_case "--csv with another verb" "schedfreqd: --csv applies to 'replay' only." topology --csv
 usage_case "replay without --topology" \
-	"schedfreqd: replay needs --topology FILE (run 'schedfreqd topology' on the traced machine to get one)." replay -
+	"schedfreqd: replay needs --topology FILE: the traced machine's cpufreq policies ('schedfreqd topology' run there), or one of tests/fixtures/topology/*.ini (format: schedfreqd(8), 'topology')." replay -
 out=$("$SFD" --help 2>&1)
 rc=$?
 [ $rc -eq 0 ] && grep -q -- '--log-level LEVEL' <<<"$out" && ok "--help: exit 0, lists --log-level" \
