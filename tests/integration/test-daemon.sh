@@ -52,25 +52,23 @@ else
 fi
 # The first commands a new user tries there lead somewhere: the topology verb names the fixtures and the format,
 # observe mode says why it cannot run and what to do instead (issue #24).
-bare_run() { # ARGS...: the program on the bare tree, its output
-	unshare --mount --propagation private sh -c "mount --bind '$bare' /sys/devices/system/cpu && exec \"\$@\"" sh "$SFD" "$@" 2>&1
+# bare_says NAME PATTERN ARGS...: the program on the bare tree fails, says PATTERN and names make run.
+bare_says() {
+	local name=$1 pattern=$2 out rc
+	shift 2
+	out=$(unshare --mount --propagation private sh -c "mount --bind '$bare' /sys/devices/system/cpu && exec \"\$@\"" \
+		sh "$SFD" "$@" 2>&1)
+	rc=$?
+	if [ $rc -ne 0 ] && grep -q "$pattern" <<<"$out" && grep -q "make run" <<<"$out"; then
+		ok "bare machine: $name"
+	else
+		fail "bare machine: $name" "rc=$rc" "$out"
+	fi
 }
-out=$(bare_run topology)
-rc=$?
-if [ $rc -ne 0 ] && grep -q "tests/fixtures/topology/\*.ini to --topology; the format is under 'topology' in schedfreqd(8)" <<<"$out" &&
-	grep -q "make run" <<<"$out"; then
-	ok "bare machine: 'schedfreqd topology' names the fixtures, the format and make run"
-else
-	fail "bare machine: 'schedfreqd topology' names the next step" "rc=$rc" "$out"
-fi
-out=$(bare_run --observe -c "$TMP/none.conf")
-rc=$?
-if [ $rc -ne 0 ] && grep -q "nothing to observe (observe mode compares with the kernel's cpufreq choices)" <<<"$out" &&
-	grep -q "make run" <<<"$out"; then
-	ok "bare machine: --observe says why it cannot run and what to do instead"
-else
-	fail "bare machine: --observe says why it cannot run" "rc=$rc" "$out"
-fi
+bare_says "'schedfreqd topology' names the fixtures, the format and make run" \
+	"tests/fixtures/topology/\*.ini to --topology; the format is under 'topology' in schedfreqd(8)" topology
+bare_says "--observe says why it cannot run and what to do instead" \
+	"nothing to observe (observe mode compares with the kernel's cpufreq choices)" --observe -c "$TMP/none.conf"
 
 # --- intel_pstate in active mode offers no userspace governor -------------------------------------------
 emu_start "$REPO/tests/fixtures/topology/intel_pstate.ini" || { fail "emulator start"; finish; }
