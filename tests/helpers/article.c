@@ -109,6 +109,7 @@ static void *light_main(void *arg) {
         uint64_t period = ms_to_ns(opt_light_period_ms), busy = ms_to_ns(opt_light_busy_ms);
 
         atomic_store(&tid_light, gettid());
+        (void) pthread_setname_np(pthread_self(), "light"); /* the name decisions and `make run` show */
         if (pin(opt_cpu) < 0) {
                 atomic_store(&thread_error, 1);
                 return NULL;
@@ -130,6 +131,7 @@ static void *heavy_main(void *arg) {
         uint64_t v;
 
         atomic_store(&tid_heavy, gettid());
+        (void) pthread_setname_np(pthread_self(), "heavy");
         if (pin(opt_cpu) < 0) {
                 atomic_store(&thread_error, 1);
                 return NULL;
