@@ -248,6 +248,7 @@ static void task_init_new(Demand *d, Task *k, int cpu, uint64_t now_ns) {
         k->runnable.util_avg = k->util.util_avg;
         k->runnable.util_sum = (uint64_t) k->runnable.util_avg * pelt_divider(&k->runnable);
         k->cpu = cpu;
+        k->clock_unset = true;   /* se->avg.last_update_time == 0 until the enqueue attaches it */
 }
 
 static int demand_wakeup(Demand *d, const SchedEvent *ev, uint64_t now_ns, DemandEffect *eff) {

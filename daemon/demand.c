@@ -395,17 +395,38 @@ void dm_task_set_class(Demand *d, Task *k, int32_t prio, const char *comm, int c
                 dm_task_enqueue(d, k, queued_on, now_ns);
 }
 
+/*
+ * A new task, or one that arrives from another CPU, starts on this CPU's PELT clock where its signals stood when it left
+ * the old one (a new task: where post_init_entity_util_avg() set them): migrate_task_rq_fair()
+ * (kernel/sched/fair.c) sets se->avg.last_update_time = 0, as a new entity has it, and update_load_avg(DO_ATTACH)
+ * then attaches it without aging it. The two CPUs' clock_pelt differ (a busy CPU's
+ * runs behind its task clock by its frequency and capacity scaling), so aging it across from the old clock to
+ * the new one took up to the whole difference off a task that had just run: 400 ms at full speed on a CPU whose
+ * policy started low, then moved to an idle CPU, arrived with util 335 instead of ~1020 (issue 25).
+ */
+static void task_rebase(Demand *d, Task *k) {
+        uint64_t t = cpu_pelt_now(&d->cpus[k->cpu]);
+
+        k->util.last_update_time_ns = t;
+        k->runnable.last_update_time_ns = t;
+        k->clock_unset = false;
+}
+
 /* enqueue_task_fair() / enqueue_task_rt() of @k on @cpu. */
 void dm_task_enqueue(Demand *d, Task *k, int cpu, uint64_t now_ns) {
         DemandCpu *c = &d->cpus[cpu];
 
         (void) demand_advance(d, (unsigned) cpu, now_ns);   /* the counts change below */
-        dm_task_advance(d, k, now_ns);
         if (k->cpu != cpu) {
                 /* set_task_cpu() without a sched_migrate_task we saw: same as a migration while asleep. */
                 dm_task_detach(d, k, now_ns, true);
+                k->clock_unset = true;
                 k->cpu = cpu;
         }
+        if (k->clock_unset)
+                task_rebase(d, k);
+        else
+                dm_task_advance(d, k, now_ns);
         k->on_rq = true;
         k->rq_epoch = c->epoch;
         k->queued_rt = k->rt && !k->stop;
@@ -485,6 +506,7 @@ void dm_task_migrate(Demand *d, Task *k, int dest, uint64_t now_ns) {
                 dm_task_dequeue(d, k, now_ns, false);
         dm_task_detach(d, k, now_ns, !queued);
         k->running = false;
+        k->clock_unset = k->clock_unset || k->cpu != dest;
         k->cpu = dest;
         if (queued)
                 dm_task_enqueue(d, k, dest, now_ns);

@@ -26,6 +26,7 @@ typedef struct Task {
         bool queued_rt;           /* counted in its CPU's nr_rt at enqueue (prio can change while queued) */
         bool queued_stop;         /* enqueued as the stopper: in neither the cfs nor the rt accounting */
         bool attached;            /* its util is part of its CPU's cfs signal (attach_entity_load_avg()) */
+        bool clock_unset;         /* new, or moved to another CPU: se->avg.last_update_time == 0, attached unaged */
         bool util_avg_unchanged;  /* UTIL_AVG_UNCHANGED: PELT not recomputed since util_est was stored */
         PeltSignal util;          /* se->avg util_sum/util_avg */
         PeltSignal runnable;      /* se->avg runnable_avg: "running" while on_rq (for the util_est skip rule) */

@@ -66,11 +66,17 @@ t=1100000000 policy=0 freq=2000000 cpu=0 kind=local util=628
 t=1104000000 policy=0 freq=1500000 cpu=0 kind=local util=537
 t=1116000000 policy=0 freq=2000000 cpu=1 kind=local util=619"
 
-# Migration moves demand: at 1.302100 policy0 falls (remote, from cpu1) and policy1 rises (local).
+# Migration moves demand: at 1.302100 policy0 falls (remote, from cpu1) and policy1 rises (local). The mover's
+# util arrives whole (attached unaged, as after migrate_task_rq_fair()), so when it sleeps at 1.303 cpu1's util
+# stays ~975 and policy1 at its maximum (it fell to util 334 while the model aged the task across clocks).
 expect migrate "$(replay two-dt.ini migrate.txt | grep -E "^t=130")" "\
 t=1302100000 policy=0 freq=500000 cpu=1 kind=remote util=0
-t=1302100000 policy=1 freq=2000000 cpu=1 kind=local util=1017
-t=1303000000 policy=1 freq=1000000 cpu=1 kind=local util=334"
+t=1302100000 policy=1 freq=2000000 cpu=1 kind=local util=1017"
+
+# A running task moved by the stopper after 400 ms on cpu0 carries its whole util (attach_entity_load_avg()):
+# policy1 goes to its maximum at the migration, a remote change from cpu0 (it climbed from util 335 before).
+expect migrate-running "$(replay two-dt.ini migrate-running.txt | grep -E "policy=1")" "\
+t=1400010000 policy=1 freq=2000000 cpu=0 kind=remote util=1023"
 
 # Busy-hold: cpu1 loses its heavy task at 1.300100 but stays busy: policy1 holds max until cpu1 idles.
 expect hold "$(replay two-dt.ini hold.txt | grep policy=1)" "\
