@@ -55,7 +55,7 @@ lines=$(wc -l <"$TMP/big.txt")
 bytes=$(stat -c %s "$TMP/big.txt")
 # perf script pads the event name when a trace holds several: "<time>:       sched:sched_switch: …"
 events=$(grep -Ec ':[[:space:]]+sched:sched_(switch|wakeup|wakeup_new|migrate_task|process_exit):' "$TMP/big.txt")
-changes=$("$SFD" replay --topology "$TOPO" "$TMP/big.txt" | wc -l)
+changes=$("$SFD" replay --kv --topology "$TOPO" "$TMP/big.txt" 2>/dev/null | wc -l)
 
 for run in $(seq "$RUNS"); do
 	timed perf script -i "$TMP/big.data" >>"$TMP/perf-script.ns" || exit 1

@@ -7,7 +7,8 @@
  *                                   topology-json.c)
  *   schedfreqd restore              put back what a crashed daemon's state file says (actuator.c), never
  *                                   under a live daemon unless --force
- *   schedfreqd replay [--csv]       run a `perf script` trace through the engine (replay.c)
+ *   schedfreqd replay [--kv|--csv]  run a `perf script` trace through the engine (replay.c): a table and a
+ *                                   summary for a person (replay-report.c), lines or CSV for scripts
  * Usage errors (an unknown option or verb, a missing or bad value, an extra argument) are one line and a hint
  * on stderr and exit status 2, as schedfreqctl's.
  */
@@ -45,8 +46,13 @@ static void help(void) {
                "                       changed=<ours|kernel> (the kernel's from power:cpu_frequency)\n"
                "  topology             print this machine's cpufreq policies (topology INI; --json: JSON)\n"
                "  restore              restore policies from a crashed daemon's state file\n"
-               "  replay [TRACE|-]     replay `perf script` output (needs --topology); prints\n"
-               "                       t=<ns> policy=<cpu> freq=<kHz> cpu=<cpu> kind=<local|remote> util=<u>\n"
+               "  replay [TRACE|-]     replay `perf script` output (needs --topology): a\n"
+               "                       table, a row per frequency change (time since the\n"
+               "                       first event, CPU whose event caused it, policy,\n"
+               "                       MHz, util, kind local|remote|deferred, reason,\n"
+               "                       task comm[pid]), then a summary: decisions by\n"
+               "                       kind, deferred waits, time at each frequency per\n"
+               "                       policy\n"
                "\n"
                "Options:\n"
                "  -c, --config FILE    configuration file (default " CONFIG_DEFAULT_PATH ")\n"
@@ -59,9 +65,14 @@ static void help(void) {
                "      --events SOURCE  auto, bpf or perf: where events are read and decided; wins\n"
                "                       over [events] source\n"
                "      --print-decisions  print one line per frequency change on stdout, with reason=\n"
-               "      --print-util     replay: also print each CPU's signals when they change:\n"
+               "                       (replay: the --kv lines with reason= and deferred=<ns>)\n"
+               "      --absolute-time  replay: the table's times as the trace's own\n"
+               "      --kv             replay: key=value lines for scripts instead of the table:\n"
+               "                       t=<ns> policy=<cpu> freq=<kHz> cpu=<cpu> kind=<local|remote> util=<u>\n"
+               "      --print-util     replay: --kv, and each CPU's signals when they change:\n"
                "                       t=<ns> cpu=<n> util=<u> util_est=<u> runnable=<u> rt=<u> eff=<u>\n"
                "      --csv            replay: CSV instead (time_s,policy,freq_khz,util,cpu,kind,reason)\n"
+               "                       (--kv, --print-*, --csv: the summary on stderr)\n"
                "      --bus-address ADDRESS  serve D-Bus on ADDRESS instead of the system bus\n"
                "      --no-bus         run without D-Bus\n"
                "      --log-level LEVEL  err, warning, notice, info or debug; wins over the config's\n"
@@ -285,12 +296,13 @@ typedef struct Args {
         const char *topology_path;    /* -t */
         const char *verb;             /* "" for the daemon */
         const char *trace;            /* replay's argument, NULL = stdin */
-        bool config_given, print_util, force, json, csv;
+        bool config_given, print_util, force, json, csv, kv, absolute_time;
 } Args;
 
 /* The long options (getopt_long(3)); the short ones are "c:t:qvh". */
 enum { ARG_VERSION = 0x100, ARG_STATE_FILE, ARG_LOCK_FILE, ARG_FORCE, ARG_PRINT_DECISIONS, ARG_PRINT_UTIL,
-       ARG_BUS_ADDRESS, ARG_NO_BUS, ARG_LOG_LEVEL, ARG_JSON, ARG_CSV, ARG_OBSERVE, ARG_EVENTS };
+       ARG_BUS_ADDRESS, ARG_NO_BUS, ARG_LOG_LEVEL, ARG_JSON, ARG_CSV, ARG_OBSERVE, ARG_EVENTS, ARG_KV,
+       ARG_ABSOLUTE_TIME };
 static const struct option options[] = {
         { "config", required_argument, NULL, 'c' },
         { "topology", required_argument, NULL, 't' },
@@ -300,6 +312,8 @@ static const struct option options[] = {
         { "print-decisions", no_argument, NULL, ARG_PRINT_DECISIONS },
         { "print-util", no_argument, NULL, ARG_PRINT_UTIL },
         { "csv", no_argument, NULL, ARG_CSV },
+        { "kv", no_argument, NULL, ARG_KV },
+        { "absolute-time", no_argument, NULL, ARG_ABSOLUTE_TIME },
         { "json", no_argument, NULL, ARG_JSON },
         { "bus-address", required_argument, NULL, ARG_BUS_ADDRESS },
         { "no-bus", no_argument, NULL, ARG_NO_BUS },
@@ -346,6 +360,12 @@ static int parse_options(int argc, char **argv, Args *a) {
                         break;
                 case ARG_CSV:
                         a->csv = true;
+                        break;
+                case ARG_KV:
+                        a->kv = true;
+                        break;
+                case ARG_ABSOLUTE_TIME:
+                        a->absolute_time = true;
                         break;
                 case ARG_JSON:
                         a->json = true;
@@ -407,8 +427,16 @@ static int check_verb(int argc, char **argv, Args *a) {
         a->trace = n_args > 0 ? argv[optind + 1] : NULL;
         if (a->json && !streq(verb, "topology"))
                 return usage_error("--json applies to 'topology' only.");
-        if ((a->csv || a->print_util) && !streq(verb, "replay"))
-                return usage_error("%s applies to 'replay' only.", a->csv ? "--csv" : "--print-util");
+        if ((a->csv || a->print_util || a->kv || a->absolute_time) && !streq(verb, "replay"))
+                return usage_error("%s applies to 'replay' only.", a->csv ? "--csv" : a->print_util ? "--print-util" :
+                                   a->kv ? "--kv" : "--absolute-time");
+        if (a->kv && a->csv)
+                return usage_error("--kv and --csv are two formats: choose one.");
+        /* The lines for scripts carry the trace's own times (t=<ns>, time_s): only the table counts from 0. */
+        if (a->absolute_time && (a->kv || a->csv || a->print_util || a->opts.print_decisions))
+                return usage_error("--absolute-time applies to the table: %s prints the trace's own times.",
+                                   a->csv ? "--csv" : a->kv ? "--kv" : a->print_util ? "--print-util" :
+                                   "--print-decisions");
         if (a->opts.observe && !streq(verb, ""))
                 return usage_error("--observe runs the daemon: no verb ('%s') goes with it.", verb);
         if (a->opts.events_source >= 0 && !streq(verb, ""))
@@ -431,8 +459,10 @@ static int run_verb(const Args *a) {
         if (streq(a->verb, "topology"))
                 return verb_topology(a->json);
         if (streq(a->verb, "replay")) {
+                /* The table unless a format for scripts is asked for (replay.h); the summary always. */
                 flags = (a->print_util ? REPLAY_PRINT_UTIL : 0) | (a->opts.print_decisions ? REPLAY_PRINT_REASON : 0) |
-                        (a->csv ? REPLAY_CSV : 0);
+                        (a->csv ? REPLAY_CSV : 0) | (a->kv ? 0 : REPLAY_TABLE) |
+                        (a->absolute_time ? REPLAY_ABSOLUTE_TIME : 0) | REPLAY_SUMMARY;
                 return verb_replay(a->topology_path, a->opts.config_path, a->config_given, a->trace, flags);
         }
         return verb_restore(a->opts.state_path, a->opts.lock_path, a->force);

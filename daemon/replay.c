@@ -2,7 +2,8 @@
 /*
  * replay.c: the replay driver (include/replay.h): reads a `perf script` trace line by line, each parsed by
  * trace-parse.c, runs its events through the engine with synthetic ticks on the trace's clock, and prints the
- * decisions (and the comparison with the kernel's power:cpu_frequency).
+ * decisions (as a table, replay-report.c, or as lines for scripts), the comparison with the kernel's
+ * power:cpu_frequency and the summary.
  */
 
 #include <inttypes.h>
@@ -17,6 +18,7 @@
 #include "cpulist.h"
 #include "freq-compare.h"
 #include "replay.h"
+#include "replay-report.h"
 #include "time-util.h"
 #include "trace-parse.h"
 
@@ -54,6 +56,12 @@ static void csv_print_util(FILE *f, uint64_t time_ns, unsigned cpu, const CpuSta
                 cs->effective);
 }
 
+/* A task as the trace names it. */
+typedef struct ReplayTask {
+        int32_t pid;
+        char comm[TASK_COMM_LEN];
+} ReplayTask;
+
 typedef struct ReplayContext {
         FILE *out;
         const Topology *topo;
@@ -73,12 +81,49 @@ typedef struct ReplayContext {
         uint64_t tick_ns;         /* the synthetic ticks' period (cfg->tick_usec) */
         uint64_t next_tick_ns;    /* the next one, while ticking */
         bool ticking;             /* some CPU is busy: ticks run */
+        ReplayReport *report;     /* the table's start time and the summary's figures */
+        ReplayTask cause;         /* REPLAY_TABLE: the task of the event being applied */
+        ReplayTask *running;      /* REPLAY_TABLE: per CPU, the task switched in last (pid 0: idle) */
+        bool header_printed;      /* REPLAY_TABLE: the table's header, before its first row */
 } ReplayContext;
+
+/* The table, unless a format for scripts was asked for (those win: replay.h). */
+static bool replay_table(ReplayFlags flags) {
+        return (flags & REPLAY_TABLE) && !(flags & (REPLAY_CSV | REPLAY_PRINT_UTIL | REPLAY_PRINT_REASON));
+}
+
+/*
+ * The name of @d's task. The engine names the task of the event it applies, or at a tick the one running on
+ * the ticked CPU (engine-inputs.c): the last switched in there. NULL when neither is it (a model that missed a
+ * switch).
+ */
+static const char *replay_task_name(const ReplayContext *ctx, const Decision *d) {
+        if (d->pid <= 0)
+                return NULL;
+        if (ctx->cause.pid == d->pid)
+                return ctx->cause.comm;
+        if (ctx->running && d->cpu >= 0 && (unsigned) d->cpu < ctx->n_cpus && ctx->running[d->cpu].pid == d->pid)
+                return ctx->running[d->cpu].comm;
+        return NULL;
+}
+
+static void replay_print_row(ReplayContext *ctx, const Decision *d) {
+        if (!ctx->header_printed) {
+                replay_report_print_header(ctx->out);
+                ctx->header_printed = true;
+        }
+        replay_report_print_decision(ctx->report, ctx->out, d, ctx->flags & REPLAY_ABSOLUTE_TIME,
+                                     replay_task_name(ctx, d));
+}
 
 static int on_replay_decision(const Decision *d, void *userdata) {
         ReplayContext *ctx = ASSERT_PTR(userdata);
 
-        if (ctx->flags & REPLAY_CSV)
+        int r;
+
+        if (replay_table(ctx->flags))
+                replay_print_row(ctx, d);
+        else if (ctx->flags & REPLAY_CSV)
                 csv_print_decision(ctx->out, d, ctx->topo, ctx->flags & REPLAY_PRINT_UTIL);
         else if (ctx->flags & REPLAY_PRINT_REASON)
                 decision_print_details(ctx->out, d, ctx->topo);
@@ -87,18 +132,28 @@ static int on_replay_decision(const Decision *d, void *userdata) {
         ctx->stats->changes++;
         ctx->last_change_ns = d->time_ns;
         freq_compare_ours(ctx->compare, d->policy_index, d->time_ns, d->new_khz);
+        r = replay_report_decision(ctx->report, d);
+        if (r < 0)
+                return r;
         return 0;
 }
 
 static int make_error(char **ret_error, const char *name, uint64_t line, const char *reason);
 
-/* From the trace's first time on, the engine's initial frequencies (the topology's cur_khz) are ours. */
+/*
+ * From the trace's first time on, the engine's initial frequencies (the topology's cur_khz) are ours; it is
+ * also the table's time 0 and where the summary's time at each frequency starts.
+ */
 static void compare_start(ReplayContext *ctx, uint64_t time_ns) {
         if (ctx->compare_started)
                 return;
         ctx->compare_started = true;
-        for (size_t i = 0; i < ctx->topo->n_policies; i++)
-                freq_compare_ours(ctx->compare, (unsigned) i, time_ns, engine_policy_khz(ctx->engine, (unsigned) i));
+        for (size_t i = 0; i < ctx->topo->n_policies; i++) {
+                uint32_t khz = engine_policy_khz(ctx->engine, (unsigned) i);
+
+                freq_compare_ours(ctx->compare, (unsigned) i, time_ns, khz);
+                replay_report_start(ctx->report, (unsigned) i, time_ns, khz);
+        }
 }
 
 /*
@@ -353,6 +408,29 @@ static int replay_kernel_line(ReplayContext *ctx, const char *line, const char *
         return 1;
 }
 
+/* @comm: a SchedEvent's field (TASK_COMM_LEN bytes, NUL-terminated by trace-parse.c), or NULL. */
+static void replay_task_set(ReplayTask *t, int32_t pid, const char *comm) {
+        t->pid = pid;
+        if (comm)
+                memcpy(t->comm, comm, TASK_COMM_LEN);
+        else
+                t->comm[0] = '\0';
+}
+
+/*
+ * REPLAY_TABLE: who a decision @ev (or a later tick) causes is about, named as the trace names it: the event's
+ * task, and the task each CPU runs (a tick's). Two copies per event, not a table of every task: replay's
+ * throughput is the pipe's (docs/benchmarks.md).
+ */
+static void replay_note_tasks(ReplayContext *ctx, const SchedEvent *ev) {
+        if (!ctx->running)
+                return;
+        replay_task_set(&ctx->cause, sched_event_task_pid(ev), sched_event_task_comm(ev));
+        /* replay_check_event() made ev->cpu one of the topology's (< CPU_SETSIZE). */
+        if (ev->type == SCHED_EVENT_SWITCH)
+                replay_task_set(&ctx->running[ev->cpu], ev->sw.next_pid, ev->sw.next_comm);
+}
+
 /* One scheduler event: checked, the ticks up to its time, then fed to the engine. */
 static int replay_event(ReplayContext *ctx, const SchedEvent *ev, const char *name, char **ret_error) {
         int r;
@@ -369,6 +447,7 @@ static int replay_event(ReplayContext *ctx, const SchedEvent *ev, const char *na
         /* As live, once the trace shows it reports sched_stat_runtime, silence ends a run (demand.c). */
         if (ev->type == SCHED_EVENT_RUNTIME)
                 engine_set_runtime_reported(ctx->engine, true);
+        replay_note_tasks(ctx, ev);
         r = engine_event(ctx->engine, ev);
         if (r < 0)
                 return r;
@@ -406,6 +485,8 @@ int replay_run(FILE *in, const char *name, const Topology *topo, const Config *c
                ReplayStats *ret_stats, char **ret_error) {
         _cleanup_(engine_freep) Engine *e = NULL;
         _cleanup_(freq_compare_freep) FreqCompare *compare = NULL;
+        _cleanup_(replay_report_freep) ReplayReport *report = NULL;
+        _cleanup_free_ ReplayTask *running = NULL;
         _cleanup_free_ CpuState *printed = NULL;
         _cleanup_free_ bool *printed_valid = NULL;
         _cleanup_free_ char *line = NULL;
@@ -429,7 +510,18 @@ int replay_run(FILE *in, const char *name, const Topology *topo, const Config *c
         if (r < 0)
                 return r;
         ctx.compare = compare;
+        r = replay_report_new(topo, &report);
+        if (r < 0)
+                return r;
+        ctx.report = report;
         ctx.n_cpus = CPU_SETSIZE;
+        if (replay_table(flags)) {
+                /* Only the table names tasks. */
+                running = calloc(ctx.n_cpus, sizeof(ReplayTask));
+                if (!running)
+                        return -ENOMEM;
+                ctx.running = running;
+        }
         topology_cpus(topo, &ctx.cpus);
         ctx.settle_ns = replay_settle_ns(topo, cfg);
         printed = calloc(ctx.n_cpus, sizeof(CpuState));
@@ -453,6 +545,12 @@ int replay_run(FILE *in, const char *name, const Topology *topo, const Config *c
                 freq_compare_finish(compare, MAX(ctx.latest_ns, ctx.latest_kernel_ns));
                 /* After the decisions, on the same stream; beside a CSV it goes to stderr, to keep the CSV a table. */
                 freq_compare_print(ctx.compare, ctx.topo, flags & REPLAY_CSV ? stderr : out);
+        }
+        if (flags & REPLAY_SUMMARY) {
+                replay_report_finish(report, MAX(ctx.latest_ns, ctx.latest_kernel_ns));
+                r = replay_report_print_summary(report, replay_table(flags) ? out : stderr, stats.events);
+                if (r < 0)
+                        return r;
         }
 
         if (ret_stats)

@@ -76,3 +76,26 @@ int32_t sched_event_task_pid(const SchedEvent *ev) {
         }
         return 0;
 }
+
+const char *sched_event_task_comm(const SchedEvent *ev) {
+        switch (ev->type) {
+        case SCHED_EVENT_SWITCH:
+                return ev->sw.next_pid != 0 ? ev->sw.next_comm : ev->sw.prev_comm;
+        case SCHED_EVENT_WAKEUP:
+        case SCHED_EVENT_WAKEUP_NEW:
+                return ev->wakeup.comm;
+        case SCHED_EVENT_MIGRATE:
+                return ev->migrate.comm;
+        case SCHED_EVENT_EXIT:
+                return ev->exit.comm;
+        case SCHED_EVENT_RUNTIME:
+                return ev->runtime.comm;
+        case SCHED_EVENT_STAT_IOWAIT:
+                return ev->iowait.comm;
+        case SCHED_EVENT_CPU_FREQUENCY:
+        case _SCHED_EVENT_TYPE_MAX:
+        case _SCHED_EVENT_TYPE_INVALID:
+                break;
+        }
+        return NULL;
+}

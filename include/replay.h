@@ -3,8 +3,11 @@
 
 /*
  * `schedfreqd replay`: feeds the engine with the events of a `perf script` text trace instead of perf rings
- * and prints one line per frequency change:
+ * and prints one line per frequency change. For a person (REPLAY_TABLE, the command's default) a table row with
+ * the time since the trace's first event and the task behind the change (replay-report.h); for scripts (flags
+ * 0, `--kv`) a key=value line:
  *   t=<ns> policy=<first cpu> freq=<kHz> cpu=<cpu whose event caused it> kind=<local|remote> util=<0..1024>
+ * or a CSV row (REPLAY_CSV). REPLAY_SUMMARY ends it with the summary (replay-report.h).
  *
  * Input is what `perf script` (or `perf script --ns`) prints for the sched tracepoints by default, each line
  * parsed by trace_parse_line() (include/trace-parse.h, which lists the modelled events; sched_stat_iowait is the
@@ -63,6 +66,18 @@ typedef enum ReplayFlags {
          * are empty. time_s is the trace's time in seconds with nine decimals.
          */
         REPLAY_CSV = 1 << 2,
+        /*
+         * The table for a person (replay-report.h) instead of the key=value lines; REPLAY_PRINT_UTIL,
+         * REPLAY_PRINT_REASON and REPLAY_CSV print theirs instead (scripts read them).
+         */
+        REPLAY_TABLE = 1 << 3,
+        /* With REPLAY_TABLE: the trace's time, not the time since its first event. */
+        REPLAY_ABSOLUTE_TIME = 1 << 4,
+        /*
+         * The summary at the end (replay-report.h): on @out after the table, else on stderr, so that the
+         * key=value lines and the CSV stay what scripts read (as the kernel comparison goes beside a CSV).
+         */
+        REPLAY_SUMMARY = 1 << 5,
 } ReplayFlags;
 
 /*

@@ -101,3 +101,5 @@ bool sched_event_type_is_optional(SchedEventType t);
  * migrated, exiting, running or I/O-waking task. 0 for none (power:cpu_frequency) or the idle task.
  */
 int32_t sched_event_task_pid(const SchedEvent *ev);
+/* That task's name as the event gives it (for a live event, what the tracepoint recorded), or NULL for none. */
+const char *sched_event_task_comm(const SchedEvent *ev);

@@ -106,6 +106,9 @@ usage_case "bad --log-level" "schedfreqd: --log-level wants err, warning, notice
 	--log-level=loud topology
 usage_case "--json with another verb" "schedfreqd: --json applies to 'topology' only." restore --json
 usage_case "--csv with another verb" "schedfreqd: --csv applies to 'replay' only." topology --csv
+usage_case "--kv with another verb" "schedfreqd: --kv applies to 'replay' only." topology --kv
+usage_case "--kv and --csv together" "schedfreqd: --kv and --csv are two formats: choose one." \
+	replay --kv --csv --topology "$REPO/tests/fixtures/traces/two-dt.ini" a.txt
 usage_case "replay without --topology" \
 	"schedfreqd: replay needs --topology FILE: the traced machine's cpufreq policies ('schedfreqd topology' run there), or one of tests/fixtures/topology/*.ini (format: schedfreqd(8), 'topology')." replay -
 out=$("$SFD" --help 2>&1)

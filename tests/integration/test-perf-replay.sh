@@ -4,7 +4,8 @@
 #
 # `schedfreqd replay` end to end on real traces (issue 3): a `perf record -a` of the sched tracepoints made now,
 # on CLOCK_MONOTONIC (-k), of a small workload (short processes, the hog on CPU 1 for 0.5 s, short processes),
-# then `perf script` piped into `schedfreqd replay --topology two-policies.ini -`:
+# then `perf script` piped into `schedfreqd replay --kv --topology two-policies.ini -` (the key=value lines, which
+# this test parses; the default table is test-replay.sh's):
 #   - default (µs) and --ns timestamps: exit 0, at least one decision line in the documented format;
 #   - policy1 rises to its maximum while the hog ran (a decision to max timed within the hog's own
 #     CLOCK_MONOTONIC start/end);
@@ -46,7 +47,7 @@ record() {
 replay_pipe() { # PERF_DATA OUT [PERF SCRIPT ARGS...]
 	local data=$1 out=$2
 	shift 2
-	perf script -i "$data" "$@" 2>"$out.perf-err" | "$SFD" replay --topology "$TOPO" - >"$out" 2>"$out.err"
+	perf script -i "$data" "$@" 2>"$out.perf-err" | "$SFD" replay --kv --topology "$TOPO" - >"$out" 2>"$out.err"
 	local st=("${PIPESTATUS[@]}")
 	[ "${st[0]}" -eq 0 ] && [ "${st[1]}" -eq 0 ]
 }
@@ -152,7 +153,7 @@ if record -m 2048 -o "$TMP/big.data" -- stress-ng --switch 2 --timeout 2 -q 2>"$
 	perf script -i "$TMP/big.data" --ns >"$TMP/big.txt" 2>/dev/null
 	events=$(grep -Ec ' sched:sched_[a-z_]+: ' "$TMP/big.txt")
 	t0=$(now_us)
-	"$SFD" replay --topology "$TOPO" "$TMP/big.txt" >"$TMP/big.out" 2>"$TMP/big.err"
+	"$SFD" replay --kv --topology "$TOPO" "$TMP/big.txt" >"$TMP/big.out" 2>"$TMP/big.err"
 	rc=$?
 	t1=$(now_us)
 	if [ $rc -eq 0 ] && [ -s "$TMP/big.out" ] && [ "$events" -ge 100000 ]; then

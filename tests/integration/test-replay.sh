@@ -3,14 +3,22 @@
 # shellcheck disable=SC2016
 #
 # Replay scenario tests: small hand-made `perf script` traces (tests/fixtures/traces/*.txt) run through
-# `schedfreqd replay --topology T.ini TRACE`, asserting the exact decision lines. The traces and what each
-# shows are described in their header comments. Needs no root and no cpufreq.
+# `schedfreqd replay --topology T.ini TRACE`, asserting the exact decision lines (the key=value ones, --kv, which
+# scripts read), then the table and summary a person reads by default (issue #24 item 4). The traces and what
+# each shows are described in their header comments. Needs no root and no cpufreq.
 . "$(dirname "$0")/lib.sh"
 
 T="$REPO/tests/fixtures/traces"
 SFD=$SCHEDFREQD
 
+# replay: the key=value lines (--kv; the summary they send to stderr is dropped). replay_as: the output of
+# exactly the options given (the table by default), stderr kept.
 replay() { # TOPOLOGY TRACE [ARGS...]
+	local topo=$1 trace=$2
+	shift 2
+	(cd "$T" && "$SFD" replay --kv --topology "$topo" "$@" "$trace" 2>/dev/null)
+}
+replay_as() { # TOPOLOGY TRACE [ARGS...]
 	local topo=$1 trace=$2
 	shift 2
 	(cd "$T" && "$SFD" replay --topology "$topo" "$@" "$trace")
@@ -111,7 +119,7 @@ t=1004000000 policy=1 freq=2000000 cpu=1 kind=local util=1024"
 for c in "malformed.txt:3: sched_switch without a valid prev_pid= or next_pid=" \
 	"malformed-header.txt:2: expected '<comm> <pid> [<cpu>] <sec>.<usec|nsec>: <sys>:<event>: …'"; do
 	f=${c%%:*}
-	out=$(replay two-dt.ini "$f" 2>&1)
+	out=$(replay_as two-dt.ini "$f" 2>&1)
 	rc=$?
 	if [ $rc -ne 0 ] && [[ "$out" == *"$c"* ]]; then ok "malformed_${f%.txt}"; else fail "malformed_${f%.txt}" "rc=$rc" "$out"; fi
 done
@@ -122,7 +130,7 @@ for c in "bad-cpu.txt:4: event recorded on CPU 4 is not in the topology (CPUs 0-
 	"bad-dest-cpu.txt:3: dest_cpu=2 is not in the topology (CPUs 0-1)" \
 	"backwards.txt:6: time goes backwards: 100.000000 is 100.000000 s before the latest event (200.000000)"; do
 	f=${c%%:*}
-	out=$(replay two-dt.ini "$f" 2>&1 >/dev/null)
+	out=$(replay_as two-dt.ini "$f" 2>&1 >/dev/null)
 	rc=$?
 	if [ $rc -ne 0 ] && [[ "$out" == *"$c"* ]]; then ok "bad_input_${f%.txt}"; else fail "bad_input_${f%.txt}" "rc=$rc" "$out"; fi
 done
@@ -131,21 +139,21 @@ done
 empty=$(mktemp)
 at_exit "rm -f '$empty'"
 printf '[system]\nonline = 0-1\npossible = 0-1\n' >"$empty"
-out=$(replay "$empty" ramp.txt 2>&1)
+out=$(replay_as "$empty" ramp.txt 2>&1)
 rc=$?
 if [ $rc -ne 0 ] && [[ "$out" == *"$empty: no [policyN] section"* ]]; then ok empty_topology
 else fail empty_topology "rc=$rc" "$out"; fi
 
 # Small reorderings (the article fixture lists cpu0's events, then cpu1's) are applied at the latest time and
 # counted in one warning at the end.
-out=$(replay two-dt.ini article.txt 2>&1 >/dev/null)
+out=$(replay_as two-dt.ini article.txt 2>&1 >/dev/null)
 expect article_out_of_order "$out" "article.txt: 90 events out of order (up to 300000 µs), applied at the latest time."
 
 # A gap of 10^7 s while cpu1 is busy: replayed at once (it took over a minute on 4 ms ticks), and with the
 # kernel's outcome: the ramp, policy0 back at its minimum through the nohz update, policy1 held at its maximum
 # through the gap, nothing while cpu1 sleeps after it (NOHZ), and its util_est kept when it wakes.
 start=$(date +%s%N)
-out=$(cd "$T" && timeout 10 "$SFD" replay --topology two-dt.ini gap.txt)
+out=$(cd "$T" && timeout 10 "$SFD" replay --kv --topology two-dt.ini gap.txt 2>/dev/null)
 rc=$?
 echo "# 10^7 s gap replayed in $((($(date +%s%N) - start) / 1000000)) ms (rc=$rc)"
 expect gap_fast_and_right "$out" "\
@@ -157,7 +165,7 @@ t=1044000000 policy=1 freq=1000000 cpu=1 kind=local util=208
 t=1072000000 policy=1 freq=1500000 cpu=1 kind=local util=413
 t=1100000000 policy=1 freq=2000000 cpu=1 kind=local util=628"
 # After the gap: cpu1 saturated when its task sleeps, cpu0's blocked load fully decayed.
-expect gap_signals "$(cd "$T" && timeout 10 "$SFD" replay --topology two-dt.ini --print-util gap.txt | grep -E '^t=(10000001000000000 cpu=1|[0-9]+ cpu=0) ' | tail -n 2)" "\
+expect gap_signals "$(cd "$T" && timeout 10 "$SFD" replay --topology two-dt.ini --print-util gap.txt 2>/dev/null | grep -E '^t=(10000001000000000 cpu=1|[0-9]+ cpu=0) ' | tail -n 2)" "\
 t=1292000000 cpu=0 util=0 util_est=0 runnable=0 rt=0 eff=0
 t=10000001000000000 cpu=1 util=1023 util_est=0 runnable=1023 rt=0 eff=1023"
 
@@ -202,9 +210,12 @@ t=1700500000 policy=1 freq=2000000 cpu=1 kind=local util=1024 reason=demand defe
 t=1702600000 policy=1 freq=500000 cpu=1 kind=local util=99 reason=demand"
 # Everything but the added fields is the default output, which stays as it was (the expectations above).
 expect print_decisions_same_lines "$(replay two-dt.ini rt.txt --print-decisions | sed 's/ reason=.*//')" "$(replay two-dt.ini rt.txt)"
+# --print-decisions (as --print-util) prints the key=value lines without --kv: scripts and the oracle read them.
+expect print_decisions_is_kv "$(replay_as two-dt.ini rt.txt --print-decisions 2>/dev/null | sed 's/ reason=.*//')" \
+	"$(replay two-dt.ini rt.txt)"
 
 # --- --csv: a header, one row per decision; with --print-util, a record column and the CPUs' signals -----------
-expect article_csv "$(replay two-dt.ini article.txt --csv 2>/dev/null)" "\
+expect article_csv "$(replay_as two-dt.ini article.txt --csv 2>/dev/null)" "\
 time_s,policy,freq_khz,util,cpu,kind,reason
 1.044000000,0,1000000,208,0,local,demand
 1.072000000,0,1500000,413,0,local,demand
@@ -214,10 +225,10 @@ time_s,policy,freq_khz,util,cpu,kind,reason
 1.700200000,1,2000000,1024,0,remote,demand
 1.702600000,1,500000,108,1,local,demand"
 # The same decisions as the text lines, field for field.
-expect csv_matches_text "$(replay two-dt.ini ramp.txt --csv | awk -F, 'NR > 1 {
+expect csv_matches_text "$(replay_as two-dt.ini ramp.txt --csv 2>/dev/null | awk -F, 'NR > 1 {
 	split($1, t, "."); printf "t=%d%s policy=%s freq=%s cpu=%s kind=%s util=%s\n", t[1], t[2], $2, $3, $5, $6, $4 }' |
 	sed 's/^t=0*\([0-9]\)/t=\1/')" "$(replay two-dt.ini ramp.txt)"
-csv_util=$(replay two-dt.ini article.txt --csv --print-util 2>/dev/null)
+csv_util=$(replay_as two-dt.ini article.txt --csv --print-util 2>/dev/null)
 expect article_csv_util_head "$(head -n 4 <<<"$csv_util")" "\
 record,time_s,policy,freq_khz,util,cpu,kind,reason,util_est,runnable,rt,eff
 util,1.000000000,0,,0,0,,,0,0,0,0
@@ -225,7 +236,7 @@ util,1.000000000,1,,0,1,,,0,0,0,0
 util,1.004000000,0,,20,0,,,0,20,0,20"
 # Its decision rows are the rows without --print-util, with the four signal columns empty.
 expect article_csv_util_decisions "$(grep '^decision,' <<<"$csv_util" | sed 's/^decision,//; s/,,,,$//')" \
-	"$(replay two-dt.ini article.txt --csv 2>/dev/null | tail -n +2)"
+	"$(replay_as two-dt.ini article.txt --csv 2>/dev/null | tail -n +2)"
 expect article_csv_util_first_decision "$(grep -m 1 '^decision,1.7002' <<<"$csv_util")" \
 	"decision,1.700200000,1,2000000,1024,0,remote,demand,,,,"
 expect csv_util_fields "$(awk -F, '{ print NF }' <<<"$csv_util" | sort -u)" "12"
@@ -241,7 +252,7 @@ if [ $rc -eq 0 ] && [ "$(head -c 8 "$plots/article.png" | od -An -tx1 | tr -d ' 
 else
 	fail "plot-replay: a PNG of the article replay" "rc=$rc" "$out"
 fi
-replay two-dt.ini article.txt --csv >"$plots/article.csv" 2>/dev/null
+replay_as two-dt.ini article.txt --csv >"$plots/article.csv" 2>/dev/null
 out=$("$REPO/scripts/plot-replay" --svg -o "$plots/article.svg" "$plots/article.csv" 2>&1)
 rc=$?
 if [ $rc -eq 0 ] && grep -q '<svg' "$plots/article.svg" && grep -q 'policy1' "$plots/article.svg"; then
@@ -260,12 +271,77 @@ rc=$?
 expect kernel_compare "$(replay two-dt.ini kernel-freq.txt | grep '^kernel ')" \
 	"kernel policy=0 agree=97.2% compared_ms=500.000 mean_diff_khz=14000 max_diff_khz=500000 kernel_changes=3 changes=3"
 expect kernel_compare_decisions_unchanged "$(replay two-dt.ini kernel-freq.txt | grep -v '^kernel ')" \
-	"$(grep -v 'power:cpu_frequency' "$T/kernel-freq.txt" | (cd "$T" && "$SFD" replay --topology two-dt.ini -))"
-expect kernel_compare_csv_on_stderr "$(replay two-dt.ini kernel-freq.txt --csv 2>&1 >/dev/null | grep -c '^kernel policy=0 ')" "1"
+	"$(grep -v 'power:cpu_frequency' "$T/kernel-freq.txt" | (cd "$T" && "$SFD" replay --kv --topology two-dt.ini - 2>/dev/null))"
+expect kernel_compare_csv_on_stderr "$(replay_as two-dt.ini kernel-freq.txt --csv 2>&1 >/dev/null | grep -c '^kernel policy=0 ')" "1"
 expect kernel_compare_none_without "$(replay two-dt.ini rules.txt | grep -c '^kernel ')" "0"
 out=$(printf '  x 0 [000] 1.000000: power:cpu_frequency: state=800000 cpu_id=7\n' | (cd "$T" && "$SFD" replay --topology two-dt.ini - 2>&1))
 expect kernel_compare_bad_cpu "$out" "<stdin>:1: power:cpu_frequency for a CPU outside the topology"
 out=$(printf '  x 0 [000] 1.000000: power:cpu_frequency: state=fast cpu_id=0\n' | (cd "$T" && "$SFD" replay --topology two-dt.ini - 2>&1))
 expect kernel_compare_bad_state "$out" "<stdin>:1: power:cpu_frequency without a valid state= or cpu_id="
+
+
+# --- issue #24 item 4: the default output reads like `perf sched timehist` ----------------------------------
+# A table of the decisions (times since the trace's first event, the task behind each), then a summary.
+table=$(replay_as two-acpi.ini article.txt 2>/dev/null)
+rows() { awk '$1 ~ /^[0-9]+\.[0-9]+$/ && NF >= 8'; } # the table's decision rows
+expect table_header "$(head -n 1 <<<"$table")" \
+	"        time  cpu  policy  freq MHz  util  kind      reason  task"
+# Relative times: the first decision 44 ms into a trace that starts at 1.000000 s (absolute: 1.044000).
+expect table_relative_first "$(rows <<<"$table" | head -n 1 | awk '{ print $1 }')" "0.044000"
+expect table_absolute_first "$(replay_as two-acpi.ini article.txt --absolute-time 2>/dev/null | rows | head -n 1 |
+	awk '{ print $1 }')" "1.044000"
+# Every row is a --kv line, the trace's start (1 s) taken off its time: same decisions, same order.
+expect table_rows_are_the_decisions "$(rows <<<"$table" | awk '{ printf "%.6f %s %s\n", $1 + 1, $3, $4 }')" \
+	"$(replay two-acpi.ini article.txt | awk -F'[= ]' '{ printf "%.6f %s %.3f\n", $2 / 1e9, $4, $6 / 1000 }')"
+# The task behind a known decision: policy1's deferred rise at 1.700500 applies heavy's wake-up (pid 200, from
+# cpu0) on cpu1's next event; the remote DL rise of rt.txt is dl's wake-up; a tick's is the running task's.
+expect table_task_deferred "$(rows <<<"$table" | awk '$1 == "0.700500" && $3 == 1')" \
+	"    0.700500    1       1  2000.000  1024  deferred  demand  heavy[200]"
+expect table_task_remote "$(replay_as two-dt.ini rt.txt 2>/dev/null | rows | awk '$6 == "remote" { print $7, $8 }')" \
+	"rt dl[51]"
+expect table_task_tick "$(replay_as two-dt.ini ramp.txt 2>/dev/null | rows | awk '{ print $8 }' | sort -u)" "busy[400]"
+# No task: cpu0's blocked load decaying, updated from cpu1 as it goes idle (the nohz update) is nobody's.
+expect table_task_none "$(replay_as two-dt.ini article.txt 2>/dev/null | rows | awk '$1 == "0.440500" { print $6, $8 }')" \
+	"remote -"
+
+# The summary, for a trace without power:cpu_frequency: its counts are the rows' kinds, its deferred waits the
+# deferred= of --print-decisions (300 µs and 259.6 ms: p50 the lower of two), and per policy the time at each
+# frequency adds up to the trace's 0.7026 s.
+summary=$(sed -n '/^Summary/,$p' <<<"$table")
+expect summary_head "$(head -n 3 <<<"$summary")" "\
+Summary: 192 events over 0.702600 s (trace time 1.000000 to 1.702600)
+  decisions       6: local 4, remote 0, deferred 2
+  deferred waits  2: p50 0.300 ms, max 259.600 ms"
+expect summary_counts_match_rows "$(rows <<<"$table" | awk '{ n[$6]++; t++ }
+	END { printf "%d: local %d, remote %d, deferred %d\n", t, n["local"], n["remote"], n["deferred"] }')" \
+	"$(grep '^  decisions' <<<"$summary" | sed 's/^  decisions *//')"
+expect summary_waits_match_print_decisions "$(replay two-acpi.ini article.txt --print-decisions |
+	sed -n 's/.* deferred=\([0-9]*\).*/\1/p' | sort -n | awk '{ w[NR] = $1 }
+	END { printf "%d: p50 %.3f ms, max %.3f ms\n", NR, w[int((NR + 1) / 2)] / 1e6, w[NR] / 1e6 }')" \
+	"$(grep '^  deferred waits' <<<"$summary" | sed 's/^  deferred waits *//')"
+expect summary_time_at_frequency "$(sed -n '/time at frequency/,$p' <<<"$summary" | tail -n +3)" "\
+  0       0            500.000      0.046500    6.6%
+                      1000.000      0.028000    4.0%
+                      1500.000      0.028000    4.0%
+                      2000.000      0.600100   85.4%
+  1       1            500.000      0.700500   99.7%
+                      2000.000      0.002100    0.3%"
+expect summary_fits_80_columns "$(awk 'length($0) > 80' <<<"$table")" ""
+# Always printed: for a trace without any decision too, and after the kernel comparison when there is one.
+expect summary_without_decisions "$(replay_as two-dt.ini rules.txt --config "$(rules_conf '[rule:ix]\ncomm = indexer\nignore = yes\n')" 2>/dev/null |
+	grep -E '^(Summary|  decisions)' | sed 's/^Summary: \([0-9]*\) events.*/Summary: \1 events/')" "\
+Summary: 153 events
+  decisions       0: local 0, remote 0, deferred 0"
+expect summary_after_kernel_compare "$(replay_as two-dt.ini kernel-freq.txt 2>/dev/null | grep -E '^(kernel|Summary)' | cut -c 1-14)" "\
+kernel policy=
+Summary: 153 e"
+# For scripts: --kv and --csv keep stdout what it was (the lines above) and put the summary on stderr.
+expect summary_kv_on_stderr "$(replay_as two-dt.ini article.txt --kv 2>&1 >/dev/null | grep -c '^  decisions       7: ')" "1"
+expect summary_csv_on_stderr "$(replay_as two-dt.ini article.txt --csv 2>&1 >/dev/null | grep -c '^  decisions       7: ')" "1"
+expect kv_stdout_only_lines "$(replay_as two-dt.ini article.txt --kv 2>/dev/null | grep -vc '^t=')" "0"
+# --absolute-time is the table's: with a format for scripts, a usage error.
+out=$(replay_as two-dt.ini article.txt --kv --absolute-time 2>&1)
+expect absolute_time_with_kv "$?: $out" "2: schedfreqd: --absolute-time applies to the table: --kv prints the trace's own times.
+Try 'schedfreqd --help'."
 
 finish

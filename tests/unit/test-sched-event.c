@@ -154,6 +154,22 @@ TEST(task_pid) {
         ASSERT_EQ(sched_event_task_pid(&ev), 0);
 }
 
+/* The name of the same task sched_event_task_pid() picks (replay's table shows the two together). */
+TEST(task_comm) {
+        SchedEvent ev = { .type = SCHED_EVENT_SWITCH, .sw = { .prev_comm = "out", .prev_pid = 10, .next_comm = "in",
+                                                               .next_pid = 11 } };
+
+        ASSERT_STREQ(sched_event_task_comm(&ev), "in");
+        ev.sw.next_pid = 0;
+        ASSERT_STREQ(sched_event_task_comm(&ev), "out");
+        ev = (SchedEvent) { .type = SCHED_EVENT_WAKEUP_NEW, .wakeup = { .comm = "new", .pid = 12 } };
+        ASSERT_STREQ(sched_event_task_comm(&ev), "new");
+        ev = (SchedEvent) { .type = SCHED_EVENT_STAT_IOWAIT, .iowait = { .comm = "io", .pid = 14 } };
+        ASSERT_STREQ(sched_event_task_comm(&ev), "io");
+        ev = (SchedEvent) { .type = SCHED_EVENT_CPU_FREQUENCY, .freq = { .khz = 1, .cpu_id = 1 } };
+        ASSERT_TRUE(sched_event_task_comm(&ev) == NULL);
+}
+
 static void check_decoded(const SchedEvent *ev, SchedEventType type, bool *ok) {
         switch (type) {
         case SCHED_EVENT_SWITCH:
