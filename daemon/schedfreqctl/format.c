@@ -38,6 +38,41 @@ const char *format_duration(char *buf, size_t size, uint64_t usec) {
         return buf;
 }
 
+/*
+ * A short interval (a wait, a latency) in the unit that keeps its first digits: a latency is µs, a wait ms.
+ * The bound of ms is where "%.1f" would round up to the next unit ("1000.0 ms").
+ */
+const char *format_span(char *buf, size_t size, uint64_t usec) {
+        if (usec < 1000)
+                snprintf(buf, size, "%" PRIu64 " µs", usec);
+        else if (usec < 999950)
+                snprintf(buf, size, "%.1f ms", (double) usec / 1e3);
+        else if (usec < 60 * USEC_PER_SEC)
+                snprintf(buf, size, "%.1f s", (double) usec / 1e6);
+        else
+                format_duration(buf, size, usec);
+        return buf;
+}
+
+/*
+ * A counter in at most 6 columns: exact below 100000, else three significant digits and an SI prefix. A
+ * daemon's event counter passes 10^8 in a day, which would push the summary lines past 80 columns.
+ */
+const char *format_count(char *buf, size_t size, uint64_t n) {
+        static const char prefix[] = "kMGTPE";
+        double v = (double) n;
+        size_t i = 0;
+
+        if (n < 100000) {
+                snprintf(buf, size, "%" PRIu64, n);
+                return buf;
+        }
+        for (v /= 1000; v >= 999.5 && i + 1 < sizeof(prefix) - 1; i++)
+                v /= 1000;
+        snprintf(buf, size, v >= 99.95 ? "%.0f%c" : v >= 9.995 ? "%.1f%c" : "%.2f%c", v, prefix[i]);
+        return buf;
+}
+
 const char *format_cpus(char *buf, size_t size, const Prop *p) {
         size_t len = 0;
 

@@ -11,6 +11,8 @@
 /* Each writes into @buf and returns it. */
 const char *format_ago(char *buf, size_t size, uint64_t then_usec);     /* "never", "just now", "2.5 s ago" */
 const char *format_duration(char *buf, size_t size, uint64_t usec);     /* "12.0s", "3min 4s", "1h 2min", "2d 3h" */
+const char *format_span(char *buf, size_t size, uint64_t usec);         /* "850 µs", "1.3 ms", "2.4 s", then as above */
+const char *format_count(char *buf, size_t size, uint64_t n);           /* "98765", "123k", "4.56M", "7.89G" */
 const char *format_cpus(char *buf, size_t size, const Prop *p);         /* an array property as "0-3,6" */
 
 /* To stdout. */

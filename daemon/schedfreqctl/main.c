@@ -80,6 +80,8 @@ static void help(void) {
                "\n"
                "Options:\n"
                "      --json           status/watch/rules: JSON (one object per refresh) for scripts\n"
+               "      --wide           status/watch: every column (~120 wide: driver, governor taken\n"
+               "                       over, decisions by kind); the default fits 80 columns\n"
                "      --count N        watch: stop after N refreshes\n"
                "      --interval SEC   watch: seconds between refreshes (default 1)\n"
                "  -n, --decisions N    explain: list up to N recent decisions per policy (default 5)\n"
@@ -105,10 +107,11 @@ static int parse_unsigned(const char *s, unsigned *ret) {
         return 0;
 }
 
-enum { ARG_JSON = 0x100, ARG_COUNT, ARG_INTERVAL, ARG_ADDRESS, ARG_VERSION, ARG_STRICT, ARG_TOPOLOGY };
+enum { ARG_JSON = 0x100, ARG_WIDE, ARG_COUNT, ARG_INTERVAL, ARG_ADDRESS, ARG_VERSION, ARG_STRICT, ARG_TOPOLOGY };
 
 static const struct option options[] = {
         { "json", no_argument, NULL, ARG_JSON },
+        { "wide", no_argument, NULL, ARG_WIDE },
         { "count", required_argument, NULL, ARG_COUNT },
         { "interval", required_argument, NULL, ARG_INTERVAL },
         { "decisions", required_argument, NULL, 'n' },
@@ -127,6 +130,9 @@ static int parse_option(int c, const char *value, CtlOptions *o) {
         switch (c) {
         case ARG_JSON:
                 o->json = true;
+                return 1;
+        case ARG_WIDE:
+                o->wide = true;
                 return 1;
         case ARG_COUNT:
                 if (parse_unsigned(value, &o->count) < 0 || o->count == 0) {

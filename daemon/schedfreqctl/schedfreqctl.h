@@ -23,6 +23,7 @@ typedef enum ExitCode {
 typedef struct CtlOptions {
         const char *address;     /* --address: the bus to use; NULL: $DBUS_SYSTEM_BUS_ADDRESS or the system bus */
         bool json;
+        bool wide;               /* status, watch: every column (~120), not the 80-column table */
         unsigned count;          /* watch: 0 = until interrupted */
         double interval_s;       /* watch */
         unsigned decisions;      /* explain: how many recent decisions to list */

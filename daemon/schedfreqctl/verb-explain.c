@@ -69,8 +69,44 @@ static const char *event_verb(const char *event) {
         return "ran (tick)";
 }
 
-static void print_decision_line(const DecisionRow *d) {
-        char ago[64], trigger[128], task[64];
+/*
+ * Where the remote event of @id's deferred change was: a CPU outside the policy, which the record does not name
+ * (GetDecisions carries only the CPU that applied it). With one such CPU that is "on CPU 0", with more "on one
+ * of CPUs 0,2-3"; an empty string without the snapshot's CPUs.
+ */
+static const char *remote_cpus_text(const Snapshot *s, uint32_t id, char *buf, size_t size) {
+        _cleanup_free_ uint64_t *others = calloc(MAX(s->n_cpus, (size_t) 1), sizeof(uint64_t));
+        Prop list = { .array = others };
+        char cpus[64];
+
+        buf[0] = '\0';
+        if (!others)
+                return buf;
+        for (size_t i = 0; i < s->n_cpus; i++)
+                if (prop_u(&s->cpus[i], "Policy") != id)
+                        others[list.n_array++] = prop_u(&s->cpus[i], "Id");
+        if (list.n_array > 0)
+                snprintf(buf, size, " on %s %s", list.n_array == 1 ? "CPU" : "one of CPUs",
+                         format_cpus(cpus, sizeof(cpus), &list));
+        return buf;
+}
+
+/*
+ * What a deferred decision was: "recorded by a remote event on CPU 0, applied 1.3 ms later". An event on
+ * another CPU changed the policy's demand but could not change its frequency (the policy does not permit remote
+ * changes), so the change waited for an event on one of the policy's own CPUs: the one this record names.
+ */
+static const char *deferred_text(const Snapshot *s, const DecisionRow *d, char *buf, size_t size) {
+        uint64_t wait_usec = d->time_usec > d->deferred_since_usec ? d->time_usec - d->deferred_since_usec : 0;
+        char where[96], wait[32];
+
+        snprintf(buf, size, "recorded by a remote event%s, applied %s later",
+                 remote_cpus_text(s, d->policy, where, sizeof(where)), format_span(wait, sizeof(wait), wait_usec));
+        return buf;
+}
+
+static void print_decision_line(const Snapshot *s, const DecisionRow *d) {
+        char ago[64], trigger[128], task[64], deferred[192];
 
         task_text(d, task, sizeof(task));
         if (streq(d->event, "tick"))
@@ -78,9 +114,11 @@ static void print_decision_line(const DecisionRow *d) {
         else
                 snprintf(trigger, sizeof(trigger), "%s on CPU %" PRIi32 "%s%s", d->event, d->cpu, task[0] ? " by " : "",
                          task);
+        /* A deferred change is applied by a local event, but "local" alone would hide that it came from afar. */
         printf("    %-12s %5" PRIu32 " -> %5" PRIu32 " MHz  %-7s util %4" PRIu32 "  %s, %s%s\n",
                format_ago(ago, sizeof(ago), d->written_usec), d->old_khz / 1000, d->new_khz / 1000, d->reason, d->util,
-               trigger, d->kind, d->deferred ? ", deferred" : "");
+               trigger, d->deferred ? "deferred: " : d->kind,
+               d->deferred ? deferred_text(s, d, deferred, sizeof(deferred)) : "");
 }
 
 /* "Runs at", "Limits" and "Demand now" of a governed policy. */
@@ -104,33 +142,59 @@ static void explain_now(const Snapshot *s, const Object *p, uint32_t id) {
         printf(".\n");
 }
 
+/* The event that applied a deferred change, for "at CPU 1's next event (...)". */
+static const char *applying_event_text(const DecisionRow *d, char *buf, size_t size) {
+        char task[64];
+
+        task_text(d, task, sizeof(task));
+        if (streq(d->event, "tick") && streq(d->reason, "limits"))
+                snprintf(buf, size, "a change of the scaling limits");
+        else if (streq(d->event, "tick"))
+                snprintf(buf, size, "the periodic tick%s%s", task[0] ? ", running " : "", task);
+        else if (task[0])
+                snprintf(buf, size, "%s %s: %s", task, event_verb(d->event), d->event);
+        else
+                snprintf(buf, size, "%s", d->event);
+        return buf;
+}
+
+/* How the last decision @d was triggered: "when ... on CPU 1 (...)" after the reason, then the demand. */
+static void explain_trigger(const Snapshot *s, const DecisionRow *d) {
+        const char *kind_why = streq(d->kind, "local") ? "an event on one of the policy's own CPUs"
+                                                       : "an event on another CPU, permitted by the policy";
+        char task[64], event[128], deferred[192];
+
+        if (d->deferred) {
+                /* One sentence for both events: "local" next to "deferred" read as a contradiction. */
+                printf("; demand was %" PRIu32 "/1024.\n", d->util);
+                printf("  The change was deferred: %s at CPU %" PRIi32 "'s next event (%s), as policy%" PRIu32
+                       " does not permit changes from other CPUs.\n",
+                       deferred_text(s, d, deferred, sizeof(deferred)), d->cpu,
+                       applying_event_text(d, event, sizeof(event)), d->policy);
+                return;
+        }
+        task_text(d, task, sizeof(task));
+        if (streq(d->event, "tick"))
+                printf(", re-evaluated on the periodic tick (utilisation decaying or a CPU busy%s%s)",
+                       task[0] ? "; running: " : "", task);
+        else if (task[0])
+                printf(", when %s %s on CPU %" PRIi32 " (%s, %s: %s)", task, event_verb(d->event), d->cpu, d->event,
+                       d->kind, kind_why);
+        else
+                printf(", triggered by %s on CPU %" PRIi32 " (%s: %s)", d->event, d->cpu, d->kind, kind_why);
+        printf("; demand was %" PRIu32 "/1024.\n", d->util);
+}
+
 /* "Why": the policy's last decision @last (NULL: none in the log), and where the frequency stands in the limits. */
-static void explain_why(const Object *p, const DecisionRow *last) {
+static void explain_why(const Snapshot *s, const Object *p, const DecisionRow *last) {
         uint64_t cur = prop_u(p, "CurrentKHz"), min = prop_u(p, "MinKHz"), max = prop_u(p, "MaxKHz");
-        char ago[64], task[64];
+        char ago[64];
 
         if (last) {
                 printf("  Why: %s, schedfreqd moved it from %" PRIu32 " to %" PRIu32 " MHz because of %s",
                        format_ago(ago, sizeof(ago), last->written_usec), last->old_khz / 1000, last->new_khz / 1000,
                        reason_text(last->reason));
-                task_text(last, task, sizeof(task));
-                if (streq(last->event, "tick"))
-                        printf(", re-evaluated on the periodic tick (utilisation decaying or a CPU busy%s%s)",
-                               task[0] ? "; running: " : "", task);
-                else if (task[0])
-                        printf(", when %s %s on CPU %" PRIi32 " (%s, %s: %s)", task, event_verb(last->event), last->cpu,
-                               last->event, last->kind,
-                               streq(last->kind, "local") ? "an event on one of the policy's own CPUs"
-                                                          : "an event on another CPU, permitted by the policy");
-                else
-                        printf(", triggered by %s on CPU %" PRIi32 " (%s: %s)", last->event, last->cpu, last->kind,
-                               streq(last->kind, "local") ? "an event on one of the policy's own CPUs"
-                                                          : "an event on another CPU, permitted by the policy");
-                printf("; demand was %" PRIu32 "/1024.\n", last->util);
-                if (last->deferred)
-                        printf("  The change was deferred: a remote event recorded it %s, and it waited for a local "
-                               "event because the policy does not permit remote updates.\n",
-                               format_ago(ago, sizeof(ago), last->deferred_since_usec));
+                explain_trigger(s, last);
                 if (last->new_khz != cur)
                         printf("  (The current value differs from that last change: the limits or a resume reset it since.)\n");
         } else if (prop_u(p, "LastChangeUSec") > 0)
@@ -173,7 +237,7 @@ static void explain_policy(const Snapshot *s, const Object *p, const DecisionRow
         }
 
         explain_now(s, p, id);
-        explain_why(p, last);
+        explain_why(s, p, last);
 
         if (n_mine > 1 && n_decisions > 1) {
                 printf("  Recent decisions (newest last):\n");
@@ -182,7 +246,7 @@ static void explain_policy(const Snapshot *s, const Object *p, const DecisionRow
                                 continue;
                         if (shown++ < n_mine - MIN(n_mine, (size_t) n_decisions))
                                 continue;
-                        print_decision_line(&rows[i]);
+                        print_decision_line(s, &rows[i]);
                 }
         }
 }

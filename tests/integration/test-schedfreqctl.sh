@@ -3,7 +3,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # schedfreqctl against the real daemon on a private system-like bus (tests/dbus/), over the emulated cpufreq:
-# status (table and --json, values matching the emulator and busctl), watch --count, explain after a CPU hog,
+# status (table and --json, values matching the emulator and busctl; 80 columns by default, every column with
+# --wide), watch --count, explain after a CPU hog and of a deferred decision,
 # rules (none, then two rules with a sleep matched by one, text and --json, none again after a reload),
 # metrics (OpenMetrics text checked with prometheus_client's parser and stricter rules, its values against busctl
 # and the emulator), reload/pause/resume and their exit codes, permission denied (exit 4, one line), daemon not
@@ -149,11 +150,19 @@ daemon_pid=$EMU_DAEMON_PID
 
 out=$("$CTL" status 2>&1)
 rc=$?
-if [ $rc -eq 0 ] && grep -q '^policy0 *0 *acpi-cpufreq *schedutil' <<<"$out" && grep -q '^policy1 *1 *acpi-cpufreq *schedutil' <<<"$out" \
+if [ $rc -eq 0 ] && grep -q '^policy0 *0 *[0-9]* *800-2400 ' <<<"$out" && grep -q '^policy1 *1 *[0-9]* *800-2400 ' <<<"$out" \
 	&& grep -q '^CPU *POLICY *UTIL' <<<"$out" && grep -q 'governing' <<<"$out"; then
 	ok "status: a table of both policies and CPUs"
 else
 	fail "status: a table of both policies and CPUs" "rc=$rc" "$out"
+fi
+out=$("$CTL" --wide status 2>&1)
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^policy0 *0 *acpi-cpufreq *schedutil' <<<"$out" && grep -q '^policy1 *1 *acpi-cpufreq *schedutil' <<<"$out" \
+	&& grep -q '^CPU *POLICY *UTIL' <<<"$out"; then
+	ok "status --wide: driver and governor taken over per policy"
+else
+	fail "status --wide: driver and governor taken over per policy" "rc=$rc" "$out"
 fi
 
 # --json: parsed with python3, values agree with busctl and the emulator. The frequency moves while we read
@@ -224,6 +233,50 @@ if grep -Eq -- '-> *[0-9]+ MHz .* (on CPU [0-9]+ by|tick, running) `[^`]+` \(pid
 	ok "explain policy1: decision lines name their task (\`comm\` (pid N))"
 else
 	fail "explain policy1: decision lines name their task" "$out"
+fi
+# 80 columns (issue #24): after the hog every line is there (the reaction latency, a last change per policy).
+# Characters, not bytes ("µs"). --wide keeps the columns the default leaves out.
+widest() { python3 -c 'import sys; print(max((len(l.rstrip("\n")) for l in sys.stdin), default=0))'; }
+out=$("$CTL" status 2>&1)
+rc=$?
+w=$(widest <<<"$out")
+if [ $rc -eq 0 ] && [ "$w" -le 80 ] && grep -q '^Reaction, event to write: p50 < ' <<<"$out" \
+	&& grep -q '^POLICY *CPUS *CUR MHz *LIMITS MHz *DEMAND/1024 *LAST CHANGE$' <<<"$out" \
+	&& grep -q '^policy1 .* ago ([a-z]*)$' <<<"$out"; then
+	ok "status fits 80 columns ($w)"
+else
+	fail "status fits 80 columns" "rc=$rc, widest $w" "$out"
+fi
+out=$("$CTL" watch --count 3 --interval 0.2 2>&1)
+w=$(widest <<<"$out")
+[ "$w" -le 80 ] && [ "$(grep -c '^POLICY ' <<<"$out")" = 3 ] && ok "watch: three refreshes fit 80 columns ($w)" \
+	|| fail "watch: three refreshes fit 80 columns" "widest $w" "$out"
+out=$("$CTL" --wide watch --count 2 --interval 0.1 2>&1)
+if [ "$(grep -c '^POLICY *CPUS *DRIVER *TAKEN FROM .* DEMAND REMOTE *LOCAL *REMOTE DEFERRED  LAST CHANGE$' <<<"$out")" = 2 ] \
+	&& grep -q '^Reaction latency (event to setspeed write, [0-9]* writes): p50 < [0-9]* µs' <<<"$out" \
+	&& [ "$(grep -c '^policy1 *1 *acpi-cpufreq *schedutil *[0-9]* *800-2400 *[0-9]* no *[0-9]* *0 *[0-9]*  ' <<<"$out")" = 2 ]; then
+	ok "watch --wide: the driver, governor, remote rule and decision-count columns"
+else
+	fail "watch --wide: the driver, governor, remote rule and decision-count columns" "$out"
+fi
+
+# A deferred decision in explain: policy1 does not permit remote changes (acpi-cpufreq here: RemotePermitted
+# false), so a busy task moved from CPU 0 to CPU 1 (the migration is recorded on CPU 0) raises CPU 1's demand
+# remotely and the change waits for CPU 1's next event (and the other way round for policy0). Bursts of moves
+# until the decision log holds one (bounded: a burst is ~1 s; one or two were enough on perf and on bpf).
+# The wording: where it was recorded, the wait with its unit, no "local" beside "deferred".
+deferred_re='deferred: recorded by a remote event on CPU [01], applied [0-9.]+ (µs|ms|s) later'
+for _ in $(seq 8); do
+	"$BUILD/tests/helpers/migrator" --seconds 1 --interval-ms 30 >/dev/null
+	out=$("$CTL" explain -n 2048 2>&1)
+	grep -Eq -- "-> *[0-9]+ MHz .*, $deferred_re\$" <<<"$out" && break
+done
+why=$(grep 'The change was deferred' <<<"$out")
+if grep -Eq -- "-> *[0-9]+ MHz .*, $deferred_re\$" <<<"$out" && ! grep -q 'local, deferred' <<<"$out" \
+	&& { [ -z "$why" ] || grep -Eq "^  The change was $deferred_re at CPU [01]'s next event \(.*\), as policy[01] does not permit changes from other CPUs\.\$" <<<"$why"; }; then
+	ok "explain: a deferred decision says where it was recorded and how long it waited ($(grep -Eo "$deferred_re" <<<"$out" | head -n 1))"
+else
+	fail "explain: a deferred decision says where it was recorded and how long it waited" "$out"
 fi
 out=$("$CTL" explain 2>&1)
 [ $? -eq 0 ] && grep -q '^policy0 ' <<<"$out" && grep -q '^policy1 ' <<<"$out" && ok "explain: every policy" || fail "explain: every policy" "$out"
