@@ -8,8 +8,8 @@
  *   schedfreqd restore              put back what a crashed daemon's state file says (actuator.c), never
  *                                   under a live daemon unless --force
  *   schedfreqd replay [--csv]       run a `perf script` trace through the engine (replay.c)
- * Usage errors (an unknown option or verb, a missing or bad value, an extra argument) are one line and a hint
- * on stderr and exit status 2, as schedfreqctl's.
+ * Usage errors (an unknown option or verb, a missing or bad value, an extra argument) are one sentence and the
+ * hint on stderr and exit status 2, as schedfreqctl's (include/usage.h).
  */
 
 #include <fcntl.h>
@@ -29,6 +29,8 @@
 #include "manager-bus.h"
 #include "replay.h"
 #include "topology.h"
+#include "usage.h"
+#include "version.h" /* generated: $(BUILD)/include/version.h */
 
 /* Exit status of a usage error, as schedfreqctl's (and getopt-based tools': 2). */
 #define EXIT_USAGE 2
@@ -68,22 +70,13 @@ static void help(void) {
                "  -q, --quiet          --log-level=warning\n"
                "  -v, --verbose        --log-level=debug\n"
                "  -h, --help           this help\n"
-               "      --version        print the version\n"
+               "      --version        print the version (and the git commit it was built from)\n"
                "\n"
                "Exit status: 0 success, 1 failure, 2 usage error.\n");
 }
 
-/* "schedfreqd: WHAT" and the hint, on stderr; returns EXIT_USAGE. */
-_printf_(1, 2) static int usage_error(const char *format, ...) {
-        va_list ap;
-
-        fputs("schedfreqd: ", stderr);
-        va_start(ap, format);
-        vfprintf(stderr, format, ap);
-        va_end(ap);
-        fputs("\nTry 'schedfreqd --help'.\n", stderr);
-        return EXIT_USAGE;
-}
+/* A usage error (include/usage.h): the sentence, the hint; returns EXIT_USAGE. */
+#define usage_fail(...) (usage_error("schedfreqd", __VA_ARGS__), EXIT_USAGE)
 
 /*
  * The daemon: the manager, and its D-Bus face put on last, once the policies are taken over (an observer takes
@@ -261,25 +254,6 @@ static int std_fds_ensure(void) {
         return 0;
 }
 
-/*
- * getopt's '?' or ':' as a usage error naming the option as typed, in glibc's words (what schedfreqctl prints,
- * through getopt). glibc steps optind past a long option it
- * rejects (so argv[optind - 1] is it, "=VALUE" included) and sets optopt to 0 for an unknown one, to its val for
- * one given a value it does not take; a short option is optopt itself. An argument is missing only at the end.
- */
-static int option_error(char **argv, int c) {
-        const char *word = argv[optind - 1];
-
-        if (c == ':')
-                return strncmp(word, "--", 2) == 0 ? usage_error("option '%s' requires an argument", word)
-                                                   : usage_error("option requires an argument -- '%c'", optopt);
-        if (optopt == 0)
-                return usage_error("unrecognized option '%s'", word);
-        if (optopt >= 0x100 || strchr("qvh", optopt))
-                return usage_error("option '%s' doesn't allow an argument", word);
-        return usage_error("invalid option -- '%c'", optopt);
-}
-
 typedef struct Args {
         ManagerOptions opts;
         const char *topology_path;    /* -t */
@@ -288,7 +262,8 @@ typedef struct Args {
         bool config_given, print_util, force, json, csv;
 } Args;
 
-/* The long options (getopt_long(3)); the short ones are "c:t:qvh". */
+/* The long options (getopt_long(3)) and the short ones (':' first: a missing value is ':', not '?'). */
+#define SHORT_OPTIONS ":c:t:qvh"
 enum { ARG_VERSION = 0x100, ARG_STATE_FILE, ARG_LOCK_FILE, ARG_FORCE, ARG_PRINT_DECISIONS, ARG_PRINT_UTIL,
        ARG_BUS_ADDRESS, ARG_NO_BUS, ARG_LOG_LEVEL, ARG_JSON, ARG_CSV, ARG_OBSERVE, ARG_EVENTS };
 static const struct option options[] = {
@@ -318,9 +293,9 @@ static int parse_options(int argc, char **argv, Args *a) {
         ManagerOptions *opts = &a->opts;
         int c, r;
 
-        /* Our own messages (usage_error()): getopt's would name argv[0] as typed ("build/schedfreqd"). */
+        /* Our own messages (usage_option_error()): getopt's would name argv[0] as typed ("build/schedfreqd"). */
         opterr = 0;
-        while ((c = getopt_long(argc, argv, ":c:t:qvh", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, SHORT_OPTIONS, options, NULL)) >= 0) {
                 switch (c) {
                 case 'c':
                         opts->config_path = optarg;
@@ -362,14 +337,14 @@ static int parse_options(int argc, char **argv, Args *a) {
                 case ARG_EVENTS:
                         r = event_source_type_from_string(optarg);
                         if (r < 0)
-                                return usage_error("--events wants auto, bpf or perf, not '%s'.", optarg);
+                                return usage_fail("--events wants auto, bpf or perf, not '%s'.", optarg);
                         opts->events_source = r;
                         break;
                 case ARG_LOG_LEVEL:
                         /* The levels the config's log_level takes (log_level_from_string()); the last option wins. */
                         r = log_level_from_string(optarg);
                         if (r < LOG_ERR)
-                                return usage_error("--log-level wants err, warning, notice, info or debug, not '%s'.",
+                                return usage_fail("--log-level wants err, warning, notice, info or debug, not '%s'.",
                                                    optarg);
                         opts->log_level = r;
                         opts->log_level_set = true;
@@ -383,10 +358,11 @@ static int parse_options(int argc, char **argv, Args *a) {
                         help();
                         return EXIT_SUCCESS;
                 case ARG_VERSION:
-                        printf("schedfreqd %s\n", VERSION);
+                        printf("schedfreqd %s\n", VERSION_STRING);
                         return EXIT_SUCCESS;
                 default:
-                        return option_error(argv, c);
+                        usage_option_error("schedfreqd", argv, c, SHORT_OPTIONS);
+                        return EXIT_USAGE;
                 }
         }
         return -1;
@@ -399,25 +375,25 @@ static int check_verb(int argc, char **argv, Args *a) {
 
         a->verb = verb;
         if (!streq(verb, "") && !streq(verb, "topology") && !streq(verb, "replay") && !streq(verb, "restore"))
-                return usage_error("unknown verb '%s'.", verb);
+                return usage_fail("Unknown verb '%s'.", verb);
         /* replay takes a trace (or -), the others nothing. */
         if (n_args > (streq(verb, "replay") ? 1 : 0))
-                return usage_error("too many arguments for '%s': '%s'.", verb,
+                return usage_fail("Too many arguments for '%s': '%s'.", verb,
                                    argv[optind + (streq(verb, "replay") ? 2 : 1)]);
         a->trace = n_args > 0 ? argv[optind + 1] : NULL;
         if (a->json && !streq(verb, "topology"))
-                return usage_error("--json applies to 'topology' only.");
+                return usage_fail("--json applies to 'topology' only.");
         if ((a->csv || a->print_util) && !streq(verb, "replay"))
-                return usage_error("%s applies to 'replay' only.", a->csv ? "--csv" : "--print-util");
+                return usage_fail("%s applies to 'replay' only.", a->csv ? "--csv" : "--print-util");
         if (a->opts.observe && !streq(verb, ""))
-                return usage_error("--observe runs the daemon: no verb ('%s') goes with it.", verb);
+                return usage_fail("--observe runs the daemon: no verb ('%s') goes with it.", verb);
         if (a->opts.events_source >= 0 && !streq(verb, ""))
-                return usage_error("--events chooses the running daemon's event source: it does not go with '%s'.",
+                return usage_fail("--events chooses the running daemon's event source: it does not go with '%s'.",
                                    verb);
         if (a->opts.observe && a->opts.bus_address)
-                return usage_error("--observe takes no D-Bus name: --bus-address does not go with it.");
+                return usage_fail("--observe takes no D-Bus name: --bus-address does not go with it.");
         if (streq(verb, "replay") && !a->topology_path)
-                return usage_error("replay needs --topology FILE: the traced machine's cpufreq policies ('schedfreqd "
+                return usage_fail("'replay' needs --topology FILE: the traced machine's cpufreq policies ('schedfreqd "
                                    "topology' run there), or one of tests/fixtures/topology/*.ini (format: "
                                    "schedfreqd(8), 'topology').");
         return -1;

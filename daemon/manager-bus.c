@@ -31,6 +31,7 @@
 #include "schedfreqd-dbus.h"
 #include "task-names.h"
 #include "time-util.h"
+#include "version.h" /* generated: $(BUILD)/include/version.h */
 
 
 /* --- values ------------------------------------------------------------------------------------------ */
@@ -43,7 +44,7 @@ static void daemon_values(const ManagerBus *b, DaemonValues *v) {
         if (m->source)
                 event_source_stats(m->source, &ss);
         *v = (DaemonValues) {
-                .version = VERSION,
+                .version = VERSION_STRING,
                 .uptime_usec = m->start_usec > 0 ? monotonic_usec() - m->start_usec : 0,
                 .events = m->source && event_source_decides(m->source) ? ss.events : es->events,
                 .events_lost = ss.lost,

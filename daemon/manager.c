@@ -44,6 +44,7 @@
 #include "task-names.h"
 #include "topology.h"
 #include "time-util.h"
+#include "version.h" /* generated: $(BUILD)/include/version.h */
 
 Manager *manager_free(Manager *m) {
         if (!m)
@@ -797,7 +798,7 @@ int manager_run(Manager *m) {
         int r, restore_r;
 
         manager_notify_status(m, "READY=1\n");
-        log_info("schedfreqd %s running.", VERSION);
+        log_info("schedfreqd %s running.", VERSION_STRING);
 
         r = sd_event_loop(m->event);
         if (r < 0)

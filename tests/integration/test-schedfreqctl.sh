@@ -362,7 +362,7 @@ for uid in 65534 1; do
 	for verb in pause resume reload; do
 		out=$(setpriv --reuid=$uid --regid=$uid --clear-groups "$CTL" "$verb" 2>&1)
 		rc=$?
-		[ $rc -eq 4 ] && [ "$out" = "schedfreqctl: $verb needs root (try: sudo schedfreqctl $verb)" ] \
+		[ $rc -eq 4 ] && [ "$out" = "Permission denied: $verb needs root (try: sudo schedfreqctl $verb)." ] \
 			&& ok "$verb as uid $uid: exit 4, one line: $out" || fail "$verb as uid $uid: exit 4, one line" "rc=$rc" "$out"
 	done
 done
