@@ -9,7 +9,11 @@
 # Knobs: BUILD=dir, SANITIZE=address,undefined, WERROR=1 (on by default when CI=true), CC=clang, V=1 (print
 # every command line in full instead of one short line per step).
 
-VERSION := $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
+# The release number; --version, the D-Bus Version property and the start-up line add the commit when the tree
+# is a git checkout ("0.1.0 (git 7f7a6de)", "-dirty" with uncommitted changes). Bump VERSION at a release.
+VERSION := 0.1.0
+GIT_COMMIT := $(shell git -C '$(CURDIR)' describe --always --dirty --abbrev=7 --exclude='*' 2>/dev/null)
+VERSION_STRING := $(VERSION)$(if $(GIT_COMMIT), (git $(GIT_COMMIT)))
 
 BUILD ?= build
 CC ?= cc
@@ -57,7 +61,15 @@ EMU_PKGS := fuse3
 pkg_cflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)
 pkg_libs = $(shell $(PKG_CONFIG) --libs $(1) 2>/dev/null)
 
-BASE_CPPFLAGS := -Iinclude -D_GNU_SOURCE -DVERSION=\"$(VERSION)\" -MMD -MP
+# The version is a generated header, $(BUILD)/include/version.h, rewritten only when its text changes: the
+# objects that print it depend on it (-MMD), so a new commit rebuilds them and nothing else. A -D flag would not:
+# make does not see a changed command line.
+VERSION_H := $(BUILD)/include/version.h
+version_h_text := \#define VERSION "$(VERSION)"\n\#define VERSION_STRING "$(VERSION_STRING)"
+$(shell mkdir -p '$(dir $(VERSION_H))' && printf '$(version_h_text)\n' | cmp -s - '$(VERSION_H)' || \
+	printf '$(version_h_text)\n' >'$(VERSION_H)')
+
+BASE_CPPFLAGS := -Iinclude -I$(BUILD)/include -D_GNU_SOURCE -MMD -MP
 ALL_CFLAGS := -std=gnu11 $(WARNINGS) $(SAN_FLAGS) $(CFLAGS)
 DAEMON_CPPFLAGS := $(BASE_CPPFLAGS) $(call pkg_cflags,$(DAEMON_PKGS))
 DAEMON_LIBS := $(call pkg_libs,$(DAEMON_PKGS)) -lcpupower -lm
@@ -258,7 +270,7 @@ ANALYZE_DIR := $(BUILD)/analyze
 ANALYZE_FLAGS := -std=gnu11 $(WARNINGS) -Werror -O2 -g -fanalyzer -fdiagnostics-path-format=separate-events
 ANALYZE_OBJ := $(LIB_SRC:%.c=$(ANALYZE_DIR)/%.o) $(MAINS:%.c=$(ANALYZE_DIR)/%.o) $(EMU_SRC:%.c=$(ANALYZE_DIR)/%.o)
 CPPCHECK_FLAGS := --enable=warning,style,performance,portability --std=c11 --library=gnu --inline-suppr \
-	--suppressions-list=tests/cppcheck.supp --error-exitcode=1 --quiet -j2 -D_GNU_SOURCE -DVERSION=\"0\" \
+	--suppressions-list=tests/cppcheck.supp --error-exitcode=1 --quiet -j2 -D_GNU_SOURCE -DVERSION=\"0\" -DVERSION_STRING=\"0\" \
 	-Iinclude -Itests/emu --template='{file}:{line}:{column}: {severity}: {message} [{id}]'
 
 # Known findings silenced for a whole file (docs/reliability.md, "Static analysis", lists each). Remove a line

@@ -210,10 +210,10 @@ variant_stop() { # stops the running variant (SIGTERM, bounded wait); its summar
 }
 
 # The summary of a stopped variant's log, as "EVENTS RECORDS DECISIONS WRITES LOST" (- where none applies).
-#   Events (perf): N (late L, lost X in R ring overflows, lost switches S); decisions: A local, B remote, ...;
-#       frequency writes: W
-#   Events (bpf, counted in the kernel): N, R decision records read (X lost); decisions: A local, B remote, ...;
-#       frequency writes: W
+#   Events (perf): N (late L, lost X in R ring overflows, lost switches S).
+#   Events (bpf, counted in the kernel): N, R decision records read (X lost).
+#   Decisions: A local, B remote, C deferred[ (D remote events held in the kernel)].
+#   Frequency writes: W.
 #   [ perf record: Captured and wrote 12.345 MB /dev/shm/.../perf.data (N samples) ]
 summary() { # LOG
 	awk '
@@ -224,12 +224,12 @@ summary() { # LOG
 		rec = "-"; if (match(line, /[0-9]+ decision records read/)) rec = substr(line, RSTART, RLENGTH) + 0
 		if (match(line, /lost [0-9]+ in/)) lost = substr(line, RSTART + 5, RLENGTH - 8) + 0
 		else if (match(line, /\([0-9]+ lost\)/)) lost = substr(line, RSTART + 1, RLENGTH - 7) + 0
-		if (match(line, /decisions: [0-9]+ local, [0-9]+ remote/)) {
-			split(substr(line, RSTART + 11, RLENGTH - 11), d, /[^0-9]+/); dec = d[1] + d[2]
-		}
-		if (match(line, /frequency writes: [0-9]+/)) wr = substr(line, RSTART + 18, RLENGTH - 18) + 0
 		found = 1
 	}
+	match($0, /Decisions: [0-9]+ local, [0-9]+ remote/) {
+		split(substr($0, RSTART + 11, RLENGTH - 11), d, /[^0-9]+/); dec = d[1] + d[2]
+	}
+	match($0, /Frequency writes: [0-9]+/) { wr = substr($0, RSTART + 18, RLENGTH - 18) + 0 }
 	/perf record: Captured and wrote/ && match($0, /\([0-9]+ samples\)/) {
 		ev = substr($0, RSTART + 1, RLENGTH - 10) + 0; found = 1
 	}

@@ -11,6 +11,7 @@
 #include "cpulist.h"
 #include "log.h"
 #include "macro.h"
+#include "string-util.h"
 
 /* ---- value parsers: 0, or -EINVAL with a reason (a static string) ---- */
 
@@ -253,4 +254,49 @@ const ConfigItem *config_item_find(const char *section, const char *key) {
                 if (streq(config_items[i].section, section) && streq(config_items[i].key, key))
                         return &config_items[i];
         return NULL;
+}
+
+void config_key_suggest(const char *section, const char *key, const char **ret_key, const char **ret_section) {
+        size_t best = SIZE_MAX;
+
+        *ret_key = *ret_section = NULL;
+        for (size_t i = 0; i < ELEMENTSOF(config_items); i++) {
+                const ConfigItem *item = &config_items[i];
+                size_t d;
+
+                if (!streq(item->section, section) || !string_is_typo_of(key, item->key))
+                        continue;
+                d = string_distance(key, item->key);
+                if (d < best) {
+                        best = d;
+                        *ret_key = item->key;
+                }
+        }
+        if (*ret_key)
+                return;
+        /* The right key in the wrong section: the first one that has it (a [policyN] key also sits in [governor]). */
+        for (size_t i = 0; i < ELEMENTSOF(config_items); i++)
+                if (streq(config_items[i].key, key) && !streq(config_items[i].section, section)) {
+                        *ret_section = config_items[i].section;
+                        return;
+                }
+}
+
+const char *config_section_suggest(const char *section) {
+        const char *found = NULL;
+        size_t best = SIZE_MAX;
+
+        for (size_t i = 0; i < ELEMENTSOF(config_items); i++) {
+                const char *known = config_items[i].section;
+                size_t d;
+
+                if (streq(known, POLICY_SECTION) || !string_is_typo_of(section, known))
+                        continue;
+                d = string_distance(section, known);
+                if (d < best) {
+                        best = d;
+                        found = known;
+                }
+        }
+        return found;
 }

@@ -15,6 +15,7 @@
 
 #include "config-rules.h"
 #include "macro.h"
+#include "string-util.h"
 
 const char *rule_section_name(const char *section) {
         size_t n = strlen(RULE_SECTION_PREFIX);
@@ -172,6 +173,24 @@ static const RuleItem rule_items[] = {
 };
 
 _Static_assert(RULE_COMM_GLOB_MAX == 64 && RULE_PATH_GLOB_MAX == 256, "the glob reasons name the sizes");
+
+const char *rule_key_suggest(const char *key) {
+        const char *found = NULL;
+        size_t best = SIZE_MAX;
+
+        for (size_t i = 0; i < ELEMENTSOF(rule_items); i++) {
+                size_t d;
+
+                if (!string_is_typo_of(key, rule_items[i].key))
+                        continue;
+                d = string_distance(key, rule_items[i].key);
+                if (d < best) {
+                        best = d;
+                        found = rule_items[i].key;
+                }
+        }
+        return found;
+}
 
 int rule_set_key(Rule *r, const char *key, const char *value, const char **ret_reason) {
         for (size_t i = 0; i < ELEMENTSOF(rule_items); i++) {

@@ -296,16 +296,32 @@ static const ConfigItem *handler_lookup(ParseState *st, const char *section, con
                 return NULL;
         }
         if (id < 0 && !config_section_known(section)) {
+                const char *known = config_section_suggest(section);
+
                 if (report_section_once(st))
-                        config_error_add(st->errors, st->section_line, "%s:%u: unknown section [%s]", st->file,
-                                  st->section_line, section);
+                        config_error_add(st->errors, st->section_line, "%s:%u: unknown section [%s]%s%s%s", st->file,
+                                  st->section_line, section, known ? "; did you mean [" : "", known ?: "",
+                                  known ? "]?" : "");
                 return NULL;
         }
 
         item = config_item_find(id >= 0 ? POLICY_SECTION : section, key);
         if (!item) {
-                config_error_add(st->errors, line, "%s:%u: unknown key '%s' in section [%s]", st->file, line, key,
-                          section);
+                const char *known_key, *known_section;
+
+                /* As systemd's "Did you mean ...?": the usual unknown key is a typo, or a key in the wrong section. */
+                config_key_suggest(id >= 0 ? POLICY_SECTION : section, key, &known_key, &known_section);
+                if (known_key)
+                        config_error_add(st->errors, line,
+                                  "%s:%u: unknown key '%s' in section [%s]; did you mean '%s'?", st->file, line, key,
+                                  section, known_key);
+                else if (known_section)
+                        config_error_add(st->errors, line,
+                                  "%s:%u: unknown key '%s' in section [%s]; it belongs in [%s%s]", st->file, line, key,
+                                  section, known_section, streq(known_section, POLICY_SECTION) ? "N" : "");
+                else
+                        config_error_add(st->errors, line, "%s:%u: unknown key '%s' in section [%s]", st->file, line,
+                                  key, section);
                 return NULL;
         }
 
@@ -421,10 +437,14 @@ static int rule_handler(ParseState *st, const char *section, const char *key, co
         switch (rule_set_key(&st->config->rules.rule[index], key, value, &reason)) {
         case 0:
                 return 1;
-        case -ENOENT:
-                config_error_add(st->errors, line, "%s:%u: unknown key '%s' in section [%s] (valid keys: " RULE_KEYS ")",
-                          st->file, line, key, section);
+        case -ENOENT: {
+                const char *known = rule_key_suggest(key);
+
+                config_error_add(st->errors, line,
+                          "%s:%u: unknown key '%s' in section [%s] (valid keys: " RULE_KEYS ")%s%s%s", st->file, line,
+                          key, section, known ? "; did you mean '" : "", known ?: "", known ? "'?" : "");
                 break;
+        }
         default:
                 config_error_add(st->errors, line, "%s:%u: %s=%s: %s", st->file, line, key, value, reason ?: "invalid value");
                 break;
@@ -457,6 +477,7 @@ static void config_check_rules(const Config *c, ConfigErrors *errors) {
                 const char *file = config_origin_file(c, r->origin);
                 unsigned p = rule_problems(r), line = r->origin.line;
 
+                config_errors_set_file(errors, file);
                 if (p & RULE_PROBLEM_NO_MATCH_KEY)
                         config_error_add(errors, 0, "%s:%u: rule '%s' has no match key (comm=, exe= or cgroup=)", file,
                                   line, r->name);
@@ -548,9 +569,9 @@ static int config_parse_file(FILE *f, const char *file, Config *c, ConfigErrors 
                 .config = c,
                 .errors = errors,
         };
-        size_t first_error = errors->n;
         int r;
 
+        config_errors_set_file(errors, file);
         r = parse_state_read(&st, f);
         if (r < 0)
                 return r;
@@ -565,7 +586,6 @@ static int config_parse_file(FILE *f, const char *file, Config *c, ConfigErrors 
         if (r == -2)
                 return -ENOMEM;
 
-        config_errors_sort_from(errors, first_error);
         return 0;
 }
 
@@ -712,6 +732,7 @@ int config_load(const char *path, bool missing_ok, Config *ret, char **ret_error
         config_check_rules(&c, &errors);
         if (errors.oom)
                 return -ENOMEM;
+        config_errors_sort(&errors);
 
         if (errors.n > 0) {
                 if (ret_error) {

@@ -9,8 +9,8 @@
  *                                   under a live daemon unless --force
  *   schedfreqd replay [--kv|--csv]  run a `perf script` trace through the engine (replay.c): a table and a
  *                                   summary for a person (replay-report.c), lines or CSV for scripts
- * Usage errors (an unknown option or verb, a missing or bad value, an extra argument) are one line and a hint
- * on stderr and exit status 2, as schedfreqctl's.
+ * Usage errors (an unknown option or verb, a missing or bad value, an extra argument) are one sentence and the
+ * hint on stderr and exit status 2, as schedfreqctl's (include/usage.h).
  */
 
 #include <fcntl.h>
@@ -30,6 +30,8 @@
 #include "manager-bus.h"
 #include "replay.h"
 #include "topology.h"
+#include "usage.h"
+#include "version.h" /* generated: $(BUILD)/include/version.h */
 
 /* Exit status of a usage error, as schedfreqctl's (and getopt-based tools': 2). */
 #define EXIT_USAGE 2
@@ -79,22 +81,13 @@ static void help(void) {
                "  -q, --quiet          --log-level=warning\n"
                "  -v, --verbose        --log-level=debug\n"
                "  -h, --help           this help\n"
-               "      --version        print the version\n"
+               "      --version        print the version (and the git commit it was built from)\n"
                "\n"
                "Exit status: 0 success, 1 failure, 2 usage error.\n");
 }
 
-/* "schedfreqd: WHAT" and the hint, on stderr; returns EXIT_USAGE. */
-_printf_(1, 2) static int usage_error(const char *format, ...) {
-        va_list ap;
-
-        fputs("schedfreqd: ", stderr);
-        va_start(ap, format);
-        vfprintf(stderr, format, ap);
-        va_end(ap);
-        fputs("\nTry 'schedfreqd --help'.\n", stderr);
-        return EXIT_USAGE;
-}
+/* A usage error (include/usage.h): the sentence, the hint; returns EXIT_USAGE. */
+#define usage_fail(...) (usage_error("schedfreqd", __VA_ARGS__), EXIT_USAGE)
 
 /*
  * The daemon: the manager, and its D-Bus face put on last, once the policies are taken over (an observer takes
@@ -241,9 +234,16 @@ static int verb_replay(const char *topology_path, const char *config_path, bool 
         r = replay_run(in, trace, topo, &cfg, flags, stdout, &stats, &error);
         if (r < 0)
                 return log_error_errno(r, "%s", error ? error : strerror(-r));
+        /*
+         * Said with its cause: perf script sorts what it read in each flush round by time (ordered_events), so
+         * its output is out of order only by an event written while its CPU's buffer was being read, which comes
+         * a round late (replay_check_time()). A trace out of order by more was put together by hand.
+         */
         if (stats.late_events > 0)
-                log_warning("%s: %" PRIu64 " events out of order (up to %" PRIu64 " µs), applied at the latest time.",
-                            trace, stats.late_events, stats.late_max_ns / 1000);
+                log_warning("%s: %" PRIu64 " events out of order (up to %" PRIu64 " µs before an earlier line), "
+                            "replayed at the latest time.\n"
+                            "perf script sorts each flush round by time; an event written while its CPU's buffer "
+                            "was read comes a round late.", trace, stats.late_events, stats.late_max_ns / 1000);
 
         log_debug("%s: %" PRIu64 " lines, %" PRIu64 " events, %" PRIu64 " skipped, %" PRIu64 " changes", trace,
                   stats.lines, stats.events, stats.skipped, stats.changes);
@@ -272,25 +272,6 @@ static int std_fds_ensure(void) {
         return 0;
 }
 
-/*
- * getopt's '?' or ':' as a usage error naming the option as typed, in glibc's words (what schedfreqctl prints,
- * through getopt). glibc steps optind past a long option it
- * rejects (so argv[optind - 1] is it, "=VALUE" included) and sets optopt to 0 for an unknown one, to its val for
- * one given a value it does not take; a short option is optopt itself. An argument is missing only at the end.
- */
-static int option_error(char **argv, int c) {
-        const char *word = argv[optind - 1];
-
-        if (c == ':')
-                return strncmp(word, "--", 2) == 0 ? usage_error("option '%s' requires an argument", word)
-                                                   : usage_error("option requires an argument -- '%c'", optopt);
-        if (optopt == 0)
-                return usage_error("unrecognized option '%s'", word);
-        if (optopt >= 0x100 || strchr("qvh", optopt))
-                return usage_error("option '%s' doesn't allow an argument", word);
-        return usage_error("invalid option -- '%c'", optopt);
-}
-
 typedef struct Args {
         ManagerOptions opts;
         const char *topology_path;    /* -t */
@@ -299,7 +280,8 @@ typedef struct Args {
         bool config_given, print_util, force, json, csv, kv, absolute_time;
 } Args;
 
-/* The long options (getopt_long(3)); the short ones are "c:t:qvh". */
+/* The long options (getopt_long(3)) and the short ones (':' first: a missing value is ':', not '?'). */
+#define SHORT_OPTIONS ":c:t:qvh"
 enum { ARG_VERSION = 0x100, ARG_STATE_FILE, ARG_LOCK_FILE, ARG_FORCE, ARG_PRINT_DECISIONS, ARG_PRINT_UTIL,
        ARG_BUS_ADDRESS, ARG_NO_BUS, ARG_LOG_LEVEL, ARG_JSON, ARG_CSV, ARG_OBSERVE, ARG_EVENTS, ARG_KV,
        ARG_ABSOLUTE_TIME };
@@ -332,9 +314,9 @@ static int parse_options(int argc, char **argv, Args *a) {
         ManagerOptions *opts = &a->opts;
         int c, r;
 
-        /* Our own messages (usage_error()): getopt's would name argv[0] as typed ("build/schedfreqd"). */
+        /* Our own messages (usage_option_error()): getopt's would name argv[0] as typed ("build/schedfreqd"). */
         opterr = 0;
-        while ((c = getopt_long(argc, argv, ":c:t:qvh", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, SHORT_OPTIONS, options, NULL)) >= 0) {
                 switch (c) {
                 case 'c':
                         opts->config_path = optarg;
@@ -382,14 +364,14 @@ static int parse_options(int argc, char **argv, Args *a) {
                 case ARG_EVENTS:
                         r = event_source_type_from_string(optarg);
                         if (r < 0)
-                                return usage_error("--events wants auto, bpf or perf, not '%s'.", optarg);
+                                return usage_fail("--events wants auto, bpf or perf, not '%s'.", optarg);
                         opts->events_source = r;
                         break;
                 case ARG_LOG_LEVEL:
                         /* The levels the config's log_level takes (log_level_from_string()); the last option wins. */
                         r = log_level_from_string(optarg);
                         if (r < LOG_ERR)
-                                return usage_error("--log-level wants err, warning, notice, info or debug, not '%s'.",
+                                return usage_fail("--log-level wants err, warning, notice, info or debug, not '%s'.",
                                                    optarg);
                         opts->log_level = r;
                         opts->log_level_set = true;
@@ -403,10 +385,11 @@ static int parse_options(int argc, char **argv, Args *a) {
                         help();
                         return EXIT_SUCCESS;
                 case ARG_VERSION:
-                        printf("schedfreqd %s\n", VERSION);
+                        printf("schedfreqd %s\n", VERSION_STRING);
                         return EXIT_SUCCESS;
                 default:
-                        return option_error(argv, c);
+                        usage_option_error("schedfreqd", argv, c, SHORT_OPTIONS);
+                        return EXIT_USAGE;
                 }
         }
         return -1;
@@ -419,33 +402,33 @@ static int check_verb(int argc, char **argv, Args *a) {
 
         a->verb = verb;
         if (!streq(verb, "") && !streq(verb, "topology") && !streq(verb, "replay") && !streq(verb, "restore"))
-                return usage_error("unknown verb '%s'.", verb);
+                return usage_fail("Unknown verb '%s'.", verb);
         /* replay takes a trace (or -), the others nothing. */
         if (n_args > (streq(verb, "replay") ? 1 : 0))
-                return usage_error("too many arguments for '%s': '%s'.", verb,
+                return usage_fail("Too many arguments for '%s': '%s'.", verb,
                                    argv[optind + (streq(verb, "replay") ? 2 : 1)]);
         a->trace = n_args > 0 ? argv[optind + 1] : NULL;
         if (a->json && !streq(verb, "topology"))
-                return usage_error("--json applies to 'topology' only.");
+                return usage_fail("--json applies to 'topology' only.");
         if ((a->csv || a->print_util || a->kv || a->absolute_time) && !streq(verb, "replay"))
-                return usage_error("%s applies to 'replay' only.", a->csv ? "--csv" : a->print_util ? "--print-util" :
+                return usage_fail("%s applies to 'replay' only.", a->csv ? "--csv" : a->print_util ? "--print-util" :
                                    a->kv ? "--kv" : "--absolute-time");
         if (a->kv && a->csv)
-                return usage_error("--kv and --csv are two formats: choose one.");
+                return usage_fail("--kv and --csv are two formats: choose one.");
         /* The lines for scripts carry the trace's own times (t=<ns>, time_s): only the table counts from 0. */
         if (a->absolute_time && (a->kv || a->csv || a->print_util || a->opts.print_decisions))
-                return usage_error("--absolute-time applies to the table: %s prints the trace's own times.",
+                return usage_fail("--absolute-time applies to the table: %s prints the trace's own times.",
                                    a->csv ? "--csv" : a->kv ? "--kv" : a->print_util ? "--print-util" :
                                    "--print-decisions");
         if (a->opts.observe && !streq(verb, ""))
-                return usage_error("--observe runs the daemon: no verb ('%s') goes with it.", verb);
+                return usage_fail("--observe runs the daemon: no verb ('%s') goes with it.", verb);
         if (a->opts.events_source >= 0 && !streq(verb, ""))
-                return usage_error("--events chooses the running daemon's event source: it does not go with '%s'.",
+                return usage_fail("--events chooses the running daemon's event source: it does not go with '%s'.",
                                    verb);
         if (a->opts.observe && a->opts.bus_address)
-                return usage_error("--observe takes no D-Bus name: --bus-address does not go with it.");
+                return usage_fail("--observe takes no D-Bus name: --bus-address does not go with it.");
         if (streq(verb, "replay") && !a->topology_path)
-                return usage_error("replay needs --topology FILE: the traced machine's cpufreq policies ('schedfreqd "
+                return usage_fail("'replay' needs --topology FILE: the traced machine's cpufreq policies ('schedfreqd "
                                    "topology' run there), or one of tests/fixtures/topology/*.ini (format: "
                                    "schedfreqd(8), 'topology').");
         return -1;

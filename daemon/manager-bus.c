@@ -31,6 +31,7 @@
 #include "schedfreqd-dbus.h"
 #include "task-names.h"
 #include "time-util.h"
+#include "version.h" /* generated: $(BUILD)/include/version.h */
 
 
 /* --- values ------------------------------------------------------------------------------------------ */
@@ -43,7 +44,7 @@ static void daemon_values(const ManagerBus *b, DaemonValues *v) {
         if (m->source)
                 event_source_stats(m->source, &ss);
         *v = (DaemonValues) {
-                .version = VERSION,
+                .version = VERSION_STRING,
                 .uptime_usec = m->start_usec > 0 ? monotonic_usec() - m->start_usec : 0,
                 .events = m->source && event_source_decides(m->source) ? ss.events : es->events,
                 .events_lost = ss.lost,
@@ -637,15 +638,16 @@ int manager_bus_new(Manager *m, ManagerBus **ret) {
         r = bus_connect(m, &b->bus);
         if (r < 0) {
                 /*
-                 * No bus is a normal way to run (early boot, a container, a CI namespace): one line saying what is
-                 * off and why, at info for the system bus; a warning when --bus-address named one. The daemon
-                 * governs all the same, so this is not a failure the caller needs to repeat.
+                 * No bus is a normal way to run (early boot, a container, a CI namespace): one message saying what
+                 * is off and why (two lines, each under 120 columns), at info for the system bus; a warning when
+                 * --bus-address named one. The daemon governs all the same, so this is not a failure the caller
+                 * needs to repeat.
                  */
                 const char *address = m->opts.bus_address ?: secure_getenv("DBUS_SYSTEM_BUS_ADDRESS");
 
                 log_full_errno(m->opts.bus_address ? LOG_WARNING : LOG_INFO, r,
-                               "No D-Bus, running without it: cannot connect to %s (%s: %m), so the D-Bus status "
-                               "and schedfreqctl are off.", where,
+                               "No D-Bus, running without it: the D-Bus status and schedfreqctl are off.\n"
+                               "Cannot connect to %s (%s: %m).", where,
                                address ?: "unix:path=/run/dbus/system_bus_socket");
                 *ret = NULL;
                 return 0;

@@ -99,8 +99,9 @@ int manager_hotplug_start(Manager *m) {
         if (r < 0) {
                 if (!uevent_error_is_unavailable(r))
                         return log_error_errno(r, "Failed to listen for CPU hotplug uevents: %m");
-                log_notice_errno(r, "No CPU hotplug uevents here (%m): a policy whose CPUs all go offline is noticed "
-                                 "at its next write, and a CPU's events are not re-opened when it comes back.");
+                log_notice_errno(r, "No CPU hotplug uevents here (%m).\n"
+                                 "A policy whose CPUs all go offline is noticed at its next write, and a CPU's "
+                                 "events are not re-opened when it comes back.");
                 return 0;
         }
         uevent_monitor_set_overrun_handler(m->uevents, on_uevent_overrun);

@@ -31,9 +31,10 @@ void manager_apply_realtime(int priority) {
 
         if (sched_setscheduler(0, policy | SCHED_RESET_ON_FORK, &param) < 0) {
                 if (errno == EPERM)
-                        log_warning("Cannot run the event loop SCHED_FIFO %d (needs CAP_SYS_NICE or RLIMIT_RTPRIO "
-                                    ">= %d; with CONFIG_RT_GROUP_SCHED, a cgroup with real-time runtime), running "
-                                    "it as a normal task: the frequency may react late under load.",
+                        log_warning("Cannot run the event loop SCHED_FIFO %d, running it as a normal task: the "
+                                    "frequency may react late under load.\n"
+                                    "SCHED_FIFO needs CAP_SYS_NICE or RLIMIT_RTPRIO >= %d (with "
+                                    "CONFIG_RT_GROUP_SCHED, also a cgroup with real-time runtime).",
                                     priority, priority);
                 else
                         log_warning_errno(errno, "Cannot set the event loop's scheduling policy, ignoring: %m");
@@ -83,18 +84,25 @@ void manager_log_stats(Manager *m) {
         EventSourceStats ss;
 
         event_source_stats(m->source, &ss);
+        /*
+         * One statement a line, each under 120 columns (scripts parse them: bench/bench-sources.sh summary(),
+         * bench/lib-peers.sh peer_events()): the events as the source counted them, then what they decided.
+         */
         if (decides)
                 log_info("Events (%s, counted in the kernel): %" PRIu64 ", %" PRIu64 " decision records read (%" PRIu64
-                         " lost); decisions: %" PRIu64 " local, %" PRIu64 " remote, %" PRIu64 " deferred (%" PRIu64
-                         " remote events held in the kernel); frequency writes: %" PRIu64, ss.name, ss.events,
-                         ss.records, ss.lost, es->decisions[DECISION_LOCAL], es->decisions[DECISION_REMOTE],
-                         es->deferred, ss.deferred, m->commits);
+                         " lost).", ss.name, ss.events, ss.records, ss.lost);
         else
-                log_info("Events (%s): %" PRIu64 " (late %" PRIu64 ", lost %" PRIu64 " in %" PRIu64 " ring overflows, lost "
-                         "switches %" PRIu64 "); decisions: %" PRIu64 " local, %" PRIu64 " remote, %" PRIu64 " deferred; "
-                         "frequency writes: %" PRIu64, ss.name, es->events, es->late_events, ss.lost, es->resyncs,
-                         es->lost_switches, es->decisions[DECISION_LOCAL], es->decisions[DECISION_REMOTE], es->deferred,
-                         m->commits);
+                log_info("Events (%s): %" PRIu64 " (late %" PRIu64 ", lost %" PRIu64 " in %" PRIu64 " ring overflows, "
+                         "lost switches %" PRIu64 ").", ss.name, es->events, es->late_events, ss.lost, es->resyncs,
+                         es->lost_switches);
+        if (decides)
+                log_info("Decisions: %" PRIu64 " local, %" PRIu64 " remote, %" PRIu64 " deferred (%" PRIu64 " remote "
+                         "events held in the kernel).", es->decisions[DECISION_LOCAL], es->decisions[DECISION_REMOTE],
+                         es->deferred, ss.deferred);
+        else
+                log_info("Decisions: %" PRIu64 " local, %" PRIu64 " remote, %" PRIu64 " deferred.",
+                         es->decisions[DECISION_LOCAL], es->decisions[DECISION_REMOTE], es->deferred);
+        log_info("Frequency writes: %" PRIu64 ".", m->commits);
         if (decides)
                 log_info("Wake-ups: %" PRIu64 " ticks, %" PRIu64 " drains of the decision ring (%" PRIu64 " woken by it).",
                          es->ticks, ss.drains, ss.wakeups);
@@ -110,8 +118,8 @@ void manager_log_stats(Manager *m) {
         } else
                 log_info("Proc connector: unavailable.");
         if (m->latency.count > 0)
-                log_info("Event-to-write latency over %" PRIu64 " event-triggered writes: mean %" PRIu64
-                         " µs, p50 < %" PRIu64 " µs, p99 < %" PRIu64 " µs, max %" PRIu64 " µs",
+                log_info("Event-to-write latency (µs) over %" PRIu64 " event-triggered writes: mean %" PRIu64
+                         ", p50 < %" PRIu64 ", p99 < %" PRIu64 ", max %" PRIu64 ".",
                          m->latency.count, m->latency.sum_ns / m->latency.count / 1000,
                          latency_quantile_usec(&m->latency, 500), latency_quantile_usec(&m->latency, 990),
                          m->latency.max_ns / 1000);

@@ -119,8 +119,8 @@ static void watch_release(Manager *m, unsigned i, const char *governor) {
         r = actuator_release(m->actuator, i);
         if (r < 0)
                 log_warning_errno(r, "policy%u: cannot update the state file: %m", m->topology->policies[i].id);
-        log_notice("policy%u: governor switched to '%s' by another tool: released to it, no longer governed "
-                   "(it stays as that tool sets it, also when schedfreqd stops).", m->topology->policies[i].id,
+        log_notice("policy%u: governor switched to '%s' by another tool: released to it, no longer governed.\n"
+                   "It stays as that tool sets it, also when schedfreqd stops.", m->topology->policies[i].id,
                    governor);
 }
 
@@ -137,8 +137,8 @@ static void watch_fail(Manager *m, unsigned i, PolicyHealthState state, int erro
                 log_notice_errno(error, "policy%u: all its CPUs are offline (%m): governing it again when one "
                                  "comes back.", id);
         else
-                log_warning_errno(error, "policy%u: cannot write scaling_setspeed (%m): backing off, retrying "
-                                  "after 10 ms, then doubling up to every %u s.", id,
+                log_warning_errno(error, "policy%u: cannot write scaling_setspeed (%m): backing off.\n"
+                                  "Retrying after 10 ms, then doubling up to every %u s.", id,
                                   (unsigned) (POLICY_BACKOFF_MAX_USEC / 1000000));
 }
 

@@ -44,6 +44,7 @@
 #include "task-names.h"
 #include "topology.h"
 #include "time-util.h"
+#include "version.h" /* generated: $(BUILD)/include/version.h */
 
 Manager *manager_free(Manager *m) {
         if (!m)
@@ -215,7 +216,7 @@ static int on_events_lost(int cpu, uint64_t n_lost, uint64_t at_ns, void *userda
         if (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &m->lost_warned)) {
                 CPU_SET(cpu, &m->lost_warned);
                 log_warning("CPU %d: %" PRIu64 " scheduler events lost (its perf ring was full): its model is rebuilt "
-                            "from the next events. If this repeats, raise ring_pages in [events] (now %u).", cpu,
+                            "from the next events.\nIf this repeats, raise ring_pages in [events] (now %u).", cpu,
                             n_lost, m->config.ring_pages);
         } else
                 log_debug("CPU %d: %" PRIu64 " scheduler events lost, model resynced.", cpu, n_lost);
@@ -509,10 +510,11 @@ static int manager_observe_start(Manager *m) {
                 log_notice("No power:cpu_frequency tracepoint (a kernel without CONFIG_CPU_FREQ): schedfreqd's "
                            "choices are shown alone.");
         else
-                log_info("Comparing with the kernel's choices (power:cpu_frequency; a governor that sets no "
-                         "frequency itself, or a driver choosing in hardware, fires none: kernel=- then).");
+                log_info("Comparing with the kernel's choices (power:cpu_frequency).\n"
+                         "A governor that sets no frequency itself, or a driver choosing in hardware, fires none: "
+                         "kernel=- then.");
         log_info("Observe mode: changing nothing (no take-over, no writes, no D-Bus name). One line per change on "
-                 "stdout: t=<ns> policy=<id> ours=<kHz> kernel=<kHz|-> agree=<%%|-> changed=<ours|kernel>.");
+                 "stdout:\nt=<ns> policy=<id> ours=<kHz> kernel=<kHz|-> agree=<%%|-> changed=<ours|kernel>");
         return 0;
 }
 
@@ -540,8 +542,8 @@ static void manager_log_iowait(Manager *m) {
         if (!f || fscanf(f, "%d", &enabled) != 1)
                 enabled = -1;
         if (enabled == 0)
-                log_notice("kernel.sched_schedstats=0: sched:sched_stat_iowait does not fire, so no iowait boost "
-                           "(sysctl kernel.sched_schedstats=1 turns it on).");
+                log_notice("kernel.sched_schedstats=0: sched:sched_stat_iowait does not fire, so no iowait boost.\n"
+                           "sysctl kernel.sched_schedstats=1 turns it on.");
         else
                 log_info("iowait boost from sched:sched_stat_iowait.");
 }
@@ -797,7 +799,7 @@ int manager_run(Manager *m) {
         int r, restore_r;
 
         manager_notify_status(m, "READY=1\n");
-        log_info("schedfreqd %s running.", VERSION);
+        log_info("schedfreqd %s running.", VERSION_STRING);
 
         r = sd_event_loop(m->event);
         if (r < 0)

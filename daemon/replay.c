@@ -291,9 +291,10 @@ static int make_error(char **ret_error, const char *name, uint64_t line, const c
  * How far back an event's time may lie behind the latest one before the trace counts as going backwards.
  * perf script sorts the per-CPU buffers' events by time within each flush round (ordered_events), so what it
  * leaves out of order is an event committed while its buffer was being read, which comes a round late: µs to
- * a few ms. Traces pasted together per CPU go further (article.txt lists cpu0's events up to 1.400000, then
- * cpu1's from 1.100000: 300 ms). A second is above both, and far below what gluing two recordings gives
- * (each starts at its own boot-relative clock: seconds to days apart). It is also where applying a late event
+ * a few ms (tests/fixtures/traces/reordered.txt). Traces pasted together per CPU by hand go further (article.txt
+ * once listed cpu0's events up to 1.400000, then cpu1's from 1.100000: 300 ms; it is in time order now). A
+ * second is above both, and far below what gluing two recordings gives (each starts at its own boot-relative
+ * clock: seconds to days apart). It is also where applying a late event
  * at the latest time stops making sense: a second is 30 PELT half-lives, after which the event's effect on
  * every signal would be gone had it been applied in time.
  */

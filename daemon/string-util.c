@@ -3,8 +3,10 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 
+#include "macro.h"
 #include "string-table.h"
 #include "string-util.h"
 
@@ -31,4 +33,38 @@ ssize_t string_table_lookup_from_string(const char *const *table, size_t len, co
                 if (table[i] && streq(table[i], name))
                         return (ssize_t) i;
         return -EINVAL;
+}
+
+size_t string_distance(const char *a, const char *b) {
+        /* Three rows of the dynamic-programming table: the swap looks two rows back. */
+        size_t rows[3][STRING_DISTANCE_MAX + 1];
+        size_t la = strlen(a), lb = strlen(b);
+
+        if (la > STRING_DISTANCE_MAX || lb > STRING_DISTANCE_MAX)
+                return SIZE_MAX;
+
+        for (size_t j = 0; j <= lb; j++)
+                rows[0][j] = j;
+        for (size_t i = 1; i <= la; i++) {
+                size_t *cur = rows[i % 3], *prev = rows[(i - 1) % 3], *prev2 = rows[(i + 1) % 3];
+
+                cur[0] = i;
+                for (size_t j = 1; j <= lb; j++) {
+                        int ca = tolower((unsigned char) a[i - 1]), cb = tolower((unsigned char) b[j - 1]);
+                        size_t d = MIN(prev[j] + 1, cur[j - 1] + 1);
+
+                        d = MIN(d, prev[j - 1] + (ca != cb));
+                        if (i > 1 && j > 1 && ca == tolower((unsigned char) b[j - 2]) &&
+                            tolower((unsigned char) a[i - 2]) == cb)
+                                d = MIN(d, prev2[j - 2] + 1);
+                        cur[j] = d;
+                }
+        }
+        return rows[la % 3][lb];
+}
+
+bool string_is_typo_of(const char *typed, const char *known) {
+        size_t d = string_distance(typed, known);
+
+        return d <= 2 && 2 * d < strlen(known);
 }

@@ -27,3 +27,12 @@ int config_policy_section_id(const char *section);
 bool config_section_known(const char *section);
 /* The row of @key in @section (POLICY_SECTION for every [policyN]), or NULL. */
 const ConfigItem *config_item_find(const char *section, const char *key);
+
+/*
+ * For the unknown key @key of @section (as config_item_find() takes it), what the "unknown key" error suggests:
+ * the key of @section that @key is a typo of (string_is_typo_of(), the closest), else a section that has @key
+ * itself ("[governor]" for tick_ms under [events]). Sets one of *@ret_key and *@ret_section, or neither (NULL).
+ */
+void config_key_suggest(const char *section, const char *key, const char **ret_key, const char **ret_section);
+/* The known section (not a [policyN] or [rule:NAME]) that @section is a typo of, or NULL. */
+const char *config_section_suggest(const char *section);

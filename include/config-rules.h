@@ -25,6 +25,9 @@ bool rule_name_valid(const char *name);
  */
 int rule_set_find_or_add(RuleSet *rs, const char *name);
 
+/* The key of a rule that @key is a typo of (string_is_typo_of(), the closest), or NULL. */
+const char *rule_key_suggest(const char *key);
+
 /* Sets @key of @r from @value: 0; -ENOENT for an unknown key; -EINVAL with a reason (a static string). */
 int rule_set_key(Rule *r, const char *key, const char *value, const char **ret_reason);
 

@@ -5,3 +5,19 @@
 
 /* Cuts the whitespace (isspace()) at both ends of @s in place; returns the first non-space character. */
 char *strip(char *s);
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * The edit distance between @a and @b, case ignored: insertions, deletions, substitutions and swaps of two
+ * neighbours ("optimal string alignment", Damerau-Levenshtein's restricted form), each costing 1. Words longer
+ * than STRING_DISTANCE_MAX bytes compare as SIZE_MAX (too far): it is for "did you mean" suggestions.
+ */
+#define STRING_DISTANCE_MAX 64
+size_t string_distance(const char *a, const char *b);
+/*
+ * Whether @typed is close enough to @known to suggest it ("Did you mean ...?"): at most 2 edits, and fewer
+ * than half of @known's length, so that "ex" suggests exe but "abc" suggests nothing.
+ */
+bool string_is_typo_of(const char *typed, const char *known);

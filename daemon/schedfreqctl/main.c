@@ -23,7 +23,9 @@
 #include "verb-explain.h"
 #include "verb-metrics.h"
 #include "verb-rules.h"
+#include "usage.h"
 #include "verb-status.h"
+#include "version.h" /* generated: $(BUILD)/include/version.h */
 
 #define VERB_ANY UINT_MAX
 
@@ -41,7 +43,7 @@ typedef struct Verb {
 } Verb;
 
 static int verb_version(sd_bus *bus, const CtlOptions *o, char **args) {
-        printf("schedfreqctl %s\n", VERSION);
+        printf("schedfreqctl %s\n", VERSION_STRING);
         return EXIT_OK;
 }
 
@@ -54,7 +56,7 @@ static const Verb verbs[] = {
         { "reload",       0, 0,        0,            NULL,                           verb_reload },
         { "pause",        0, 0,        0,            NULL,                           verb_pause },
         { "resume",       0, 0,        0,            NULL,                           verb_resume },
-        { "check-config", 1, 1,        VERB_OFFLINE, "check-config takes one FILE.", verb_check_config },
+        { "check-config", 1, 1,        VERB_OFFLINE, "'check-config' takes one FILE.", verb_check_config },
         { "version",      0, VERB_ANY, VERB_OFFLINE, NULL,                           verb_version },
 };
 
@@ -90,6 +92,7 @@ static void help(void) {
                "      --topology T.ini check-config: check against this description (`schedfreqd topology`)\n"
                "                       instead of this machine's cpufreq policies\n"
                "  -h, --help           this help\n"
+               "      --version        print the version (and the git commit it was built from)\n"
                "\n"
                "Exit status: 0 success, 1 failure, 2 usage error, 3 schedfreqd not running (or no bus),\n"
                "4 permission denied.\n");
@@ -106,6 +109,9 @@ static int parse_unsigned(const char *s, unsigned *ret) {
         *ret = (unsigned) v;
         return 0;
 }
+
+/* ':' first: a missing value is ':', not '?'. */
+#define SHORT_OPTIONS ":n:h"
 
 enum { ARG_JSON = 0x100, ARG_WIDE, ARG_COUNT, ARG_INTERVAL, ARG_ADDRESS, ARG_VERSION, ARG_STRICT, ARG_TOPOLOGY };
 
@@ -136,20 +142,20 @@ static int parse_option(int c, const char *value, CtlOptions *o) {
                 return 1;
         case ARG_COUNT:
                 if (parse_unsigned(value, &o->count) < 0 || o->count == 0) {
-                        fprintf(stderr, "--count wants a positive number, not '%s'.\n", value);
+                        usage_error("schedfreqctl", "--count wants a positive number, not '%s'.", value);
                         return -EINVAL;
                 }
                 return 1;
         case ARG_INTERVAL:
                 o->interval_s = strtod(value, &end);
                 if (end == value || *end != '\0' || !(o->interval_s >= 0.05 && o->interval_s <= 3600)) {
-                        fprintf(stderr, "--interval wants seconds between 0.05 and 3600, not '%s'.\n", value);
+                        usage_error("schedfreqctl", "--interval wants seconds between 0.05 and 3600, not '%s'.", value);
                         return -EINVAL;
                 }
                 return 1;
         case 'n':
                 if (parse_unsigned(value, &o->decisions) < 0) {
-                        fprintf(stderr, "--decisions wants a number, not '%s'.\n", value);
+                        usage_error("schedfreqctl", "--decisions wants a number, not '%s'.", value);
                         return -EINVAL;
                 }
                 return 1;
@@ -169,8 +175,7 @@ static int parse_option(int c, const char *value, CtlOptions *o) {
                 o->topology = value;
                 return 1;
         default:
-                fprintf(stderr, "Try 'schedfreqctl --help'.\n");
-                return -EINVAL;
+                return -EINVAL; /* not an option of ours: getopt's '?' and ':' are reported by parse_argv() */
         }
 }
 
@@ -178,7 +183,13 @@ static int parse_option(int c, const char *value, CtlOptions *o) {
 static int parse_argv(int argc, char **argv, CtlOptions *o) {
         int c, r;
 
-        while ((c = getopt_long(argc, argv, "n:h", options, NULL)) >= 0) {
+        /* Our own messages (usage_option_error()): getopt's would name argv[0] as typed ("build/schedfreqctl"). */
+        opterr = 0;
+        while ((c = getopt_long(argc, argv, SHORT_OPTIONS, options, NULL)) >= 0) {
+                if (c == '?' || c == ':') {
+                        usage_option_error("schedfreqctl", argv, c, SHORT_OPTIONS);
+                        return -EINVAL;
+                }
                 r = parse_option(c, optarg, o);
                 if (r <= 0)
                         return r;
@@ -204,19 +215,19 @@ static int dispatch_verb(int argc, char **argv, const CtlOptions *o) {
         int r;
 
         if ((!v || !(v->flags & VERB_OFFLINE)) && (o->strict || o->topology)) {
-                fprintf(stderr, "--strict and --topology apply to check-config only.\n");
+                usage_error("schedfreqctl", "--strict and --topology apply to check-config only.");
                 return EXIT_USAGE;
         }
         if (!v) {
-                fprintf(stderr, "Unknown command '%s' (try --help).\n", argv[0]);
+                usage_error("schedfreqctl", "Unknown command '%s'.", argv[0]);
                 return EXIT_USAGE;
         }
         if (n_args < v->min_args || n_args > v->max_args) {
                 if (v->args_usage)
-                        fprintf(stderr, "%s\n", v->args_usage);
+                        usage_error("schedfreqctl", "%s", v->args_usage);
                 else
-                        fprintf(stderr, "Too %s arguments for '%s' (try --help).\n",
-                                n_args < v->min_args ? "few" : "many", v->name);
+                        usage_error("schedfreqctl", "Too %s arguments for '%s'.", n_args < v->min_args ? "few" : "many",
+                                    v->name);
                 return EXIT_USAGE;
         }
 

@@ -25,7 +25,7 @@ static int control_call(sd_bus *bus, const char *address, const char *verb, cons
          * what to do. Root is the rule; the bus's reasons are in docs/dbus.md.
          */
         if (r < 0 && (sd_bus_error_has_name(&error, SD_BUS_ERROR_ACCESS_DENIED) || r == -EACCES || r == -EPERM)) {
-                fprintf(stderr, "schedfreqctl: %s needs root (try: sudo schedfreqctl %s)\n", verb, verb);
+                fprintf(stderr, "Permission denied: %s needs root (try: sudo schedfreqctl %s).\n", verb, verb);
                 return EXIT_DENIED;
         }
         if (r < 0)

@@ -234,6 +234,18 @@ fi
 [ "$(events_source)" = bpf ] && iowait_msg="iowait boost from the waking task's in_iowait, read in the kernel."
 [ "$(grep -c "$iowait_msg" "$TMP/err")" = 1 ] && ok "iowait boost availability reported once" \
 	|| fail "iowait boost availability reported once" "expected: $iowait_msg" "$(show_daemon_log)"
+# A normal run's log, start-up to exit summary, in lines of at most 120 characters (issue #24), the summary in
+# its parsed shape (bench/bench-sources.sh summary(), bench/lib-peers.sh peer_events()): one statement a line.
+long=$(LC_ALL=C.UTF-8 bash -c 'while IFS= read -r l; do [ "${#l}" -gt 120 ] && printf "%d: %s\n" "${#l}" "$l"; done' \
+	<"$TMP/err")
+if [ -z "$long" ] && grep -q '^Events ([a-z]*[,)].*: [0-9]*[ ,]' "$TMP/err" &&
+	grep -q '^Decisions: [0-9]* local, [0-9]* remote, [0-9]* deferred' "$TMP/err" &&
+	grep -q '^Frequency writes: [1-9][0-9]*\.$' "$TMP/err"; then
+	ok "the run's log: every line <= 120 characters; the exit summary's Events, Decisions, Frequency writes lines"
+else
+	fail "the run's log: every line <= 120 characters, the summary's lines" "${long:-(none too long)}" \
+		"$(show_daemon_log)"
+fi
 if [ $rc -eq 0 ] && [ "$now" = "$original" ] && [ "$now_cur0" = "$original_cur0" ] && [ ! -e "$TMP/state" ]; then
 	ok "SIGTERM: every file restored byte for byte, state file removed"
 else

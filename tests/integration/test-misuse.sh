@@ -10,7 +10,7 @@
 #   - after kill -9 the start refuses with "run restore", and restore says it cleans up after a crash;
 #   - an empty or corrupt state file: restore exits non-zero with FILE:LINE and keeps it;
 #   - `-c FILE` with a missing FILE is an error (at start and on SIGHUP); without -c an absent default is not;
-#   - usage errors (issue #14): one line "schedfreqd: WHAT", the hint, exit status 2;
+#   - usage errors (issue #14, #24): one sentence, no "schedfreqd:" prefix, the hint, exit status 2;
 #   - --log-level wins over the config's log_level, after a reload too; -q keeps the info lines out;
 #   - a start without root, or root without CAP_PERFMON: one line naming what is missing, suggesting sudo;
 #   - no system bus: one info line saying D-Bus is off and why.
@@ -78,7 +78,7 @@ writes_since() { # N
 	tail -n +"$(($1 + 1))" "$EMU_LOG" | grep -v ' set$'
 }
 
-# --- 0. usage errors: "schedfreqd: WHAT" and the hint on stderr, nothing on stdout, exit 2 ----------------------
+# --- 0. usage errors: "WHAT." and the hint on stderr, nothing on stdout, exit 2 -------------------------------
 usage_case() { # NAME EXPECTED_FIRST_LINE ARGS...
 	local name=$1 want=$2 out err rc
 	shift 2
@@ -91,26 +91,59 @@ usage_case() { # NAME EXPECTED_FIRST_LINE ARGS...
 		fail "usage: $name: exit 2, one line and the hint" "rc=$rc" "stderr:" "$err" "stdout:" "$out"
 	fi
 }
-# The option errors in glibc's getopt words, as schedfreqctl's (getopt prints them there).
-usage_case "unknown option" "schedfreqd: unrecognized option '--bogus'" --bogus
-usage_case "unknown short option" "schedfreqd: invalid option -- 'x'" -x
-usage_case "missing argument" "schedfreqd: option '--config' requires an argument" --config
-usage_case "missing argument, short" "schedfreqd: option requires an argument -- 't'" replay -t
-usage_case "a value for a flag" "schedfreqd: option '--force=yes' doesn't allow an argument" restore --force=yes
-usage_case "unknown verb" "schedfreqd: unknown verb 'frobnicate'." frobnicate
-usage_case "extra argument to topology" "schedfreqd: too many arguments for 'topology': 'extra'." topology extra
-usage_case "extra argument to restore" "schedfreqd: too many arguments for 'restore': 'extra'." restore extra
-usage_case "second trace to replay" "schedfreqd: too many arguments for 'replay': 'b.txt'." \
+# The option errors in our words (include/usage.h), as schedfreqctl's: getopt's name argv[0] as typed.
+usage_case "unknown option" "Unknown option '--bogus'." --bogus
+usage_case "unknown short option" "Unknown option '-x'." -x
+usage_case "unknown short option in a cluster after a long one" "Unknown option '-x'." --force -qx
+usage_case "missing argument" "Option '--config' needs a value." --config
+usage_case "missing argument, short" "Option '-t' needs a value." replay -t
+usage_case "a value for a flag" "Option '--force' takes no value: '--force=yes'." restore --force=yes
+usage_case "unknown verb" "Unknown verb 'frobnicate'." frobnicate
+usage_case "extra argument to topology" "Too many arguments for 'topology': 'extra'." topology extra
+usage_case "extra argument to restore" "Too many arguments for 'restore': 'extra'." restore extra
+usage_case "second trace to replay" "Too many arguments for 'replay': 'b.txt'." \
 	replay --topology "$REPO/tests/fixtures/traces/two-dt.ini" a.txt b.txt
-usage_case "bad --log-level" "schedfreqd: --log-level wants err, warning, notice, info or debug, not 'loud'." \
+usage_case "bad --log-level" "--log-level wants err, warning, notice, info or debug, not 'loud'." \
 	--log-level=loud topology
-usage_case "--json with another verb" "schedfreqd: --json applies to 'topology' only." restore --json
-usage_case "--csv with another verb" "schedfreqd: --csv applies to 'replay' only." topology --csv
-usage_case "--kv with another verb" "schedfreqd: --kv applies to 'replay' only." topology --kv
-usage_case "--kv and --csv together" "schedfreqd: --kv and --csv are two formats: choose one." \
+usage_case "--json with another verb" "--json applies to 'topology' only." restore --json
+usage_case "--csv with another verb" "--csv applies to 'replay' only." topology --csv
+usage_case "--kv with another verb" "--kv applies to 'replay' only." topology --kv
+usage_case "--kv and --csv together" "--kv and --csv are two formats: choose one." \
 	replay --kv --csv --topology "$REPO/tests/fixtures/traces/two-dt.ini" a.txt
 usage_case "replay without --topology" \
-	"schedfreqd: replay needs --topology FILE: the traced machine's cpufreq policies ('schedfreqd topology' run there), or one of tests/fixtures/topology/*.ini (format: schedfreqd(8), 'topology')." replay -
+	"'replay' needs --topology FILE: the traced machine's cpufreq policies ('schedfreqd topology' run there), or one of tests/fixtures/topology/*.ini (format: schedfreqd(8), 'topology')." replay -
+# One style across both programs (issue #24): no "PROGRAM:" prefix on any error line of either, for usage errors
+# as for the rest (schedfreqctl's own usage errors are checked here too, they need no daemon).
+ctl_usage_case() { # NAME EXPECTED_FIRST_LINE ARGS...
+	local name=$1 want=$2 err rc
+	shift 2
+	err=$("$SCHEDFREQCTL" "$@" 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc -eq 2 ] && [ "$err" = "$want"$'\n'"Try 'schedfreqctl --help'." ]; then
+		ok "schedfreqctl usage: $name: exit 2, the same shape as schedfreqd's"
+	else
+		fail "schedfreqctl usage: $name: exit 2, the same shape as schedfreqd's" "rc=$rc" "stderr:" "$err"
+	fi
+}
+ctl_usage_case "unknown option" "Unknown option '--bogus'." --bogus
+ctl_usage_case "missing argument" "Option '--count' needs a value." watch --count
+ctl_usage_case "a value for a flag" "Option '--json' takes no value: '--json=1'." --json=1 status
+ctl_usage_case "unknown command" "Unknown command 'frobnicate'." frobnicate
+ctl_usage_case "too many arguments" "Too many arguments for 'rules'." rules extra
+ctl_usage_case "bad --count" "--count wants a positive number, not '0'." --count 0 watch
+ctl_usage_case "--strict elsewhere" "--strict and --topology apply to check-config only." --strict status
+# --version: the release number, then the commit when built from git (issue #24).
+for prog in "$SFD" "$SCHEDFREQCTL"; do
+	name=$(basename "$prog")
+	out=$("$prog" --version 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ] && grep -Eqx "$name [0-9]+\.[0-9]+\.[0-9]+( \(git [0-9a-f]{7,}(-dirty)?\))?" <<<"$out" &&
+		{ ! git -C "$REPO" rev-parse --git-dir >/dev/null 2>&1 || grep -q ' (git ' <<<"$out"; }; then
+		ok "$name --version: a version number, and the commit in a git checkout: $out"
+	else
+		fail "$name --version: a version number and the commit" "rc=$rc" "$out"
+	fi
+done
 out=$("$SFD" --help 2>&1)
 rc=$?
 [ $rc -eq 0 ] && grep -q -- '--log-level LEVEL' <<<"$out" && ok "--help: exit 0, lists --log-level" \
@@ -373,7 +406,8 @@ if start_daemon "$TMP/out" "$TMP/err" -c "$TMP/warning.conf" --log-level=info; t
 	fi
 	# No system bus: one info line, saying what is off and why; no warning about it.
 	bus_lines=$(grep -i 'bus' "$TMP/err")
-	if [ "$bus_lines" = "No D-Bus, running without it: cannot connect to the system bus (unix:path=$TMP/no-bus-socket: No such file or directory), so the D-Bus status and schedfreqctl are off." ]; then
+	if [ "$bus_lines" = "No D-Bus, running without it: the D-Bus status and schedfreqctl are off.
+Cannot connect to the system bus (unix:path=$TMP/no-bus-socket: No such file or directory)." ]; then
 		ok "no system bus: one line saying D-Bus is off and why"
 	else
 		fail "no system bus: one line saying D-Bus is off and why" "$bus_lines"

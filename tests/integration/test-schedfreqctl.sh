@@ -126,12 +126,27 @@ expect "--strict outside check-config: exit 2" 2 "apply to check-config only" "$
 bare="$TMP/bare"
 mkdir -p "$bare/cpu0" "$bare/cpu1" "$bare/cpufreq"
 for f in online possible present; do echo 0-1 >"$bare/$f"; done
-expect "check-config --strict without cpufreq: a clear error" 1 "no cpufreq policies under /sys/devices/system/cpu" \
+expect "check-config --strict without cpufreq: a clear error" 1 "No cpufreq policies under /sys/devices/system/cpu" \
 	unshare --mount --propagation private sh -c \
 	"mount --bind '$bare' /sys/devices/system/cpu && exec '$CTL' check-config --strict '$TMP/fits.conf'"
 expect "check-config without --strict, without cpufreq: OK" 0 "schedfreqd.conf: OK$" \
 	unshare --mount --propagation private sh -c \
 	"mount --bind '$bare' /sys/devices/system/cpu && exec '$CTL' check-config '$MISSING'"
+# ... and the OK says which part it did not check, and why (issue #24): not an OK that checked everything.
+expect "check-config without cpufreq: the OK says the policies were not checked" 0 \
+	"^Policy sections and policies= not checked against the machine: no cpufreq driver (--topology FILE checks them)\.$" \
+	unshare --mount --propagation private sh -c \
+	"mount --bind '$bare' /sys/devices/system/cpu && exec '$CTL' check-config '$MISSING'"
+# Errors in FILE:LINE order, and the key a typo meant (issue #24; every case in tests/unit/test-config.c).
+printf '[rule:a]\nmin_util = 10\n[governor]\nheadrom = 1.5\n' >"$TMP/typo.conf"
+out=$("$CTL" check-config "$TMP/typo.conf" 2>&1)
+rc=$?
+if [ $rc -eq 1 ] && [ "$out" = "$TMP/typo.conf:1: rule 'a' has no match key (comm=, exe= or cgroup=)
+$TMP/typo.conf:4: unknown key 'headrom' in section [governor]; did you mean 'headroom'?" ]; then
+	ok "check-config: errors in line order (a rule's at its header), the typo's key suggested"
+else
+	fail "check-config: errors in line order, the typo's key suggested" "rc=$rc" "$out"
+fi
 
 # --- with the daemon -------------------------------------------------------------------------------------------
 emu_start "$REPO/tests/fixtures/topology/two-policies.ini" || { fail "emulator start"; finish; }
@@ -415,7 +430,7 @@ for uid in 65534 1; do
 	for verb in pause resume reload; do
 		out=$(setpriv --reuid=$uid --regid=$uid --clear-groups "$CTL" "$verb" 2>&1)
 		rc=$?
-		[ $rc -eq 4 ] && [ "$out" = "schedfreqctl: $verb needs root (try: sudo schedfreqctl $verb)" ] \
+		[ $rc -eq 4 ] && [ "$out" = "Permission denied: $verb needs root (try: sudo schedfreqctl $verb)." ] \
 			&& ok "$verb as uid $uid: exit 4, one line: $out" || fail "$verb as uid $uid: exit 4, one line" "rc=$rc" "$out"
 	done
 done

@@ -286,8 +286,8 @@ daemon_pid=
 governors=$(emu_sh "cat $CPUFREQ/policy*/scaling_governor | sort -u")
 [ "$rc" = 0 ] && [ "$governors" = schedutil ] && ok "SIGTERM: exit 0, both policies back to schedutil" \
 	|| fail "SIGTERM: exit 0, policies restored" "rc $rc, governors $governors" "$(show_daemon_log)"
-summary=$(grep -m1 'Events:' "$OUT/daemon.log")
-sum_lost=$(sed -n 's/.*Events: [0-9]* (late [0-9]*, lost \([0-9]*\).*/\1/p' <<<"$summary")
+summary=$(grep -m1 'Events (' "$OUT/daemon.log")
+sum_lost=$(sed -n 's/.*Events ([^)]*): [0-9]* (late [0-9]*, lost \([0-9]*\).*/\1/p' <<<"$summary")
 [ -n "$sum_lost" ] && [ "$sum_lost" -ge "${end_lost:-0}" ] \
 	&& ok "exit summary accounts the lost events ($sum_lost; on D-Bus: $end_lost at the end of the load, $quiet_lost after the checks)" \
 	|| fail "exit summary accounts the lost events" "summary: $summary" "D-Bus at the end of the load: $end_lost"

@@ -16,8 +16,10 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "config-rules.h"
 #include "log.h"
 #include "macro.h"
+#include "string-util.h"
 #include "test.h"
 #include "topology.h"
 
@@ -392,7 +394,7 @@ TEST(error_messages_with_file_and_line) {
                      CONFIG_FIXTURES "/errors.conf:8: expected 'key = value', '[section]' or a comment\n"
                      CONFIG_FIXTURES "/errors.conf:11: headroom=2.5: expected a decimal number between 1.0 and 2.0\n"
                      CONFIG_FIXTURES "/errors.conf:12: unknown key 'colour' in section [governor]\n"
-                     CONFIG_FIXTURES "/errors.conf:15: unknown section [gouvernor]\n"
+                     CONFIG_FIXTURES "/errors.conf:15: unknown section [gouvernor]; did you mean [governor]?\n"
                      CONFIG_FIXTURES "/errors.conf:19: invalid section [policy01]: expected [policyN] with N in 0..1023\n"
                      CONFIG_FIXTURES "/errors.conf:22: section header without ']'\n"
                      CONFIG_FIXTURES "/errors.conf:24: remote=maybe: expected auto, yes or no");
@@ -405,16 +407,17 @@ TEST(unknown_keys_and_sections) {
         _cleanup_free_ char *e1 = NULL, *e2 = NULL, *e3 = NULL, *e4 = NULL, *e5 = NULL, *e6 = NULL, *e7 = NULL;
         Config c;
 
+        /* Keys are case-sensitive; the error names the key meant (issue #24: as systemd's "Did you mean"). */
         e1 = load_error("[governor]\nheadroom = 1.5\nHeadroom = 1.5\n");
-        ASSERT_STREQ(e1, "F:3: unknown key 'Headroom' in section [governor]");
+        ASSERT_STREQ(e1, "F:3: unknown key 'Headroom' in section [governor]; did you mean 'headroom'?");
 
-        /* A key valid in another section is still unknown here. */
+        /* A key valid in another section is still unknown here; the error says where it belongs. */
         e2 = load_error("[daemon]\ntick_ms = 4\n");
-        ASSERT_STREQ(e2, "F:2: unknown key 'tick_ms' in section [daemon]");
+        ASSERT_STREQ(e2, "F:2: unknown key 'tick_ms' in section [daemon]; it belongs in [governor]");
 
         /* An unknown section is reported once, at its header, however many keys it has. */
         e3 = load_error("\n[Governor]\nheadroom = 1.5\ntick_ms = 4\n");
-        ASSERT_STREQ(e3, "F:2: unknown section [Governor]");
+        ASSERT_STREQ(e3, "F:2: unknown section [Governor]; did you mean [governor]?");
 
         e4 = load_error("log_level = info\n[daemon]\n");
         ASSERT_STREQ(e4, "F:1: 'log_level' outside of any [section]");
@@ -425,7 +428,7 @@ TEST(unknown_keys_and_sections) {
                          "F:5: invalid section [policyx]: expected [policyN] with N in 0..1023");
 
         e6 = load_error("[policy3]\nremote = yes\nheadroom = 1.5\n");
-        ASSERT_STREQ(e6, "F:3: unknown key 'headroom' in section [policy3]");
+        ASSERT_STREQ(e6, "F:3: unknown key 'headroom' in section [policy3]; it belongs in [governor]");
 
         /* A UTF-8 byte order mark does not hide the first section header. */
         e7 = load_error("\xef\xbb\xbf[bogus]\nx = 1\n");
@@ -572,6 +575,48 @@ TEST(errors_from_several_files) {
                              "%s.d/10-x.conf:4: ring_pages=3: expected a power of two between 1 and 4096",
                              s.path, s.path) > 0);
         ASSERT_STREQ(error, expect);
+}
+
+/* Every error in FILE:LINE order, whichever pass found it: the main file's, then each drop-in's (issue #24). */
+TEST(errors_in_file_and_line_order) {
+        _cleanup_(scratch_done) Scratch s = {};
+        _cleanup_free_ char *error = NULL, *expect = NULL;
+        Config c;
+
+        ASSERT_OK(scratch_init(&s));
+        ASSERT_OK(write_file(s.path, "[rule:a]\nmin_util = 10\n[governor]\nheadrom = 1.5\nnot a line\n"));
+        ASSERT_OK(scratch_dropin(&s, "10-x.conf", "[rule:b]\nexe = /x\n[events]\nsorce = perf\n"));
+
+        ASSERT_ERROR(config_load(s.path, false, &c, &error), EINVAL);
+        ASSERT_TRUE(asprintf(&expect,
+                             "%1$s:1: rule 'a' has no match key (comm=, exe= or cgroup=)\n"
+                             "%1$s:4: unknown key 'headrom' in section [governor]; did you mean 'headroom'?\n"
+                             "%1$s:5: expected 'key = value', '[section]' or a comment\n"
+                             "%1$s.d/10-x.conf:1: rule 'b' has no action (min_util=, max_util=, rt_boost=yes or "
+                             "ignore=yes)\n"
+                             "%1$s.d/10-x.conf:4: unknown key 'sorce' in section [events]; did you mean 'source'?",
+                             s.path) > 0);
+        ASSERT_STREQ(error, expect);
+}
+
+TEST(key_suggestions) {
+        _cleanup_free_ char *e1 = NULL, *e2 = NULL, *e3 = NULL;
+
+        /* A swap of two letters is one edit; a [policyN] key is suggested from [policyN]'s own keys. */
+        e1 = load_error("[policy0]\nrmeote = no\n");
+        ASSERT_STREQ(e1, "F:2: unknown key 'rmeote' in section [policy0]; did you mean 'remote'?");
+        /* Too far from every key: no guess. */
+        e2 = load_error("[events]\nfrobnicate = 1\n");
+        ASSERT_STREQ(e2, "F:2: unknown key 'frobnicate' in section [events]");
+        e3 = load_error("[rule:x]\nexe = /a\nignore = yes\ncgroupp = /b\n");
+        ASSERT_STREQ(e3, "F:4: unknown key 'cgroupp' in section [rule:x] (valid keys: " RULE_KEYS "); did you mean "
+                         "'cgroup'?");
+
+        ASSERT_EQ(string_distance("headroom", "headrom"), 1U);
+        ASSERT_EQ(string_distance("remote", "rmeote"), 1U);
+        ASSERT_EQ(string_distance("abc", ""), 3U);
+        ASSERT_TRUE(string_is_typo_of("ex", "exe"));
+        ASSERT_TRUE(!string_is_typo_of("abc", "exe"));
 }
 
 TEST(missing_main_file) {
@@ -939,10 +984,10 @@ TEST(rule_section_errors) {
                          "F:14: rule 'both2': ignore=yes excludes the other actions (min_util=, max_util=, rt_boost=)\n"
                          "F:18: rule 'minmax': min_util=600 is above max_util=500");
 
-        /* Line errors come first, then the rules' (judged after every file). */
+        /* A rule is judged after every file, but its problems are listed at its line, as every error (issue #24). */
         e4 = load_error("[rule:a]\ncomm = a\n[events]\nring_pages = 3\n");
-        ASSERT_STREQ(e4, "F:4: ring_pages=3: expected a power of two between 1 and 4096\n"
-                         "F:1: rule 'a' has no action (min_util=, max_util=, rt_boost=yes or ignore=yes)");
+        ASSERT_STREQ(e4, "F:1: rule 'a' has no action (min_util=, max_util=, rt_boost=yes or ignore=yes)\n"
+                         "F:4: ring_pages=3: expected a power of two between 1 and 4096");
 }
 
 TEST(shipped_conf_parses_to_defaults) {
