@@ -2,6 +2,8 @@
 #
 #   make                 build schedfreqd, schedfreqctl and the test tools into $(BUILD)/
 #   make run             install missing build dependencies (root, apt), build, run the main job
+#   make try             the same, then the daemon on the emulated cpufreq tree with a private D-Bus bus, and a shell
+#                        there (schedfreqctl status/watch/explain); TOPOLOGY=FILE another emulated topology
 #   make check           install missing dependencies, build, run the whole suite (plus an ASan+UBSan pass)
 #   make fuzz            build the libFuzzer targets (clang) into $(BUILD)/fuzz/ and run each for FUZZ_SECONDS
 #   make install DESTDIR= PREFIX=
@@ -113,7 +115,7 @@ FUZZ_REPLAY_BIN := $(FUZZ_SRC:%.c=$(BUILD)/%)
 
 BINS := $(BUILD)/schedfreqd $(if $(CTL_SRC),$(BUILD)/schedfreqctl)
 
-.PHONY: all deps run check check-unit check-asan install uninstall clean fuzz fuzz-build analyze analyze-gcc \
+.PHONY: all deps run try check check-unit check-asan install uninstall clean fuzz fuzz-build analyze analyze-gcc \
 	analyze-cppcheck
 .DEFAULT_GOAL := all
 
@@ -340,6 +342,14 @@ deps:
 run: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/run-demo $(BUILD)
+
+# A session to poke at (scripts/try, root): the emulated cpufreq tree (tests/emu) in a private mount namespace, a
+# private D-Bus system bus, schedfreqd governing the tree, and an interactive shell inside with schedfreqctl and
+# the bus address set; `exit` stops it all. Always the emulator, also where cpufreq exists: never real policies.
+# TOPOLOGY=tests/fixtures/topology/NAME.ini another topology (default two-policies.ini).
+try: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/try --build $(BUILD) $(if $(TOPOLOGY),--topology '$(TOPOLOGY)')
 
 # The whole suite: unit tests and root integration tests on the normal build, then the unit tests and the
 # daemon integration tests again under ASan+UBSan.
