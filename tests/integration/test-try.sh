@@ -69,12 +69,13 @@ check_gone() { # NAME OUT ERR
 	fi
 }
 
-# `schedfreqctl status` text: the daemon governing, both policies taken over from schedutil, none in another state.
+# `schedfreqctl status` text (its 80-column layout): the daemon governing, both policies listed with their limits,
+# none in another state.
 check_status() { # NAME FILE
 	local name=$1 file=$2
 	if grep -q '^schedfreqd .*: governing, up ' "$file" &&
-		grep -Eq '^policy0 +0 +acpi-cpufreq +schedutil ' "$file" &&
-		grep -Eq '^policy1 +1 +acpi-cpufreq +schedutil ' "$file" &&
+		grep -Eq '^policy0 +0 +[0-9]+ +800-2400 ' "$file" &&
+		grep -Eq '^policy1 +1 +[0-9]+ +800-2400 ' "$file" &&
 		! grep -Eq 'not managed|^policy[0-9]+: ' "$file"; then
 		ok "$name: schedfreqctl status (no arguments) shows both policies governed"
 	else
