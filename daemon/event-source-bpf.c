@@ -95,26 +95,34 @@ static int bpf_source_push(BpfSource *b, unsigned i) {
  * (test-dbus: idle on the bus, 6.5-10.6 wake-ups/s against <= 6). They change with the decisions, as the perf
  * source's model does with its events.
  */
+static int bpf_source_snapshot_cpu(BpfSource *b, unsigned cpu) {
+        BpfCpuSignals sig;
+        int r;
+
+        r = bpf_events_cpu_signals(b->bpf, (int) cpu, &sig);
+        if (r < 0)
+                return r;
+        b->cpus[cpu] = (CpuState) {
+                /* cpu_util_cfs_boost(): max(util_avg, runnable_avg, util_est), capped at the capacity */
+                .util = MIN(MAX(MAX(sig.util_avg, sig.runnable_avg), sig.util_est), (unsigned) CAPACITY_SCALE),
+                .util_avg = sig.util_avg,
+                .util_est_sum = sig.util_est,
+                .nr_rt_runnable = sig.nr_rt_running,
+                .busy = sig.curr_pid != 0,
+                .runnable_avg = sig.runnable_avg,
+                .rt_avg = sig.rt_avg,
+                .effective = sig.effective,
+        };
+        b->cpus_seen[cpu] = true;
+        return 0;
+}
+
 static void bpf_source_snapshot(BpfSource *b, unsigned policy_index) {
         const PolicyDesc *p = &b->head.opts.topology->policies[policy_index];
-        BpfCpuSignals sig;
 
-        for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
-                if (!CPU_ISSET(cpu, &p->cpus) || bpf_events_cpu_signals(b->bpf, cpu, &sig) < 0)
-                        continue;
-                b->cpus[cpu] = (CpuState) {
-                        /* cpu_util_cfs_boost(): max(util_avg, runnable_avg, util_est), capped at the capacity */
-                        .util = MIN(MAX(MAX(sig.util_avg, sig.runnable_avg), sig.util_est), (unsigned) CAPACITY_SCALE),
-                        .util_avg = sig.util_avg,
-                        .util_est_sum = sig.util_est,
-                        .nr_rt_runnable = sig.nr_rt_running,
-                        .busy = sig.curr_pid != 0,
-                        .runnable_avg = sig.runnable_avg,
-                        .rt_avg = sig.rt_avg,
-                        .effective = sig.effective,
-                };
-                b->cpus_seen[cpu] = true;
-        }
+        for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+                if (CPU_ISSET(cpu, &p->cpus))
+                        (void) bpf_source_snapshot_cpu(b, (unsigned) cpu);
 }
 
 static int on_bpf_decision(const Decision *d, void *userdata) {
@@ -221,6 +229,17 @@ static int bpf_source_cpu_state(const EventSource *s, unsigned cpu, CpuState *re
         return 0;
 }
 
+/*
+ * A status read between decisions: a policy held at its maximum by a busy CPU sends none, and its CPUs would show
+ * what they were at the last one (idle, maybe). The kernel side's last read of the CPU (its sched_switch or
+ * wake-up programs keep it current) is what "now" is.
+ */
+static int bpf_source_refresh_cpu(EventSource *s, unsigned cpu) {
+        if (cpu >= CPU_SETSIZE)
+                return -EINVAL;
+        return bpf_source_snapshot_cpu(bpf_source(s), cpu);
+}
+
 static int bpf_source_task_rule(EventSource *s, int32_t tid, int rule) {
         return bpf_events_set_task_rule(bpf_source(s)->bpf, tid, rule);
 }
@@ -260,6 +279,7 @@ static const EventSourceOps bpf_source_ops = {
         .reconfigure = bpf_source_reconfigure,
         .task_rule = bpf_source_task_rule,
         .cpu_state = bpf_source_cpu_state,
+        .refresh_cpu = bpf_source_refresh_cpu,
         .stats = bpf_source_stats,
         .free = bpf_source_free,
 };

@@ -101,6 +101,10 @@ int event_source_cpu_state(const EventSource *s, unsigned cpu, CpuState *ret) {
         return s->ops->cpu_state ? s->ops->cpu_state(s, cpu, ret) : -EOPNOTSUPP;
 }
 
+int event_source_refresh_cpu(EventSource *s, unsigned cpu) {
+        return s->ops->refresh_cpu ? s->ops->refresh_cpu(s, cpu) : 0;
+}
+
 void event_source_stats(const EventSource *s, EventSourceStats *ret) {
         *ret = (EventSourceStats) {};
         s->ops->stats(s, ret);

@@ -91,6 +91,15 @@ static unsigned manager_policy_util(const Manager *m, size_t i) {
         return util;
 }
 
+/* A status read (a Get or GetAll of a policy): its CPUs' state as of now, not of the last decision. */
+static void manager_refresh_cpus(const Manager *m, const cpu_set_t *cpus) {
+        if (!m->source)
+                return;
+        for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+                if (CPU_ISSET(cpu, cpus))
+                        (void) event_source_refresh_cpu(m->source, (unsigned) cpu);
+}
+
 static void policy_values(const ManagerBus *b, size_t i, PolicyValues *v) {
         const Manager *m = b->manager;
         const PolicyDesc *p = &m->topology->policies[i];
@@ -203,6 +212,7 @@ static int policy_find(sd_bus *bus, const char *path, const char *interface, voi
 
         if (path_number(path, SCHEDFREQD_BUS_POLICY_PREFIX, &id) <= 0 || policy_index_of(b, id, &i) <= 0)
                 return 0;
+        manager_refresh_cpus(b->manager, &b->manager->topology->policies[i].cpus);
         policy_values(b, i, &b->policy_now[i]);
         *ret_found = &b->policy_now[i];
         return 1;
@@ -216,6 +226,8 @@ static int cpu_find(sd_bus *bus, const char *path, const char *interface, void *
 
         if (path_number(path, SCHEDFREQD_BUS_CPU_PREFIX, &cpu) <= 0 || cpu_index_of(b, cpu, &i) <= 0)
                 return 0;
+        if (b->manager->source)
+                (void) event_source_refresh_cpu(b->manager->source, cpu);
         cpu_values(b, i, &b->cpu_now[i]);
         *ret_found = &b->cpu_now[i];
         return 1;

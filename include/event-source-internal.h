@@ -13,6 +13,7 @@ typedef struct EventSourceOps {
         int (*reconfigure)(EventSource *s, const Config *cfg);
         int (*task_rule)(EventSource *s, int32_t tid, int rule);   /* NULL: the engine's alone (perf) */
         int (*cpu_state)(const EventSource *s, unsigned cpu, CpuState *ret); /* NULL: the engine's (perf) */
+        int (*refresh_cpu)(EventSource *s, unsigned cpu);                    /* NULL: always current (perf) */
         void (*stats)(const EventSource *s, EventSourceStats *ret);
         void (*free)(EventSource *s);
 } EventSourceOps;

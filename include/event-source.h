@@ -104,6 +104,9 @@ int event_source_task_rule(EventSource *s, int32_t tid, int rule);
  * status. -EOPNOTSUPP when the engine's model holds them (perf: engine_cpu_state()); -ENOENT: not seen yet.
  */
 int event_source_cpu_state(const EventSource *s, unsigned cpu, CpuState *ret);
+/* Brings @cpu's state as event_source_cpu_state() gives it up to now, for a status read (a D-Bus Get, explain):
+ * between decisions the source keeps what it read at the last one. 0 where there is nothing to bring up. */
+int event_source_refresh_cpu(EventSource *s, unsigned cpu);
 void event_source_stats(const EventSource *s, EventSourceStats *ret);
 /* Why perf refused the tracefs formats (-EBADMSG from event_source_new()): see perf_events_format_error(). */
 int event_source_format_error(char **ret);

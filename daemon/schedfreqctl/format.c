@@ -6,6 +6,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "format.h"
 #include "time-util.h"
@@ -158,4 +159,48 @@ void print_json(const Snapshot *s) {
                 json_object(&s->cpus[i]);
         }
         printf("]}\n");
+}
+
+/* Columns of @s[0..n): UTF-8 continuation bytes take none ("µs" is two columns, three bytes). */
+static size_t columns(const char *s, size_t n) {
+        size_t c = 0;
+
+        for (size_t i = 0; i < n; i++)
+                c += ((unsigned char) s[i] & 0xC0) != 0x80;
+        return c;
+}
+
+/* One line of @n bytes: broken at the last space that keeps each piece within @width columns (a word longer than
+ * that stays whole); a continuation starts two columns past the line's own indent. */
+static void print_wrapped_line(FILE *out, const char *line, size_t n, size_t width) {
+        size_t indent = strspn(line, " "), start = 0;
+        bool first = true;
+
+        while (start < n) {
+                size_t lead = first ? 0 : indent + 2, room = width > lead ? width - lead : 1, end = n, cut = 0;
+
+                if (columns(line + start, n - start) > room) {
+                        for (size_t i = start; i < n && columns(line + start, i - start) <= room; i++)
+                                if (line[i] == ' ' && i > start + (first ? indent : 0))
+                                        cut = i;
+                        if (cut > start)
+                                end = cut;
+                }
+                fprintf(out, "%*s%.*s\n", (int) lead, "", (int) (end - start), line + start);
+                start = end;
+                while (start < n && line[start] == ' ')
+                        start++;
+                first = false;
+        }
+        if (n == 0)
+                fputc('\n', out);
+}
+
+void print_wrapped(FILE *out, const char *text, size_t width) {
+        for (const char *p = text; *p;) {
+                size_t n = strcspn(p, "\n");
+
+                print_wrapped_line(out, p, n, width);
+                p += n + (p[n] == '\n');
+        }
 }

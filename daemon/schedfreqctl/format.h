@@ -3,8 +3,10 @@
 
 /* schedfreqctl's output formatting: times, CPU lists, and JSON (a string, a whole snapshot). */
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "snapshot.h"
 
@@ -14,6 +16,9 @@ const char *format_duration(char *buf, size_t size, uint64_t usec);     /* "12.0
 const char *format_span(char *buf, size_t size, uint64_t usec);         /* "850 µs", "1.3 ms", "2.4 s", then as above */
 const char *format_count(char *buf, size_t size, uint64_t n);           /* "98765", "123k", "4.56M", "7.89G" */
 const char *format_cpus(char *buf, size_t size, const Prop *p);         /* an array property as "0-3,6" */
+
+/* @text with each line longer than @width columns broken at spaces, continuations indented two past the line's. */
+void print_wrapped(FILE *out, const char *text, size_t width);
 
 /* To stdout. */
 void json_string(const char *s);

@@ -5,6 +5,7 @@
  * and the --decisions last changes.
  */
 
+#include <errno.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <stdio.h>
@@ -304,6 +305,42 @@ static int decisions_read(sd_bus *bus, const char *address, sd_bus_message **rep
         return EXIT_OK;
 }
 
+/*
+ * Every policy (or only *@want) explained on stdout: the sentences run long, so unless --wide they are written to a
+ * buffer first and broken at 80 columns (a terminal's width; the lines of status and watch fit it too). glibc's
+ * stdout is a variable that may be set (its manual, "Standard Streams"), so explain_policy() keeps its printf()s.
+ */
+static int explain_policies(const Snapshot *s, const unsigned *want, const DecisionRow *rows, size_t n_rows,
+                            const CtlOptions *o, bool *ret_found) {
+        _cleanup_free_ char *text = NULL;
+        FILE *saved = stdout, *mem = NULL;
+        size_t size = 0;
+        bool found = false;
+
+        if (!o->wide) {
+                mem = open_memstream(&text, &size);
+                if (!mem)
+                        return -errno;
+                stdout = mem;
+        }
+        for (size_t i = 0; i < s->n_policies; i++) {
+                if (want && prop_u(&s->policies[i], "Id") != *want)
+                        continue;
+                if (found)
+                        putchar('\n');
+                explain_policy(s, &s->policies[i], rows, n_rows, o->decisions);
+                found = true;
+        }
+        *ret_found = found;
+        if (!mem)
+                return 0;
+        stdout = saved;
+        if (fclose(mem) != 0)
+                return -errno;
+        print_wrapped(stdout, text, 80);
+        return 0;
+}
+
 /* analyze: false positive: rows is initialised to NULL; gcc 12 at -O2 reports freep() reading it uninitialised
  * on an early return (as verb_check_config()'s, docs/reliability.md, "Static analysis") */
 ANALYZER_FALSE_POSITIVE_BEGIN("-Wanalyzer-use-of-uninitialized-value")
@@ -331,13 +368,11 @@ int verb_explain(sd_bus *bus, const CtlOptions *o, char **args) {
                 return r;
         }
 
-        for (size_t i = 0; i < s.n_policies; i++) {
-                if (policy_arg && prop_u(&s.policies[i], "Id") != want)
-                        continue;
-                if (found)
-                        putchar('\n');
-                explain_policy(&s, &s.policies[i], rows, n_rows, o->decisions);
-                found = true;
+        r = explain_policies(&s, policy_arg ? &want : NULL, rows, n_rows, o, &found);
+        if (r < 0) {
+                snapshot_done(&s);
+                fprintf(stderr, "Failed to format the explanation: %s\n", strerror(-r));
+                return EXIT_FAILED;
         }
         if (!found) {
                 fprintf(stderr, "No policy%u here; policies:", want);

@@ -232,7 +232,7 @@ rc=$?
 
 # explain after a hog on CPU 1.
 "$HOG" --cpu 1 --seconds 1 >/dev/null
-out=$("$CTL" explain -n 20 policy1 2>&1) # 20: the client's own start on CPU 1 makes a few decisions too
+out=$("$CTL" explain --wide -n 20 policy1 2>&1) # 20: the client's own start on CPU 1 makes a few decisions too
 rc=$?
 if [ $rc -eq 0 ] && grep -q '^policy1 (CPU 1, acpi-cpufreq):' <<<"$out" && grep -q 'Runs at [0-9]* MHz' <<<"$out" \
 	&& grep -q 'Why: .* ago, schedfreqd moved it from [0-9]* to [0-9]* MHz because of ' <<<"$out" \
@@ -283,7 +283,7 @@ fi
 deferred_re='deferred: recorded by a remote event on CPU [01], applied [0-9.]+ (µs|ms|s) later'
 for _ in $(seq 8); do
 	"$BUILD/tests/helpers/migrator" --seconds 1 --interval-ms 30 >/dev/null
-	out=$("$CTL" explain -n 2048 2>&1)
+	out=$("$CTL" explain --wide -n 2048 2>&1)
 	grep -Eq -- "-> *[0-9]+ MHz .*, $deferred_re\$" <<<"$out" && break
 done
 why=$(grep 'The change was deferred' <<<"$out")
@@ -295,6 +295,15 @@ else
 fi
 out=$("$CTL" explain 2>&1)
 [ $? -eq 0 ] && grep -q '^policy0 ' <<<"$out" && grep -q '^policy1 ' <<<"$out" && ok "explain: every policy" || fail "explain: every policy" "$out"
+# Its sentences broken at 80 columns by default (continuations indented past their line's), whole with --wide.
+w=$(widest <<<"$out")
+wide_w=$("$CTL" explain --wide 2>&1 | widest)
+if [ "$w" -le 80 ] && [ "$wide_w" -gt 80 ] && grep -q '^  Recent decisions (newest last):$' <<<"$out" \
+	&& grep -Eq '^      [^ ]' <<<"$out"; then
+	ok "explain: lines broken at 80 columns ($w; --wide $wide_w)"
+else
+	fail "explain: lines broken at 80 columns" "widest $w, --wide $wide_w" "$out"
+fi
 expect "explain of a missing policy: exit 1" 1 "No policy7 here; policies: 0 1" "$CTL" explain 7
 expect "explain of a bad argument: exit 2" 2 "Invalid policy" "$CTL" explain cpu3
 
