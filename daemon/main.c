@@ -119,11 +119,13 @@ static int verb_topology(bool json) {
 
         r = cpufreq_discover(&t);
         if (r == -ENODEV)
-                return log_error_errno(r, "No cpufreq policies under /sys/devices/system/cpu: this machine has no "
-                                       "cpufreq driver (a VM or container?), so there is no topology to print. To "
-                                       "replay a trace, give the traced machine's (this verb run there) or one of "
-                                       "tests/fixtures/topology/*.ini to --topology; the format is under 'topology' "
-                                       "in schedfreqd(8). To watch schedfreqd decide here: make run.");
+                /* Lines of <= 80 columns: read in a terminal, most likely a new user's first command. */
+                return log_error_errno(r, "No cpufreq policies under /sys/devices/system/cpu: this machine has no\n"
+                                          "cpufreq driver (a VM or container?), so there is no topology to print.\n"
+                                          "To replay a trace, give --topology the traced machine's ('schedfreqd\n"
+                                          "topology' run there) or one of tests/fixtures/topology/*.ini; the format\n"
+                                          "is under 'topology' in schedfreqd(8).\n"
+                                          "To watch schedfreqd decide on this machine: make run (in the source tree).");
         if (r < 0)
                 return log_error_errno(r, "Failed to read the cpufreq topology: %m");
 
@@ -428,9 +430,9 @@ static int check_verb(int argc, char **argv, Args *a) {
         if (a->opts.observe && a->opts.bus_address)
                 return usage_fail("--observe takes no D-Bus name: --bus-address does not go with it.");
         if (streq(verb, "replay") && !a->topology_path)
-                return usage_fail("'replay' needs --topology FILE: the traced machine's cpufreq policies ('schedfreqd "
-                                   "topology' run there), or one of tests/fixtures/topology/*.ini (format: "
-                                   "schedfreqd(8), 'topology').");
+                return usage_fail("'replay' needs --topology FILE: the traced machine's cpufreq policies\n"
+                                  "('schedfreqd topology' run there), or one of tests/fixtures/topology/*.ini\n"
+                                  "(format: schedfreqd(8), 'topology').");
         return -1;
 }
 

@@ -439,12 +439,13 @@ static int manager_load(Manager *m) {
 
         r = cpufreq_discover(&m->topology);
         if (r == -ENODEV)
-                return log_error_errno(r, "No cpufreq policies under /sys/devices/system/cpu: this machine has no "
-                                          "cpufreq driver (a VM or container?), nothing to %s. To watch schedfreqd "
-                                          "decide on this machine's real scheduler events over an emulated cpufreq "
-                                          "tree: make run (in the source tree); to replay a trace: schedfreqd replay "
-                                          "--topology FILE.", m->opts.observe ? "observe (observe mode compares "
-                                          "with the kernel's cpufreq choices)" : "govern");
+                return log_error_errno(r, "No cpufreq policies under /sys/devices/system/cpu: this machine has no\n"
+                                          "cpufreq driver (a VM or container?), nothing to %s.\n"
+                                          "To watch schedfreqd decide on this machine's real scheduler events over\n"
+                                          "an emulated cpufreq tree: make run (in the source tree).\n"
+                                          "To replay a trace: schedfreqd replay --topology FILE TRACE.",
+                                       m->opts.observe ? "observe (observe mode compares\nwith the kernel's "
+                                       "cpufreq choices)" : "govern");
         if (r < 0)
                 return log_error_errno(r, "Failed to read the cpufreq topology: %m");
         manager_warn_missing_policies(m, &m->config);

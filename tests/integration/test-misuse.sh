@@ -111,7 +111,9 @@ usage_case "--kv with another verb" "--kv applies to 'replay' only." topology --
 usage_case "--kv and --csv together" "--kv and --csv are two formats: choose one." \
 	replay --kv --csv --topology "$REPO/tests/fixtures/traces/two-dt.ini" a.txt
 usage_case "replay without --topology" \
-	"'replay' needs --topology FILE: the traced machine's cpufreq policies ('schedfreqd topology' run there), or one of tests/fixtures/topology/*.ini (format: schedfreqd(8), 'topology')." replay -
+	"'replay' needs --topology FILE: the traced machine's cpufreq policies
+('schedfreqd topology' run there), or one of tests/fixtures/topology/*.ini
+(format: schedfreqd(8), 'topology')." replay -
 # One style across both programs (issue #24): no "PROGRAM:" prefix on any error line of either, for usage errors
 # as for the rest (schedfreqctl's own usage errors are checked here too, they need no daemon).
 ctl_usage_case() { # NAME EXPECTED_FIRST_LINE ARGS...
