@@ -241,6 +241,10 @@ static int verb_replay(const char *topology_path, const char *config_path, bool 
         r = replay_run(in, trace, topo, &cfg, flags, stdout, &stats, &error);
         if (r < 0)
                 return log_error_errno(r, "%s", error ? error : strerror(-r));
+        if (stats.lost_gaps > 0)
+                log_warning("%s: a CPU's buffer lost events in %" PRIu64 " place%s: the model missed them, so its "
+                            "decisions after each may differ from the kernel's (a larger buffer: trace-cmd record -b, "
+                            "buffer_size_kb).", trace, stats.lost_gaps, stats.lost_gaps == 1 ? "" : "s");
         if (stats.late_events > 0)
                 log_warning("%s: %" PRIu64 " events out of order (up to %" PRIu64 " µs), applied at the latest time.",
                             trace, stats.late_events, stats.late_max_ns / 1000);

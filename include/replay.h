@@ -23,7 +23,7 @@
 #include "topology.h"
 
 typedef struct ReplayStats {
-        uint64_t lines;
+        uint64_t lines;            /* of a text trace; of a .dat, its records */
         uint64_t events;
         uint64_t skipped;          /* lines of events we do not model */
         uint64_t changes;
@@ -31,6 +31,7 @@ typedef struct ReplayStats {
         uint64_t late_events;      /* events older than the latest one (a reordering): applied at the latest time */
         uint64_t late_max_ns;      /* how far the latest of them was behind */
         uint64_t kernel_frequencies; /* power:cpu_frequency lines: the kernel's choices, compared with ours */
+        uint64_t lost_gaps;        /* places where a CPU's buffer lost events (ftrace's "[LOST N EVENTS]") */
 } ReplayStats;
 
 /*
