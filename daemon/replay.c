@@ -20,6 +20,7 @@
 #include "replay.h"
 #include "replay-report.h"
 #include "time-util.h"
+#include "trace-dat.h"
 #include "trace-parse.h"
 
 /*
@@ -85,6 +86,8 @@ typedef struct ReplayContext {
         ReplayTask cause;         /* REPLAY_TABLE: the task of the event being applied */
         ReplayTask *running;      /* REPLAY_TABLE: per CPU, the task switched in last (pid 0: idle) */
         bool header_printed;      /* REPLAY_TABLE: the table's header, before its first row */
+        TraceTextFormat text_format; /* a text trace's layout: its first event line's */
+        const char *unit;         /* what stats->lines counts, for "NAME:<unit>N: reason": "" lines, "record " */
 } ReplayContext;
 
 /* The table, unless a format for scripts was asked for (those win: replay.h). */
@@ -138,7 +141,7 @@ static int on_replay_decision(const Decision *d, void *userdata) {
         return 0;
 }
 
-static int make_error(char **ret_error, const char *name, uint64_t line, const char *reason);
+static int make_error(char **ret_error, const char *name, const char *unit, uint64_t line, const char *reason);
 
 /*
  * From the trace's first time on, the engine's initial frequencies (the topology's cur_khz) are ours; it is
@@ -156,6 +159,15 @@ static void compare_start(ReplayContext *ctx, uint64_t time_ns) {
         }
 }
 
+/* A power:cpu_frequency's cpu_id= must be a CPU of the topology. Returns 1, or the error. */
+static int replay_check_kernel_cpu(ReplayContext *ctx, const TraceCpuFrequency *f, const char *name,
+                                   char **ret_error) {
+        if (f->cpu >= CPU_SETSIZE || !CPU_ISSET(f->cpu, &ctx->cpus))
+                return make_error(ret_error, name, ctx->unit, ctx->stats->lines,
+                                  "power:cpu_frequency for a CPU outside the topology");
+        return 1;
+}
+
 /*
  * A power:cpu_frequency line: the kernel's frequency, for the comparison. Returns 1 when @line was one (with
  * *@ret filled), 0 when not, or an error for a malformed one or a CPU outside the topology.
@@ -166,11 +178,10 @@ static int replay_kernel_frequency_parse(ReplayContext *ctx, const char *line, c
 
         r = trace_parse_cpu_frequency(line, ret);
         if (r < 0)
-                return make_error(ret_error, name, ctx->stats->lines,
+                return make_error(ret_error, name, ctx->unit, ctx->stats->lines,
                                   "power:cpu_frequency without a valid state= or cpu_id=");
-        if (r > 0 && (ret->cpu >= CPU_SETSIZE || !CPU_ISSET(ret->cpu, &ctx->cpus)))
-                return make_error(ret_error, name, ctx->stats->lines,
-                                  "power:cpu_frequency for a CPU outside the topology");
+        if (r > 0)
+                return replay_check_kernel_cpu(ctx, ret, name, ret_error);
         return r;
 }
 
@@ -281,8 +292,8 @@ static int replay_ticks(ReplayContext *ctx, uint64_t tick_ns, uint64_t until_ns,
         return 0;
 }
 
-static int make_error(char **ret_error, const char *name, uint64_t line, const char *reason) {
-        if (ret_error && asprintf(ret_error, "%s:%" PRIu64 ": %s", name, line, reason) < 0)
+static int make_error(char **ret_error, const char *name, const char *unit, uint64_t line, const char *reason) {
+        if (ret_error && asprintf(ret_error, "%s:%s%" PRIu64 ": %s", name, unit, line, reason) < 0)
                 *ret_error = NULL;
         return -EINVAL;
 }
@@ -383,7 +394,7 @@ static int replay_check_event(ReplayContext *ctx, const SchedEvent *ev, const ch
         if (r == -ENOMEM)
                 return r;
         if (r < 0)
-                return make_error(ret_error, name, ctx->stats->lines, reason);
+                return make_error(ret_error, name, ctx->unit, ctx->stats->lines, reason);
         return 0;
 }
 
@@ -463,23 +474,117 @@ static int replay_event(ReplayContext *ctx, const SchedEvent *ev, const char *na
         return 0;
 }
 
+/*
+ * The magic numbers of a perf.data (tools/perf/util/header.c: "PERFILE2" as a little- or big-endian u64, and
+ * version 1's "PERFFILE"): replay reads its text, which `perf script` prints.
+ */
+static bool is_perf_data(const char *line) {
+        return strncmp(line, "PERFILE2", 8) == 0 || strncmp(line, "2ELIFREP", 8) == 0 ||
+               strncmp(line, "PERFFILE", 8) == 0;
+}
+
 /* One line of the trace (ctx->stats->lines is its number). */
 static int replay_line(ReplayContext *ctx, const char *line, const char *name, char **ret_error) {
         const char *reason = "malformed line";
         SchedEvent ev = {}; /* filled by each TRACE_LINE_EVENT; zeroed for gcc -fanalyzer, which loses that */
         int r;
 
-        r = trace_parse_line(line, &ev, &reason);
+        if (ctx->stats->lines == 1 && is_perf_data(line))
+                return make_error(ret_error, name, ctx->unit, 1, "a perf.data file, which replay does not read: "
+                                  "give it the text `perf script -i FILE` prints (`perf script -i FILE | schedfreqd "
+                                  "replay --topology … -`)");
+        r = trace_parse_line_format(line, &ctx->text_format, &ev, &reason);
         if (r < 0)
-                return make_error(ret_error, name, ctx->stats->lines, reason);
+                return make_error(ret_error, name, ctx->unit, ctx->stats->lines, reason);
         if (r == TRACE_LINE_OTHER) {
                 r = replay_kernel_line(ctx, line, name, ret_error);
                 ctx->stats->skipped += r == 0;
                 return MIN(r, 0);
         }
+        if (r == TRACE_LINE_LOST)
+                ctx->stats->lost_gaps++;
         if (r != TRACE_LINE_EVENT)
                 return 0;
         return replay_event(ctx, &ev, name, ret_error);
+}
+
+static int replay_text(ReplayContext *ctx, FILE *in, const char *name, char **ret_error) {
+        _cleanup_free_ char *line = NULL;
+        size_t size = 0;
+        int r;
+
+        ctx->unit = "";
+        while (getline(&line, &size, in) >= 0) {
+                ctx->stats->lines++;
+                r = replay_line(ctx, line, name, ret_error);
+                if (r < 0)
+                        return r;
+        }
+        if (ferror(in))
+                return make_error(ret_error, name, ctx->unit, ctx->stats->lines + 1, "read error");
+        return 0;
+}
+
+typedef struct ReplayDatContext {
+        ReplayContext *ctx;
+        const char *name;
+        char **ret_error;
+} ReplayDatContext;
+
+/* One record of a .dat (trace-dat.h): a modelled event, a power:cpu_frequency, or another (@ev NULL). */
+static int on_dat_record(const SchedEvent *ev, uint64_t index, uint64_t lost, void *userdata) {
+        ReplayDatContext *d = ASSERT_PTR(userdata);
+        ReplayContext *ctx = d->ctx;
+        TraceCpuFrequency f;
+        int r;
+
+        ctx->stats->lines = index;
+        ctx->stats->lost_gaps += lost > 0;
+        if (!ev) {
+                ctx->stats->skipped++;
+                return 0;
+        }
+        if (ev->type != SCHED_EVENT_CPU_FREQUENCY)
+                return replay_event(ctx, ev, d->name, d->ret_error);
+
+        f = (TraceCpuFrequency) { .time_ns = ev->time_ns, .cpu = ev->freq.cpu_id, .khz = ev->freq.khz };
+        r = replay_check_kernel_cpu(ctx, &f, d->name, d->ret_error);
+        if (r < 0)
+                return r;
+        r = replay_ticks(ctx, ctx->tick_ns, f.time_ns, &ctx->next_tick_ns, &ctx->ticking);
+        if (r < 0)
+                return r;
+        replay_kernel_frequency(ctx, &f);
+        return 0;
+}
+
+/* A trace-cmd .dat (its first byte is its magic's, trace-dat.h): read through libtracecmd from @in's file. */
+static int replay_dat(ReplayContext *ctx, FILE *in, const char *name, char **ret_error) {
+        _cleanup_(trace_dat_freep) TraceDat *dat = NULL;
+        _cleanup_free_ char *reason = NULL;
+        ReplayDatContext d = { .ctx = ctx, .name = name, .ret_error = ret_error };
+        char head[TRACE_DAT_MAGIC_LEN];
+        uint64_t index = 0;
+        int r;
+
+        ctx->unit = "record ";
+        if (fread(head, 1, sizeof(head), in) != sizeof(head) || !trace_dat_magic(head, sizeof(head)))
+                return make_error(ret_error, name, "", 1, "not a trace: starts with byte 0x17 as a trace-cmd .dat "
+                                  "does, without the rest of its magic");
+        if (fileno(in) < 0)
+                return make_error(ret_error, name, "", 1, "a trace-cmd .dat is read from a file: give its path");
+        r = trace_dat_open(fileno(in), &dat, &reason);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                if (ret_error && asprintf(ret_error, "%s: %s", name, reason ? reason : strerror(-r)) < 0)
+                        *ret_error = NULL;
+                return -EINVAL;
+        }
+        r = trace_dat_iterate(dat, on_dat_record, &d, &index, &reason);
+        if (r == -EBADMSG)
+                return make_error(ret_error, name, ctx->unit, index, reason ? reason : "malformed record");
+        return r;
 }
 
 int replay_run(FILE *in, const char *name, const Topology *topo, const Config *cfg, ReplayFlags flags, FILE *out,
@@ -490,12 +595,10 @@ int replay_run(FILE *in, const char *name, const Topology *topo, const Config *c
         _cleanup_free_ ReplayTask *running = NULL;
         _cleanup_free_ CpuState *printed = NULL;
         _cleanup_free_ bool *printed_valid = NULL;
-        _cleanup_free_ char *line = NULL;
         ReplayStats stats = {};
         ReplayContext ctx = { .out = out, .topo = topo, .stats = &stats, .flags = flags,
                               .tick_ns = MAX(cfg->tick_usec, (uint64_t) 1) * 1000 };
-        size_t size = 0;
-        int r;
+        int c, r;
 
         if (topo->n_policies == 0) {
                 if (ret_error)
@@ -534,14 +637,13 @@ int replay_run(FILE *in, const char *name, const Topology *topo, const Config *c
         if (flags & REPLAY_CSV)
                 fputs(flags & REPLAY_PRINT_UTIL ? CSV_HEADER_UTIL "\n" : CSV_HEADER "\n", out);
 
-        while (getline(&line, &size, in) >= 0) {
-                stats.lines++;
-                r = replay_line(&ctx, line, name, ret_error);
-                if (r < 0)
-                        return r;
-        }
-        if (ferror(in))
-                return make_error(ret_error, name, stats.lines + 1, "read error");
+        /* The format from the content: a .dat starts with a byte no text trace starts with. */
+        c = getc(in);
+        if (c != EOF && ungetc(c, in) == EOF)
+                return -EIO;
+        r = c == TRACE_DAT_MAGIC[0] ? replay_dat(&ctx, in, name, ret_error) : replay_text(&ctx, in, name, ret_error);
+        if (r < 0)
+                return r;
         if (freq_compare_any_kernel(compare)) {
                 freq_compare_finish(compare, MAX(ctx.latest_ns, ctx.latest_kernel_ns));
                 /* After the decisions, on the same stream; beside a CSV it goes to stderr, to keep the CSV a table. */

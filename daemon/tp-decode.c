@@ -138,6 +138,12 @@ static int decode_cpu_frequency(const TpEvent *e, const uint8_t *raw, SchedEvent
         return 0;
 }
 
+SchedEventType sched_event_decode_type(const TpFormat *f, const void *raw, size_t size) {
+        if (!f->common_type.present || size < (size_t) f->common_type.offset + f->common_type.size)
+                return _SCHED_EVENT_TYPE_INVALID;
+        return tp_format_type_from_id(f, (uint32_t) field_int(&f->common_type, raw));
+}
+
 int sched_event_decode(const TpFormat *f, const void *raw, size_t size, SchedEvent *ret) {
         const uint8_t *p = raw;
         SchedEvent ev = { .cpu = -1 };

@@ -516,3 +516,97 @@ SchedEventType tp_format_type_from_id(const TpFormat *f, uint32_t id) {
 bool tp_format_prev_runnable(const TpFormat *f, int64_t prev_state) {
         return prev_state == 0 || ((uint64_t) prev_state & f->preempt_mask) != 0;
 }
+
+/*
+ * tp_format_from_tep(): the sched_switch preempted bit from the print fmt libtraceevent parsed, by running it: a
+ * record whose prev_state is one bit, printed (TEP_PRINT_INFO, no plugin loaded), shows "prev_state=R+" for the
+ * preempted bit only (TASK_REPORT_MAX since 4.14, TASK_STATE_MAX before: include/trace/events/sched.h). 0 when no
+ * bit does (a kernel whose format prints no "+": only prev_state 0 is runnable then).
+ */
+static int preempt_mask_by_printing(struct tep_handle *tep, const TpField *common_type, const TpEvent *ev,
+                                    uint64_t *ret) {
+        const TpField *state = &ev->fields[TP_FIELD_PREV_STATE];
+        uint16_t id = (uint16_t) ev->id;
+        _cleanup_free_ uint8_t *buf = NULL;
+        size_t size = ev->min_size;
+
+        if (common_type->size != sizeof(id))
+                return -EBADMSG;
+        buf = calloc(1, size);
+        if (!buf)
+                return -ENOMEM;
+        memcpy(buf + common_type->offset, &id, sizeof(id));
+        for (unsigned bit = 0; bit < 8u * state->size; bit++) {
+                struct tep_record rec = { .data = buf, .size = (int) size, .cpu = 0 };
+                uint64_t v = UINT64_C(1) << bit;
+                struct trace_seq s;
+                bool preempted;
+
+                memcpy(buf + state->offset, &v, state->size); /* little-endian: the caller checked */
+                trace_seq_init(&s);
+                tep_print_event(tep, &s, &rec, "%s", TEP_PRINT_INFO);
+                trace_seq_terminate(&s);
+                preempted = s.buffer && strstr(s.buffer, "prev_state=R+");
+                trace_seq_destroy(&s);
+                if (preempted) {
+                        *ret = v;
+                        return 0;
+                }
+        }
+        *ret = 0;
+        return 0;
+}
+
+int tp_format_from_tep(struct tep_handle *tep, TpFormat *ret, char **ret_error) {
+        TpFormat f = {};
+        int r;
+
+        /* The decoder reads integers in the host's order (tp-decode.c); a trace from the other one would be garbage. */
+        if (tep_is_file_bigendian(tep) != tep_is_local_bigendian(tep)) {
+                if (ret_error)
+                        *ret_error = strdup("recorded on a machine of the other byte order: not supported");
+                return -EBADMSG;
+        }
+        for (SchedEventType t = 0; t < _SCHED_EVENT_TYPE_MAX; t++) {
+                const char *name = sched_event_type_to_string(t);
+                struct tep_format_field *common;
+                char reason[REASON_MAX] = "";
+                struct tep_event *event;
+                TpEvent ev = { .present = true };
+                TpField common_type = {};
+
+                event = tep_find_event_by_name(tep, sched_event_type_subsystem(t), name);
+                if (!event)
+                        continue; /* not recorded: present = false */
+                if (event->id < 0)
+                        return set_error(ret_error, -EBADMSG, name, "event ID %d", event->id);
+                ev.id = (uint32_t) event->id;
+                common = tep_find_common_field(event, "common_type");
+                if (!common) {
+                        snprintf(reason, REASON_MAX, "no field 'common_type'");
+                        r = -EBADMSG;
+                } else
+                        r = field_from_tep(common, false, &common_type, reason);
+                if (r >= 0)
+                        r = event_fields_from_tep(event, t, &ev, reason);
+                if (r >= 0 && f.common_type.present && memcmp(&f.common_type, &common_type, sizeof(common_type)) != 0) {
+                        snprintf(reason, REASON_MAX, "common_type differs from the other events'");
+                        r = -EBADMSG;
+                }
+                if (r == -EBADMSG)
+                        return set_error(ret_error, r, name, "%s", reason);
+                if (r < 0)
+                        return r;
+                if (t == SCHED_EVENT_SWITCH) {
+                        r = preempt_mask_by_printing(tep, &common_type, &ev, &f.preempt_mask);
+                        if (r == -EBADMSG)
+                                return set_error(ret_error, r, name, "common_type is not 2 bytes");
+                        if (r < 0)
+                                return r;
+                }
+                f.common_type = common_type;
+                f.events[t] = ev;
+        }
+        *ret = f;
+        return 0;
+}

@@ -2,17 +2,18 @@
 #pragma once
 
 /*
- * `schedfreqd replay`: feeds the engine with the events of a `perf script` text trace instead of perf rings
+ * `schedfreqd replay`: feeds the engine with the events of a recorded trace instead of perf rings
  * and prints one line per frequency change. For a person (REPLAY_TABLE, the command's default) a table row with
  * the time since the trace's first event and the task behind the change (replay-report.h); for scripts (flags
  * 0, `--kv`) a key=value line:
  *   t=<ns> policy=<first cpu> freq=<kHz> cpu=<cpu whose event caused it> kind=<local|remote> util=<0..1024>
  * or a CSV row (REPLAY_CSV). REPLAY_SUMMARY ends it with the summary (replay-report.h).
  *
- * Input is what `perf script` (or `perf script --ns`) prints for the sched tracepoints by default, each line
- * parsed by trace_parse_line() (include/trace-parse.h, which lists the modelled events; sched_stat_iowait is the
- * iowait boost, recorded where schedstats are on). Lines of other events are skipped and counted; blank lines
- * and lines starting with '#' are ignored.
+ * Input, told apart by its content: a text trace, `perf script` or ftrace text (the tracefs `trace` file,
+ * `trace-cmd report`, systrace), each line parsed by trace_parse_line_format() (include/trace-parse.h, which
+ * lists the layouts and the modelled events; sched_stat_iowait is the iowait boost, recorded where schedstats
+ * are on), lines of other events skipped and counted, blank and '#' lines ignored; or a trace-cmd .dat, its
+ * records decoded by trace-dat.c (positions in messages are then "record N"). A perf.data is refused.
  */
 
 #include <stdint.h>
@@ -23,7 +24,7 @@
 #include "topology.h"
 
 typedef struct ReplayStats {
-        uint64_t lines;
+        uint64_t lines;            /* of a text trace; of a .dat, its records */
         uint64_t events;
         uint64_t skipped;          /* lines of events we do not model */
         uint64_t changes;
@@ -31,6 +32,7 @@ typedef struct ReplayStats {
         uint64_t late_events;      /* events older than the latest one (a reordering): applied at the latest time */
         uint64_t late_max_ns;      /* how far the latest of them was behind */
         uint64_t kernel_frequencies; /* power:cpu_frequency lines: the kernel's choices, compared with ours */
+        uint64_t lost_gaps;        /* places where a CPU's buffer lost events (ftrace's "[LOST N EVENTS]") */
 } ReplayStats;
 
 /*

@@ -20,3 +20,6 @@
  * the caller fills them from the perf sample. @ret is only written on success.
  */
 int sched_event_decode(const TpFormat *f, const void *raw, size_t size, SchedEvent *ret);
+
+/* The modelled event a raw record is (its common_type), or _SCHED_EVENT_TYPE_INVALID for another or a short one. */
+SchedEventType sched_event_decode_type(const TpFormat *f, const void *raw, size_t size);

@@ -91,6 +91,18 @@ int tp_format_parse_event(TpFormat *f, SchedEventType type, uint32_t id, const c
  */
 int tp_format_load(const char *events_dir, TpFormat *ret, char **ret_error);
 
+struct tep_handle;
+
+/*
+ * The layouts from a libtraceevent handle that has parsed the events' formats already: a trace-cmd .dat's
+ * (tracecmd_get_tep(), trace-dat.c), the formats of the kernel that recorded it. An event the handle does not
+ * know is left with present = false (a trace recorded without it). The sched_switch preempted bit comes from
+ * running its print fmt (0 if it never prints "R+": then only prev_state 0 is runnable). Returns 0, or -EBADMSG
+ * with *ret_error (if non-NULL) a malloc'd "EVENT: reason" (a field missing or of a shape the decoder cannot
+ * read, a trace of the other byte order), -ENOMEM. @ret is only written on success.
+ */
+int tp_format_from_tep(struct tep_handle *tep, TpFormat *ret, char **ret_error);
+
 /* The event whose id is @id, or _SCHED_EVENT_TYPE_INVALID. */
 SchedEventType tp_format_type_from_id(const TpFormat *f, uint32_t id);
 

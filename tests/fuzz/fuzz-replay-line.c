@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * trace_parse_line() on every line of the input, each as replay_run() passes it (getline(): the '\n' kept,
- * the last line maybe without one). Contract (include/trace-parse.h): one of the three line kinds, or -EINVAL
- * with a reason; an event has a known type.
+ * the last line maybe without one), and trace_parse_line_format() over the lines as one trace (its first event
+ * line deciding the layout). Contract (include/trace-parse.h): one of the four line kinds, or -EINVAL with a
+ * reason; an event has a known type; the layout, once set, stays.
  */
 
 #include <string.h>
@@ -11,20 +12,31 @@
 #include "macro.h"
 #include "trace-parse.h"
 
-static void parse_one(const char *line) {
+static void check(int r, const char *reason, const SchedEvent *ev) {
+        FUZZ_ASSERT(r == TRACE_LINE_EMPTY || r == TRACE_LINE_EVENT || r == TRACE_LINE_OTHER || r == TRACE_LINE_LOST ||
+                    r == -EINVAL);
+        if (r == -EINVAL)
+                FUZZ_ASSERT(reason);
+        if (r == TRACE_LINE_EVENT)
+                FUZZ_ASSERT(ev->type >= 0 && ev->type < _SCHED_EVENT_TYPE_MAX);
+}
+
+static void parse_one(const char *line, TraceTextFormat *format) {
+        TraceTextFormat before = *format;
         const char *reason = NULL;
         SchedEvent ev;
         int r;
 
         r = trace_parse_line(line, &ev, &reason);
-        FUZZ_ASSERT(r == TRACE_LINE_EMPTY || r == TRACE_LINE_EVENT || r == TRACE_LINE_OTHER || r == -EINVAL);
-        if (r == -EINVAL)
-                FUZZ_ASSERT(reason);
-        if (r == TRACE_LINE_EVENT)
-                FUZZ_ASSERT(ev.type >= 0 && ev.type < _SCHED_EVENT_TYPE_MAX);
+        check(r, reason, &ev);
+        reason = NULL;
+        r = trace_parse_line_format(line, format, &ev, &reason);
+        check(r, reason, &ev);
+        FUZZ_ASSERT(before == TRACE_TEXT_UNKNOWN || *format == before);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+        TraceTextFormat format = TRACE_TEXT_UNKNOWN;
         size_t start = 0;
 
         while (start < size) {
@@ -37,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                         return 0;
                 memcpy(line, data + start, len);
                 line[len] = '\0';
-                parse_one(line);
+                parse_one(line, &format);
                 start += len;
         }
         return 0;

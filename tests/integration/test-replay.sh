@@ -349,4 +349,53 @@ out=$(replay_as two-dt.ini article.txt --kv --absolute-time 2>&1)
 expect absolute_time_with_kv "$?: $out" "2: --absolute-time applies to the table: --kv prints the trace's own times.
 Try 'schedfreqd --help'."
 
+# The other text formats (issue #25): the same traces as the tracefs `trace` file prints them (ftrace/article.txt,
+# 5.13+ flags; ftrace/migrate.txt with the tgid column, no flags, comms with spaces and dashes), as trace-cmd report
+# prints them through its sched_switch plugin (ftrace/article-report.txt, a -B buffer's), as an old kernel and
+# systrace print them (ftrace/migrate-old.txt: success=1, D|K, 4 flag characters), and with ns timestamps and the
+# print fmts (ftrace/kernel-freq.txt, `trace-cmd report -t`): the same decisions, line for line, as their
+# `perf script` originals.
+for c in "two-dt.ini article.txt ftrace/article.txt" "two-acpi.ini article.txt ftrace/article.txt" \
+	"two-dt.ini article.txt ftrace/article-report.txt" "two-dt.ini migrate.txt ftrace/migrate.txt" \
+	"two-dt.ini migrate.txt ftrace/migrate-old.txt" "two-dt.ini kernel-freq.txt ftrace/kernel-freq.txt"; do
+	read -r topo perf ftrace <<<"$c"
+	want=$(replay "$topo" "$perf")
+	got=$(replay "$topo" "$ftrace")
+	name="ftrace_same_decisions_${ftrace#ftrace/}_$topo"
+	if [ -n "$want" ] && [ "$got" == "$want" ]; then ok "$name"; else fail "$name" "perf script:" "$want" "ftrace:" "$got"; fi
+done
+# The trace-cmd "[12 EVENTS DROPPED]" line: a warning that the model missed events.
+expect ftrace_lost_warning "$(replay_as two-dt.ini ftrace/kernel-freq.txt --kv 2>&1 >/dev/null | grep -c 'lost events in 1 place:')" "1"
+
+# Malformed input in the other formats: FILE:LINE (or FILE: for a .dat libtracecmd cannot open), exit non-zero.
+bad=$(mktemp -d)
+at_exit "rm -rf '$bad'"
+{ head -n 16 "$T/ftrace/article.txt"; echo "          <idle>-0       [000] d..2.     1.000000 sched_switch garbage"; } >"$bad/garbage.txt"
+{ head -n 14 "$T/ftrace/article.txt"; grep -v '^#' "$T/article.txt" | head -n 1; } >"$bad/mixed.txt"
+{ head -n 3 "$T/ftrace/article-report.txt"; echo "sfq:           <idle>-0     [000] 1.000000: sched_switch:        swapper/0:0 [120] R ==> heavy:200"; } >"$bad/plugin.txt"
+printf '\027\010\104tracing6\0\0\0' >"$bad/truncated.dat"
+printf '\027\010\104traci' >"$bad/short.dat"
+printf 'PERFILE2\0\0\0\0\0\0\0\0' >"$bad/perf.data"
+{ grep -v '^#' "$T/ftrace/migrate.txt" | head -n 2; echo "           x-9     (    9) [007]     1.301000: sched_wakeup: comm=a pid=5 prio=120 target_cpu=001"; } >"$bad/cpu7.txt"
+for c in "garbage.txt:17: expected '<comm>-<pid> [<cpu>] [<flags>] <sec>.<usec|nsec>: <event>: …' (ftrace, as the first event line)" \
+	"mixed.txt:15: a \`perf script\` line ('<comm> <pid> [<cpu>] … <sys>:<event>:') in an ftrace trace (as its first event line is)" \
+	"plugin.txt:4: sched_switch neither with prev_pid=… next_pid=… nor as 'comm:pid [prio] state ==> comm:pid [prio]' (trace-cmd report)" \
+	"truncated.dat: not a readable trace-cmd .dat (truncated or corrupt: libtracecmd cannot open it)" \
+	"short.dat:1: not a trace: starts with byte 0x17 as a trace-cmd .dat does, without the rest of its magic" \
+	"perf.data:1: a perf.data file, which replay does not read: give it the text \`perf script -i FILE\` prints" \
+	"cpu7.txt:3: event recorded on CPU 7 is not in the topology (CPUs 0-1)"; do
+	f=${c%%:*}
+	out=$(cd "$bad" && "$SFD" replay --kv --topology "$T/two-dt.ini" "$f" 2>&1)
+	rc=$?
+	if [ $rc -ne 0 ] && [[ "$out" == *"$c"* ]]; then ok "malformed_format_$f"; else fail "malformed_format_$f" "rc=$rc" "$out"; fi
+done
+# A .dat on a pipe: libtracecmd seeks, so its path is asked for.
+out=$("$SFD" replay --kv --topology "$T/two-dt.ini" - <"$bad/truncated.dat" 2>&1)
+rc=$?
+[ $rc -ne 0 ] && [[ "$out" == *"<stdin>: not a readable trace-cmd .dat"* ]] && ok dat_from_redirected_file || fail dat_from_redirected_file "rc=$rc" "$out"
+out=$(cat "$bad/truncated.dat" | "$SFD" replay --kv --topology "$T/two-dt.ini" - 2>&1)
+rc=$?
+[ $rc -ne 0 ] && [[ "$out" == *"<stdin>: a trace-cmd .dat is read from a file, not a pipe: give its path"* ]] && ok dat_from_pipe ||
+	fail dat_from_pipe "rc=$rc" "$out"
+
 finish

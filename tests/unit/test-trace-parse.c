@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Tests for the `perf script` line parser (trace-parse.c), on lines printed by perf 6.1 on a 6.18 kernel. */
+/*
+ * Tests for the text trace line parser (trace-parse.c): `perf script` lines printed by perf 6.1 on a 6.18 kernel,
+ * ftrace lines as the tracefs `trace` file (6.18), trace-cmd report 3.1.6 and old kernels print them.
+ */
 
 #include <errno.h>
 #include <time.h>
+
+#include <string.h>
 
 #include "macro.h"
 #include "test.h"
@@ -189,6 +194,153 @@ TEST(other_events) {
         ASSERT_STREQ(ev.iowait.comm, "io");
         ASSERT_EQ(ev.iowait.pid, 800);
         ASSERT_U64_EQ(ev.iowait.delay_ns, 900000);
+}
+
+/* The tracefs `trace` file of 6.18: "comm-pid [cpu] flags time: event: fields" (kernel/trace/trace_output.c). */
+TEST(ftrace_trace_file) {
+        TraceTextFormat format = TRACE_TEXT_UNKNOWN;
+        const char *reason = NULL;
+        SchedEvent ev;
+
+        ASSERT_EQ(trace_parse_line_format("            bash-4442    [000] d..2. 22554.847850: sched_switch: "
+                                          "prev_comm=bash prev_pid=4442 prev_prio=120 prev_state=S ==> "
+                                          "next_comm=cc1 next_pid=24922 next_prio=120\n", &format, &ev, &reason),
+                  TRACE_LINE_EVENT);
+        ASSERT_EQ(format, TRACE_TEXT_FTRACE);
+        ASSERT_EQ(ev.type, SCHED_EVENT_SWITCH);
+        ASSERT_EQ(ev.cpu, 0);
+        ASSERT_U64_EQ(ev.time_ns, UINT64_C(22554847850000));
+        ASSERT_TRUE(ev.has_context);
+        ASSERT_EQ(ev.context_pid, 4442);
+        ASSERT_STREQ(ev.sw.prev_comm, "bash");
+        ASSERT_EQ(ev.sw.next_pid, 24922);
+        ASSERT_TRUE(!ev.sw.prev_runnable);
+
+        /* A perf script line in an ftrace trace: its first event line decided. */
+        ASSERT_EQ(trace_parse_line_format("bash 7 [000] 2.000000: sched:sched_wakeup_new: comm=bash pid=8 prio=120 "
+                                          "target_cpu=001", &format, &ev, &reason), -EINVAL);
+        ASSERT_TRUE(reason && strstr(reason, "perf script"));
+
+        /* The header comments, and the lost-events marker the kernel prints (print_trace_line()). */
+        ASSERT_EQ(parse("# tracer: nop\n", &ev), TRACE_LINE_EMPTY);
+        ASSERT_EQ(parse("#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n", &ev), TRACE_LINE_EMPTY);
+        ASSERT_EQ(parse("CPU:1 [LOST 1234 EVENTS]\n", &ev), TRACE_LINE_LOST);
+        ASSERT_EQ(parse("CPU:1 [LOST EVENTS]\n", &ev), -EINVAL);
+
+        /* cpu_frequency without its subsystem. */
+        TraceCpuFrequency f;
+        ASSERT_EQ(trace_parse_cpu_frequency("          <idle>-0       [001] d.h2.   551.307795: cpu_frequency: "
+                                            "state=1800000 cpu_id=1", &f), 1);
+        ASSERT_EQ(f.cpu, 1);
+        ASSERT_EQ(f.khz, 1800000u);
+}
+
+/*
+ * The task column: comms with spaces and dashes (split at the last dash before the pid), the tgid column of
+ * options/record-tgid ("(-------)" unknown), no flags column (options/irq-info off), old 4-character flags.
+ */
+TEST(ftrace_task_column) {
+        SchedEvent ev;
+
+        ASSERT_EQ(parse("   Web Content-a-812     (    800) [003]    10.000001: sched_wakeup: comm=Web Content "
+                        "pid=812 prio=120 target_cpu=002", &ev), TRACE_LINE_EVENT);
+        ASSERT_EQ(ev.context_pid, 812);
+        ASSERT_EQ(ev.cpu, 3);
+        ASSERT_STREQ(ev.wakeup.comm, "Web Content");
+        ASSERT_EQ(ev.wakeup.target_cpu, 2);
+
+        ASSERT_EQ(parse("          <idle>-0       (-------) [001] dN.3. 10.000001: sched_wakeup: comm=a pid=5 prio=120 "
+                        "target_cpu=001", &ev), TRACE_LINE_EVENT);
+        ASSERT_TRUE(ev.has_context);
+        ASSERT_EQ(ev.context_pid, 0);
+
+        ASSERT_EQ(parse("  kworker/u8:1-123   [000] d..3  10.000001: sched_wakeup: comm=a pid=5 prio=120 "
+                        "success=1 target_cpu=001", &ev), TRACE_LINE_EVENT);
+        ASSERT_EQ(ev.context_pid, 123);
+        ASSERT_EQ(ev.wakeup.target_cpu, 1);
+
+        /* No dash before the pid: no context, but the event is read. */
+        ASSERT_EQ(parse("[000] d..3 10.000001: sched_wakeup: comm=a pid=5 prio=120 target_cpu=001", &ev),
+                  TRACE_LINE_EVENT);
+        ASSERT_TRUE(!ev.has_context);
+}
+
+/* Old kernels' print formats: prev_state letters of 3.x-4.13, R+ with TASK_STATE_MAX; a raw number (-R). */
+TEST(ftrace_old_kernels) {
+        SchedEvent ev;
+
+        ASSERT_EQ(parse("  mover-600   (  600) [001] d..3     1.303000: sched_switch: prev_comm=mover prev_pid=600 "
+                        "prev_prio=120 prev_state=D|K ==> next_comm=swapper/1 next_pid=0 next_prio=120", &ev),
+                  TRACE_LINE_EVENT);
+        ASSERT_TRUE(!ev.sw.prev_runnable);
+        ASSERT_EQ(parse("  a-1 [001] d..3 1.3: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 prev_state=x|W "
+                        "==> next_comm=b next_pid=2 next_prio=120", &ev), -EINVAL); /* 1 decimal */
+        ASSERT_EQ(parse("  a-1 [001] d..3 1.300000: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 prev_state=R+ "
+                        "==> next_comm=b next_pid=2 next_prio=120", &ev), TRACE_LINE_EVENT);
+        ASSERT_TRUE(ev.sw.prev_runnable);
+        ASSERT_EQ(parse("  a-1 [001] 1.300000000: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 prev_state=256 "
+                        "==> next_comm=b next_pid=2 next_prio=120", &ev), TRACE_LINE_EVENT);
+        ASSERT_TRUE(ev.sw.prev_runnable);
+        ASSERT_EQ(parse("  a-1 [001] 1.300000000: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 prev_state=2050 "
+                        "==> next_comm=b next_pid=2 next_prio=120", &ev), TRACE_LINE_EVENT);
+        ASSERT_TRUE(!ev.sw.prev_runnable);
+}
+
+/* trace-cmd report 3.1.6: the sched_switch plugin's forms, the buffer name of -B, its own non-event lines. */
+TEST(trace_cmd_report) {
+        SchedEvent ev;
+
+        ASSERT_EQ(parse("cpus=2\n", &ev), TRACE_LINE_EMPTY);
+        ASSERT_EQ(parse("CPU 1 is empty\n", &ev), TRACE_LINE_EMPTY);
+        ASSERT_EQ(parse("CPU:0 [123 EVENTS DROPPED]\n", &ev), TRACE_LINE_LOST);
+        ASSERT_EQ(parse("CPU:0 [EVENTS DROPPED]\n", &ev), TRACE_LINE_LOST);
+
+        ASSERT_EQ(parse("sfqfmt:               sh-636   [000] 22602.174041: sched_switch:         trace-cmd:636 [120] "
+                        "t ==> trace-cmd:635 [120]\n", &ev), TRACE_LINE_EVENT);
+        ASSERT_EQ(ev.context_pid, 636);
+        ASSERT_STREQ(ev.sw.prev_comm, "trace-cmd");
+        ASSERT_EQ(ev.sw.prev_pid, 636);
+        ASSERT_EQ(ev.sw.prev_prio, 120);
+        ASSERT_TRUE(!ev.sw.prev_runnable);
+        ASSERT_STREQ(ev.sw.next_comm, "trace-cmd");
+        ASSERT_EQ(ev.sw.next_pid, 635);
+        ASSERT_EQ(ev.sw.next_prio, 120);
+
+        /* Comms with ':', spaces and " ==> "; a preempted task shows as R. */
+        ASSERT_EQ(parse("  x-1 [001] 5.000000: sched_switch: a ==> b:c:7 [-1] R ==> kworker/1:0:8 [100]", &ev),
+                  TRACE_LINE_EVENT);
+        ASSERT_STREQ(ev.sw.prev_comm, "a ==> b:c");
+        ASSERT_EQ(ev.sw.prev_pid, 7);
+        ASSERT_EQ(ev.sw.prev_prio, -1);
+        ASSERT_TRUE(ev.sw.prev_runnable);
+        ASSERT_STREQ(ev.sw.next_comm, "kworker/1:0");
+        ASSERT_EQ(ev.sw.next_pid, 8);
+
+        ASSERT_EQ(parse("          <idle>-0     [001] 22602.174057: sched_wakeup:         strace:629 [120] CPU:001",
+                        &ev), TRACE_LINE_EVENT);
+        ASSERT_EQ(ev.type, SCHED_EVENT_WAKEUP);
+        ASSERT_STREQ(ev.wakeup.comm, "strace");
+        ASSERT_EQ(ev.wakeup.pid, 629);
+        ASSERT_EQ(ev.wakeup.prio, 120);
+        ASSERT_EQ(ev.wakeup.target_cpu, 1);
+        ASSERT_EQ(parse("  a-1 [001] 1.000000: sched_wakeup_new: Web Content:9 [120] success=1 CPU:003", &ev),
+                  TRACE_LINE_EVENT);
+        ASSERT_EQ(ev.type, SCHED_EVENT_WAKEUP_NEW);
+        ASSERT_STREQ(ev.wakeup.comm, "Web Content");
+        ASSERT_EQ(ev.wakeup.target_cpu, 3);
+
+        static const char *const bad[] = {
+                "  a-1 [001] 1.000000: sched_switch: a:1 [120] Q ==> b:2 [120]",
+                "  a-1 [001] 1.000000: sched_switch: a:1 [120] S ==> b:2",
+                "  a-1 [001] 1.000000: sched_switch: a:x [120] S ==> b:2 [120]",
+                "  a-1 [001] 1.000000: sched_wakeup: a:1 [120] CPU:",
+                "  a-1 [001] 1.000000: sched_wakeup: a:1 [120] CPU:-1",
+                "  a-1 [001] 1.000000: sched_wakeup: a:1 CPU:001",
+                "  a-1 [001] 1.000000: sched_wakeup: 1 [120] CPU:001",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+                if (parse(bad[i], &ev) != -EINVAL)
+                        TEST_FAIL("accepted or mis-rejected: %s", bad[i]);
 }
 
 TEST(skipped_lines) {
