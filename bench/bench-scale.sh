@@ -17,7 +17,8 @@
 #      `perf record` of one replay at each end shows where the difference goes (top symbols).
 # startup.csv: cpus,policies,run,ms        scale.csv: cpus,policies,events,seconds,events_per_s,ns_per_event
 # Knobs: BENCH_SCALE_STARTUP_RUNS (7), BENCH_SCALE_EVENTS (5000000), BENCH_SCALE_REPLAY_RUNS (3),
-# BENCH_SCALE_POINTS ("2:1 8:2 64:16 256:64 1024:256", CPUS:POLICIES), BENCH_QUICK=1 (2 runs, 200k events).
+# BENCH_SCALE_POINTS ("2:1 8:2 64:16 256:64 1024:256", CPUS:POLICIES), BENCH_SCALE_REPLAY (1; 0: the start-up part
+# alone), BENCH_QUICK=1 (2 runs, 200k events).
 set -u
 # shellcheck disable=SC2016 # wait_for conditions are evaluated later, single quotes on purpose
 BUILD=${1:-${BUILD:-build}}
@@ -30,6 +31,7 @@ STARTUP_RUNS=${BENCH_SCALE_STARTUP_RUNS:-7}
 EVENTS=${BENCH_SCALE_EVENTS:-5000000}
 REPLAY_RUNS=${BENCH_SCALE_REPLAY_RUNS:-3}
 POINTS=${BENCH_SCALE_POINTS:-2:1 8:2 64:16 256:64 1024:256}
+REPLAY=${BENCH_SCALE_REPLAY:-1}
 if [ "$QUICK" = 1 ]; then
 	STARTUP_RUNS=${BENCH_SCALE_STARTUP_RUNS:-2}
 	EVENTS=${BENCH_SCALE_EVENTS:-200000}
@@ -73,6 +75,7 @@ done
 echo "cpus,policies,events,seconds,events_per_s,ns_per_event" >"$OUT/scale.csv"
 scale_lines=()
 first_ns='' last_ns='' first_point='' last_point=''
+[ "$REPLAY" = 0 ] && POINTS=
 for p in $POINTS; do
 	cpus=${p%%:*} policies=${p##*:}
 	scale_topology "$cpus" "$policies" "$TMP/topo-$cpus.ini" || exit 1
@@ -100,7 +103,7 @@ done
 
 # Not flat: where does the extra cost go? One profiled replay at each end (perf: linux-perf).
 profile=
-if awk -v a="$first_ns" -v b="$last_ns" 'BEGIN { exit !(b > 1.25 * a) }' && command -v perf >/dev/null; then
+if [ -n "$first_ns" ] && awk -v a="$first_ns" -v b="$last_ns" 'BEGIN { exit !(b > 1.25 * a) }' && command -v perf >/dev/null; then
 	for p in "$first_point" "$last_point"; do
 		cpus=${p%%:*}
 		"$BUILD/bench/gen-trace" --cpus "$cpus" --events $((EVENTS < 1000000 ? EVENTS : 1000000)) >"$TMP/trace.txt" 2>/dev/null
@@ -120,12 +123,14 @@ printf '%6s %9s %5s %12s %12s %16s %14s\n' CPUs policies runs "median ms" "max m
 printf '%s\n' "${startup_lines[@]}"
 echo "1024-CPU tree: ${taken:-?} of 256 policies taken over; perf events opened for the $(nproc) real CPUs only."
 echo "target: <= 200 ms at 1024 CPUs / 256 policies: $ready_1024 ms, $(awk -v m="$ready_1024" 'BEGIN { print (m <= 200) ? "met" : "MISSED" }')"
-echo
-echo "== scale: schedfreqd replay of synthetic traces ($REPLAY_RUNS runs, median)"
-printf '%6s %9s %10s %10s %14s %10s %12s\n' CPUs policies events seconds events/s ns/event "trace ms"
-printf '%s\n' "${scale_lines[@]}"
-echo "flatness: ns/event at ${last_point%%:*} CPUs / at ${first_point%%:*}: $(awk -v a="$first_ns" -v b="$last_ns" 'BEGIN { printf "%.2f", b / a }')"
-awk -F, 'NR > 1 { if (min == "" || $5 < min) min = $5 } END { printf "target: >= 3 M events/s: slowest point %.2f M/s, %s\n", min / 1e6, (min >= 3e6 ? "met" : "MISSED") }' \
-	"$OUT/scale.csv"
+if [ "$REPLAY" != 0 ]; then
+	echo
+	echo "== scale: schedfreqd replay of synthetic traces ($REPLAY_RUNS runs, median)"
+	printf '%6s %9s %10s %10s %14s %10s %12s\n' CPUs policies events seconds events/s ns/event "trace ms"
+	printf '%s\n' "${scale_lines[@]}"
+	echo "flatness: ns/event at ${last_point%%:*} CPUs / at ${first_point%%:*}: $(awk -v a="$first_ns" -v b="$last_ns" 'BEGIN { printf "%.2f", b / a }')"
+	awk -F, 'NR > 1 { if (min == "" || $5 < min) min = $5 } END { printf "target: >= 3 M events/s: slowest point %.2f M/s, %s\n", min / 1e6, (min >= 3e6 ? "met" : "MISSED") }' \
+		"$OUT/scale.csv"
+fi
 [ -n "$profile" ] && printf '%s' "$profile"
 echo "csv: $OUT/startup.csv $OUT/scale.csv"

@@ -13,6 +13,12 @@
  *    what scaling_{min,max}_freq show.
  * Writes go through plain open/write on the policy directory (or the kept fd): libcpupower's setters reread
  * three files and reopen every time; only the governor switch at take-over uses libcpupower.
+ *
+ * The take-over at start-up follows discovery (cpufreq-sysfs.c), which has just read every value it saves and
+ * found where each policy lives: it takes them from the topology (cpufreq_sysfs_policy_locate(), policy_prefill())
+ * and reads one file again, the governor, which is what the restore writes back (policy_confirm()): 8 sysfs
+ * accesses a policy fewer (cpu/online, two stat(2)s, the limits, the frequency, the rate limit's stat(2) and
+ * file), 2,048 at 256 policies, each a round trip where sysfs is FUSE (tests/emu).
  */
 
 #include <errno.h>
@@ -39,6 +45,7 @@
 typedef struct HeldPolicy {
         unsigned index;           /* into the topology */
         unsigned cpu;             /* libcpupower's handle: the policy's first online CPU with cpufreq */
+        bool prefilled;           /* saved holds discovery's values, to be confirmed by the first acquire */
         bool switched;            /* we wrote "userspace": putting back must restore the governor */
         bool released;            /* another tool took the policy (actuator_release()): never touched again */
         int setspeed_fd;
@@ -69,6 +76,13 @@ static int attr_read(const char *dir, const char *name, char *buf, size_t size) 
         if (r < 0)
                 return r;
         return cpufreq_sysfs_read(path, buf, size);
+}
+
+/* The same file through @dir_fd, the policy's locked directory, when there is one: no path walk. */
+static int attr_read_at(int dir_fd, const char *dir, const char *name, char *buf, size_t size) {
+        if (dir_fd < 0)
+                return attr_read(dir, name, buf, size);
+        return cpufreq_sysfs_read_at(dir_fd, name, buf, size);
 }
 
 static int attr_read_u32(const char *dir, const char *name, uint32_t *ret) {
@@ -269,6 +283,38 @@ static int policy_save(ActuatorSaved *s, char **error) {
         return 0;
 }
 
+/* What discovery read of @p is what policy_save() would read now (right after it, at start-up). */
+static int policy_prefill(const PolicyDesc *p, ActuatorSaved *s) {
+        if (strlen(p->governor) >= sizeof(s->governor))
+                return -ENAMETOOLONG;
+        strcpy(s->governor, p->governor);
+        s->scaling_min_khz = p->scaling_min_khz;
+        s->scaling_max_khz = p->scaling_max_khz;
+        s->setspeed_khz = p->cur_khz;
+        s->has_rate_limit = p->has_rate_limit;
+        s->rate_limit_us = p->rate_limit_us;
+        return 0;
+}
+
+/*
+ * The first acquire of a prefilled policy: the governor is read again, since it is what the restore puts
+ * back and another tool may have switched it since discovery (the event source's set-up lies in between).
+ * Unchanged: the rest stands as discovery read it. Changed, or userspace (whose saved frequency is
+ * scaling_setspeed, which discovery does not read), or a current frequency discovery could not read: a full
+ * policy_save(), with its errors.
+ */
+static int policy_confirm(ActuatorSaved *s, int dir_fd, char **error) {
+        char cur[TOPOLOGY_GOVERNOR_MAX];
+        int r;
+
+        r = attr_read_at(dir_fd, s->dir, "scaling_governor", cur, sizeof(cur));
+        if (r < 0)
+                return error_text_set(error, r, "policy%u: cannot read %s/%s", s->id, s->dir, "scaling_governor");
+        if (streq(cur, s->governor) && !streq(cur, "userspace") && s->setspeed_khz > 0)
+                return 0;
+        return policy_save(s, error);
+}
+
 static int restore_governor(const ActuatorSaved *s, char **error) {
         char value[TOPOLOGY_GOVERNOR_MAX + 1];
         int r;
@@ -406,10 +452,16 @@ static int actuator_new(const Topology *topo, const bool *manage, const char *st
                                          "policy%u: driver %s offers no userspace governor (it offers: %s); %s",
                                          p->id, p->driver, p->governors[0] ? p->governors : "none listed",
                                          cpufreq_driver_userspace_hint(p->driver));
-                r = cpufreq_sysfs_policy_cpu(p, &a->held[k].cpu);
-                if (r < 0)
-                        return error_text_set(error, r, "policy%u: no online CPU with a cpufreq directory", p->id);
-                r = cpufreq_sysfs_policy_dir(p, &a->saved[k].dir);
+                /* Both as discovery found them when @topo comes from it (start-up): no sysfs access. */
+                if (p->sysfs_found)
+                        r = cpufreq_sysfs_policy_locate(p, &a->held[k].cpu, &a->saved[k].dir);
+                else {
+                        r = cpufreq_sysfs_policy_cpu(p, &a->held[k].cpu);
+                        if (r < 0)
+                                return error_text_set(error, r, "policy%u: no online CPU with a cpufreq directory",
+                                                      p->id);
+                        r = cpufreq_sysfs_policy_dir(p, &a->saved[k].dir);
+                }
                 if (r < 0)
                         return error_text_set(error, r, "policy%u: cannot find its sysfs directory", p->id);
                 r = actuator_policy_lock(a->saved[k].dir, &a->held[k].lock_fd, &holder);
@@ -420,6 +472,7 @@ static int actuator_new(const Topology *topo, const bool *manage, const char *st
                 if (r < 0)
                         return error_text_set(error, r, "policy%u: cannot open %s", p->id, a->saved[k].dir);
                 a->saved[k].id = p->id;
+                a->held[k].prefilled = p->sysfs_found && policy_prefill(p, &a->saved[k]) >= 0;
                 a->held[k].index = (unsigned) i;
                 a->slot[i] = (int) k++;
         }
@@ -444,7 +497,9 @@ static int policy_take(const ActuatorSaved *s, HeldPolicy *h, char **error) {
         r = attr_path(path, s->dir, "scaling_setspeed");
         if (r < 0)
                 return error_text_set(error, r, "policy%u: path too long", s->id);
-        h->setspeed_fd = open(path, O_WRONLY | O_CLOEXEC);
+        /* Through the locked directory's fd when there is one: no path walk. */
+        h->setspeed_fd = h->lock_fd >= 0 ? openat(h->lock_fd, "scaling_setspeed", O_WRONLY | O_CLOEXEC)
+                                         : open(path, O_WRONLY | O_CLOEXEC);
         if (h->setspeed_fd < 0)
                 return error_text_set(error, -errno, "policy%u: cannot open %s", s->id, path);
         return 0;
@@ -507,9 +562,14 @@ static int actuator_acquire(Actuator *a, char **error) {
         }
 
         for (size_t k = 0; k < a->n; k++) {
-                if (a->held[k].released)
+                HeldPolicy *h = &a->held[k];
+
+                if (h->released)
                         continue;
-                r = policy_save(&a->saved[k], error);
+                /* Prefilled by discovery for the take-over only: a resume saves anew (the user may have
+                 * changed the policy while paused). */
+                r = h->prefilled ? policy_confirm(&a->saved[k], h->lock_fd, error) : policy_save(&a->saved[k], error);
+                h->prefilled = false;
                 if (r < 0)
                         return r;
         }

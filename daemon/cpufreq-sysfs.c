@@ -13,6 +13,17 @@
  *
  * A policy whose CPUs are all offline is skipped: the kernel answers every show()/store() of an inactive policy
  * with -EBUSY (cpufreq.c show()/store(), policy_is_inactive()), so it can be neither read nor governed.
+ *
+ * What reads what. libcpupower (tools/power/cpupower/lib/cpufreq.c) reads what defines a policy and takes
+ * parsing: related_cpus/affected_cpus, scaling_available_governors, scaling_available_frequencies and
+ * scaling_boost_frequencies, as `cpupower frequency-info` does. Its every read is a path through
+ * cpuN/cpufreq, the link, to the policy's directory: one open, but a walk of four components and the link.
+ * Cheap on sysfs (the dcache), it is a round trip per component wherever lookups are not cached (FUSE with
+ * zero timeouts, as tests/emu serves it: ~2.5x a read through a directory fd at 1024 CPUs). So the single
+ * values (driver, cpuinfo and scaling limits, governor, current frequency, transition latency, schedutil's
+ * rate_limit_us) are read here with openat(2) on one fd of the policy's directory, opened once per policy; the
+ * global schedutil/rate_limit_us once per discovery, not once per policy. Those values are also what the
+ * take-over saves (actuator.c), which takes them from here instead of reading them again.
  */
 
 #include <dirent.h>
@@ -34,8 +45,6 @@
 #include "macro.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir);
-DEFINE_TRIVIAL_CLEANUP_FUNC(char *, cpufreq_put_driver);
-DEFINE_TRIVIAL_CLEANUP_FUNC(struct cpufreq_policy *, cpufreq_put_policy);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cpufreq_available_governors *, cpufreq_put_available_governors);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cpufreq_available_frequencies *, cpufreq_put_available_frequencies);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cpufreq_affected_cpus *, cpufreq_put_affected_cpus);
@@ -46,13 +55,9 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct cpufreq_affected_cpus *, cpufreq_put_affected
  * tools/power/cpupower/lib/cpupower.c, sysfs_cpufreq_write_file() in cpufreq.c). So: clear errno before a call,
  * look at it after a failure. errno 0 then means "read, but empty or not a number". Clearing also matters for
  * success: sysfs_cpufreq_get_one_value() tests errno == ERANGE without resetting it, so a stale ERANGE turns a
- * good value into 0.
- */
-static int cpupower_errno(void) {
-        return errno > 0 ? -errno : -ENODATA;
-}
-
-/* A libcpupower list getter failed: was the file absent or empty (0: no data), or did reading fail (< 0)? */
+ * good value into 0. The single values read here directly keep that meaning: empty or 0 kHz is -ENODATA.
+ *
+ * A libcpupower list getter failed: was the file absent or empty (0: no data), or did reading fail (< 0)? */
 static int cpupower_list_error(void) {
         if (errno == 0 || errno == ENOENT)
                 return 0;
@@ -77,13 +82,13 @@ int cpufreq_sysfs_parse_u32(const char *s, uint32_t *ret) {
         return 0;
 }
 
-int cpufreq_sysfs_read(const char *path, char *buf, size_t size) {
+int cpufreq_sysfs_read_at(int dir_fd, const char *name, char *buf, size_t size) {
         _cleanup_close_ int fd = -EBADF;
         ssize_t n;
 
         if (size < 2)
                 return -EINVAL;
-        fd = open(path, O_RDONLY | O_CLOEXEC);
+        fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return -errno;
         /* sysfs hands out the whole attribute (<= PAGE_SIZE) in the first read (fs/sysfs/file.c). */
@@ -98,14 +103,22 @@ int cpufreq_sysfs_read(const char *path, char *buf, size_t size) {
         return 0;
 }
 
-int cpufreq_sysfs_read_u32(const char *path, uint32_t *ret) {
+int cpufreq_sysfs_read(const char *path, char *buf, size_t size) {
+        return cpufreq_sysfs_read_at(AT_FDCWD, path, buf, size);
+}
+
+int cpufreq_sysfs_read_u32_at(int dir_fd, const char *name, uint32_t *ret) {
         char buf[64];
         int r;
 
-        r = cpufreq_sysfs_read(path, buf, sizeof(buf));
+        r = cpufreq_sysfs_read_at(dir_fd, name, buf, sizeof(buf));
         if (r < 0)
                 return r;
         return cpufreq_sysfs_parse_u32(buf, ret);
+}
+
+int cpufreq_sysfs_read_u32(const char *path, uint32_t *ret) {
+        return cpufreq_sysfs_read_u32_at(AT_FDCWD, path, ret);
 }
 
 int cpufreq_sysfs_write(const char *path, const char *value) {
@@ -296,6 +309,24 @@ int cpufreq_sysfs_policy_dir(const PolicyDesc *p, char **ret) {
         return 0;
 }
 
+int cpufreq_sysfs_policy_locate(const PolicyDesc *p, unsigned *ret_cpu, char **ret_dir) {
+        char path[PATH_MAX];
+        char *s;
+
+        if (!p->sysfs_found)
+                return -ENODATA;
+        if (p->sysfs_policy_dir)
+                (void) snprintf(path, sizeof(path), SYSFS_CPU_DIR "/cpufreq/policy%u", p->id);
+        else
+                cpu_path(path, sizeof(path), p->sysfs_cpu, "cpufreq");
+        s = strdup(path);
+        if (!s)
+                return -ENOMEM;
+        *ret_cpu = p->sysfs_cpu;
+        *ret_dir = s;
+        return 0;
+}
+
 /* related_cpus; empty or absent on old or broken drivers: then affected_cpus; then the CPU alone. */
 static int policy_read_cpus(unsigned cpu, cpu_set_t *ret) {
         _cleanup_(cpufreq_put_affected_cpusp) struct cpufreq_affected_cpus *list = NULL;
@@ -326,22 +357,35 @@ static int policy_read_cpus(unsigned cpu, cpu_set_t *ret) {
         return 0;
 }
 
-/* policyN from the cpuN/cpufreq link; the first CPU of the policy on the legacy layout (a real directory, or a
- * link to another CPU's directory). */
-static int policy_read_id(unsigned cpu, const cpu_set_t *cpus, unsigned *ret) {
-        char path[PATH_MAX], target[PATH_MAX];
+/*
+ * Where @cpu's policy keeps its attributes, opened: the cpuN/cpufreq link names cpufreq/policyM (then
+ * @ret_link_id is M), else cpuN/cpufreq is the legacy layout's directory (a real one, or a link to another
+ * CPU's). -ENOENT (or another errno) when @cpu has no cpufreq directory: no entry, or a link to nothing, as a
+ * stat(2) of cpuN/cpufreq would tell. One readlink(2) and one open(2) instead of a stat(2) and a readlink(2)
+ * here and a stat(2) of policyM later.
+ */
+static int policy_open_dir(unsigned cpu, int *ret_fd, int *ret_link_id) {
+        char link[PATH_MAX], target[PATH_MAX], path[PATH_MAX];
+        int fd, link_id = -1;
+        unsigned id;
         ssize_t n;
 
-        cpu_path(path, sizeof(path), cpu, "cpufreq");
-        n = readlink(path, target, sizeof(target) - 1);
+        cpu_path(link, sizeof(link), cpu, "cpufreq");
+        n = readlink(link, target, sizeof(target) - 1);
         if (n < 0 && errno != EINVAL)
                 return -errno;
         if (n >= 0) {
                 target[n] = '\0';
-                if (cpufreq_sysfs_parse_policy_link(target, ret) >= 0)
-                        return 0;
+                if (cpufreq_sysfs_parse_policy_link(target, &id) >= 0 && id <= INT_MAX)
+                        link_id = (int) id;
         }
-        *ret = (unsigned) cpulist_first(cpus);
+        if (link_id >= 0)
+                (void) snprintf(path, sizeof(path), SYSFS_CPU_DIR "/cpufreq/policy%d", link_id);
+        fd = open(link_id >= 0 ? path : link, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        *ret_fd = fd;
+        *ret_link_id = link_id;
         return 0;
 }
 
@@ -361,43 +405,52 @@ static int khz_from_ulong(unsigned long v, uint32_t *ret) {
         return 0;
 }
 
-static int policy_read_driver(unsigned cpu, PolicyDesc *p) {
-        _cleanup_(cpufreq_put_driverp) char *driver = NULL;
-
-        errno = 0;
-        driver = cpufreq_get_driver(cpu);
-        if (!driver)
-                return cpupower_errno();
-        return copy_string(p->driver, sizeof(p->driver), driver);
-}
-
-static int policy_read_limits(unsigned cpu, PolicyDesc *p) {
-        _cleanup_(cpufreq_put_policyp) struct cpufreq_policy *pol = NULL;
-        unsigned long min = 0, max = 0;
+/* A single-word attribute of the policy directory @dir_fd; empty is -ENODATA (libcpupower's "no value"). */
+static int policy_read_word(int dir_fd, const char *name, char *dst, size_t size) {
+        char buf[256];
         int r;
 
-        /* Both return "failure" for a 0 kHz limit too; no driver has one, so 0 is an error here. */
-        errno = 0;
-        if (cpufreq_get_hardware_limits(cpu, &min, &max) < 0)
-                return cpupower_errno();
-        r = khz_from_ulong(min, &p->cpuinfo_min_khz);
+        r = cpufreq_sysfs_read_at(dir_fd, name, buf, sizeof(buf));
         if (r < 0)
-                return r;
-        r = khz_from_ulong(max, &p->cpuinfo_max_khz);
-        if (r < 0)
-                return r;
+                return r == -EFBIG ? -ENAMETOOLONG : r;
+        if (!buf[0])
+                return -ENODATA;
+        return copy_string(dst, size, buf);
+}
 
-        errno = 0;
-        pol = cpufreq_get_policy(cpu);
-        if (!pol)
-                return cpupower_errno();
-        r = khz_from_ulong(pol->min, &p->scaling_min_khz);
+/* A frequency of the policy directory @dir_fd. 0 kHz, or not a number, is -ENODATA: libcpupower's getters
+ * report both as failure, and no driver has a 0 kHz limit. */
+static int policy_read_khz(int dir_fd, const char *name, uint32_t *ret) {
+        int r;
+
+        r = cpufreq_sysfs_read_u32_at(dir_fd, name, ret);
+        if (r == -EINVAL || (r >= 0 && *ret == 0))
+                return -ENODATA;
+        return r;
+}
+
+static int policy_read_driver(int dir_fd, PolicyDesc *p) {
+        return policy_read_word(dir_fd, "scaling_driver", p->driver, sizeof(p->driver));
+}
+
+/* cpuinfo_{min,max}_freq, then scaling_governor, scaling_{min,max}_freq: the order of libcpupower's
+ * cpufreq_get_hardware_limits() and cpufreq_get_policy(), so the first unreadable file is the same one. */
+static int policy_read_limits(int dir_fd, PolicyDesc *p) {
+        int r;
+
+        r = policy_read_khz(dir_fd, "cpuinfo_min_freq", &p->cpuinfo_min_khz);
         if (r < 0)
                 return r;
-        r = khz_from_ulong(pol->max, &p->scaling_max_khz);
+        r = policy_read_khz(dir_fd, "cpuinfo_max_freq", &p->cpuinfo_max_khz);
         if (r < 0)
                 return r;
-        return copy_string(p->governor, sizeof(p->governor), pol->governor);
+        r = policy_read_word(dir_fd, "scaling_governor", p->governor, sizeof(p->governor));
+        if (r < 0)
+                return r;
+        r = policy_read_khz(dir_fd, "scaling_min_freq", &p->scaling_min_khz);
+        if (r < 0)
+                return r;
+        return policy_read_khz(dir_fd, "scaling_max_freq", &p->scaling_max_khz);
 }
 
 static int policy_read_governors(unsigned cpu, PolicyDesc *p) {
@@ -483,33 +536,45 @@ static int policy_read_table(unsigned cpu, PolicyDesc *p, uint32_t **ret_table) 
 }
 
 /*
- * cpuinfo_transition_latency in ns. 0 is a real value (intel_pstate in active mode reports it) as well as
- * libcpupower's failure, so a 0 is checked against the file. CPUFREQ_ETERNAL (4294967295, "unknown") is kept
- * as it is: it is what the kernel's cpufreq_policy_transition_delay_us() computes schedutil's default rate
- * limit from (6.4 s on 6.12-6.17), and the governor mirrors that per kernel version (governor.c). Since the
- * 2025 change drivers report CPUFREQ_DEFAULT_TRANSITION_LATENCY_NS (1 ms) instead, so sysfs shows that.
- * An absent file is taken as that 1 ms default.
+ * cpuinfo_transition_latency in ns; 0 is a real value (intel_pstate in active mode reports it).
+ * CPUFREQ_ETERNAL (4294967295, "unknown") is kept as it is: it is what the kernel's
+ * cpufreq_policy_transition_delay_us() computes schedutil's default rate limit from (6.4 s on 6.12-6.17), and
+ * the governor mirrors that per kernel version (governor.c). Since the 2025 change drivers report
+ * CPUFREQ_DEFAULT_TRANSITION_LATENCY_NS (1 ms) instead, so sysfs shows that. An absent file is taken as that
+ * 1 ms default.
  */
-static int policy_read_latency(unsigned cpu, PolicyDesc *p) {
-        char path[PATH_MAX];
-        unsigned long v;
-        uint32_t v32;
+static int policy_read_latency(int dir_fd, PolicyDesc *p) {
+        uint32_t v;
         int r;
 
-        errno = 0;
-        v = cpufreq_get_transition_latency(cpu);
-        if (v == 0) {
-                cpu_path(path, sizeof(path), cpu, "cpufreq/cpuinfo_transition_latency");
-                r = cpufreq_sysfs_read_u32(path, &v32);
-                if (r == -ENOENT)
-                        v = TOPOLOGY_DEFAULT_LATENCY_NS;
-                else if (r < 0)
-                        return r;
-                else
-                        v = v32;
+        r = cpufreq_sysfs_read_u32_at(dir_fd, "cpuinfo_transition_latency", &v);
+        if (r == -ENOENT) {
+                p->transition_latency_ns = TOPOLOGY_DEFAULT_LATENCY_NS;
+                return 0;
         }
+        if (r < 0)
+                return r;
         p->transition_latency_ns = MIN((uint64_t) v, (uint64_t) CPUFREQ_ETERNAL_LATENCY);
         return 0;
+}
+
+/* What one discovery reads once for all policies. */
+typedef struct DiscoverShared {
+        bool global_rate_limit_read;
+        int global_rate_limit_error;    /* 0, or why cpufreq/schedutil/rate_limit_us could not be read */
+        uint32_t global_rate_limit_us;
+} DiscoverShared;
+
+/* cpufreq/schedutil/rate_limit_us, read at the first policy that needs it: one file for every schedutil
+ * policy of a driver without a governor per policy (get_governor_parent_kobj(), drivers/cpufreq/cpufreq.c). */
+static int global_rate_limit(DiscoverShared *shared, uint32_t *ret) {
+        if (!shared->global_rate_limit_read) {
+                shared->global_rate_limit_error = cpufreq_sysfs_read_u32(
+                        SYSFS_CPU_DIR "/cpufreq/schedutil/rate_limit_us", &shared->global_rate_limit_us);
+                shared->global_rate_limit_read = true;
+        }
+        *ret = shared->global_rate_limit_us;
+        return shared->global_rate_limit_error;
 }
 
 /*
@@ -518,34 +583,27 @@ static int policy_read_latency(unsigned cpu, PolicyDesc *p) {
  * (CPUFREQ_HAVE_GOVERNOR_PER_POLICY: scmi, qcom-cpufreq-hw, ...), else the one global directory
  * cpufreq/schedutil/ shared by every schedutil policy (get_governor_parent_kobj()). Any other governor: nothing
  * to read. Unreadable: unknown, the daemon then computes the default.
+ * The flag is the driver's and one driver serves every policy (cpufreq_driver, drivers/cpufreq/cpufreq.c): a
+ * global directory means no policy has its own, so with it no policy directory is looked in.
  */
-static int policy_read_rate_limit(PolicyDesc *p) {
-        _cleanup_free_ char *dir = NULL;
-        char path[PATH_MAX];
+static void policy_read_rate_limit(int dir_fd, DiscoverShared *shared, PolicyDesc *p) {
         uint32_t v;
         int r;
 
         p->has_rate_limit = false;
         if (!streq(p->governor, "schedutil"))
-                return 0;
+                return;
 
-        r = cpufreq_sysfs_policy_dir(p, &dir);
-        if (r < 0)
-                return r;
-        (void) snprintf(path, sizeof(path), "%s/schedutil/rate_limit_us", dir);
-        r = cpufreq_sysfs_read_u32(path, &v);
-        if (r == -ENOENT) {
-                (void) snprintf(path, sizeof(path), SYSFS_CPU_DIR "/cpufreq/schedutil/rate_limit_us");
-                r = cpufreq_sysfs_read_u32(path, &v);
-        }
+        r = global_rate_limit(shared, &v);
+        if (r == -ENOENT)
+                r = cpufreq_sysfs_read_u32_at(dir_fd, "schedutil/rate_limit_us", &v);
         if (r < 0) {
                 log_debug_errno(r, "policy%u: governor schedutil but no readable schedutil/rate_limit_us (%m), "
                                 "the rate limit will be computed", p->id);
-                return 0;
+                return;
         }
         p->rate_limit_us = v;
         p->has_rate_limit = true;
-        return 0;
 }
 
 /* cpuN/cpu_capacity (drivers/base/arch_topology.c); absent on most x86 machines: 0 = none. */
@@ -566,17 +624,22 @@ static int policy_read_capacity(unsigned cpu, PolicyDesc *p) {
         return 0;
 }
 
-/* scaling_cur_freq; 0 (unknown) is what PolicyDesc uses for "could not tell", so libcpupower's 0 fits. */
-static int policy_read_cur(unsigned cpu, PolicyDesc *p) {
-        unsigned long v;
+/* scaling_cur_freq; unreadable is 0, PolicyDesc's "could not tell" (libcpupower's getter said 0 too). */
+static int policy_read_cur(int dir_fd, PolicyDesc *p) {
+        int r;
 
-        errno = 0;
-        v = cpufreq_get_freq_kernel(cpu);
-        return khz_from_ulong(v, &p->cur_khz);
+        r = cpufreq_sysfs_read_u32_at(dir_fd, "scaling_cur_freq", &p->cur_khz);
+        if (r == -ERANGE)
+                return r;
+        if (r < 0)
+                p->cur_khz = 0;
+        return 0;
 }
 
-/* Reads the policy reached through @cpu (online, with a cpufreq directory, in no policy yet). */
-static int policy_read(unsigned cpu, const cpu_set_t *assigned, PolicyDesc *p, uint32_t **ret_table) {
+/* Reads the policy reached through @cpu (online, in no policy yet), whose directory is @dir_fd and whose
+ * cpuN/cpufreq link named policy@link_id (-1: the legacy layout). */
+static int policy_read(unsigned cpu, int dir_fd, int link_id, const cpu_set_t *assigned, DiscoverShared *shared,
+                       PolicyDesc *p, uint32_t **ret_table) {
         cpu_set_t taken;
         int r;
 
@@ -587,13 +650,16 @@ static int policy_read(unsigned cpu, const cpu_set_t *assigned, PolicyDesc *p, u
         CPU_AND(&taken, &p->cpus, assigned);
         CPU_XOR(&p->cpus, &p->cpus, &taken);
 
-        r = policy_read_id(cpu, &p->cpus, &p->id);
-        if (r < 0)
-                return log_debug_errno(r, "cpu%u: cannot read the cpufreq link: %m", cpu);
-        r = policy_read_driver(cpu, p);
+        /* policyN from the link; on the legacy layout the policy's first CPU (topology.h's convention). */
+        p->id = link_id >= 0 ? (unsigned) link_id : (unsigned) cpulist_first(&p->cpus);
+        p->sysfs_found = true;
+        p->sysfs_policy_dir = link_id >= 0;
+        p->sysfs_cpu = cpu;
+
+        r = policy_read_driver(dir_fd, p);
         if (r < 0)
                 return log_debug_errno(r, "cpu%u: cannot read scaling_driver: %m", cpu);
-        r = policy_read_limits(cpu, p);
+        r = policy_read_limits(dir_fd, p);
         if (r < 0)
                 return log_debug_errno(r, "cpu%u: cannot read cpuinfo/scaling limits and governor: %m", cpu);
         r = policy_read_governors(cpu, p);
@@ -602,20 +668,19 @@ static int policy_read(unsigned cpu, const cpu_set_t *assigned, PolicyDesc *p, u
         r = policy_read_table(cpu, p, ret_table);
         if (r < 0)
                 return log_debug_errno(r, "cpu%u: cannot read the frequency table: %m", cpu);
-        r = policy_read_latency(cpu, p);
+        r = policy_read_latency(dir_fd, p);
         if (r < 0)
                 return log_debug_errno(r, "cpu%u: cannot read cpuinfo_transition_latency: %m", cpu);
         r = policy_read_capacity(cpu, p);
         if (r < 0)
                 return log_debug_errno(r, "cpu%u: cannot read cpu_capacity: %m", cpu);
-        r = policy_read_rate_limit(p);
-        if (r < 0)
-                return log_debug_errno(r, "cpu%u: cannot find the policy's directory: %m", cpu);
-        return policy_read_cur(cpu, p);
+        policy_read_rate_limit(dir_fd, shared, p);
+        return policy_read_cur(dir_fd, p);
 }
 
 int cpufreq_discover(Topology **ret) {
         _cleanup_(topology_freep) Topology *t = NULL;
+        DiscoverShared shared = {};
         cpu_set_t present, assigned;
         int r;
 
@@ -636,13 +701,15 @@ int cpufreq_discover(Topology **ret) {
         CPU_ZERO(&assigned);
         for (unsigned cpu = 0; cpu < CPU_SETSIZE; cpu++) {
                 _cleanup_free_ uint32_t *table = NULL;
+                _cleanup_close_ int dir_fd = -EBADF;
                 PolicyDesc p = {};
+                int link_id;
 
                 if (!CPU_ISSET(cpu, &present) || !CPU_ISSET(cpu, &t->online) || CPU_ISSET(cpu, &assigned))
                         continue;
-                if (!cpu_has_cpufreq(cpu))
-                        continue;
-                r = policy_read(cpu, &assigned, &p, &table);
+                if (policy_open_dir(cpu, &dir_fd, &link_id) < 0)
+                        continue; /* no cpufreq directory */
+                r = policy_read(cpu, dir_fd, link_id, &assigned, &shared, &p, &table);
                 if (r < 0)
                         return r;
                 r = topology_add_policy(t, &p);

@@ -75,6 +75,17 @@ static int read_u32_fd(int fd, uint32_t *ret) {
         return 0;
 }
 
+/* Where policy @i's attributes are: as discovery found cpufreq/policyN, which stays put whatever the hotplug
+ * (one stat fewer per file); else looked up now (the legacy cpuM/cpufreq moves with the first online CPU). */
+static int watch_dir(const Manager *m, size_t i, char **ret) {
+        const PolicyDesc *p = &m->topology->policies[i];
+        unsigned cpu;
+
+        if (p->sysfs_found && p->sysfs_policy_dir)
+                return cpufreq_sysfs_policy_locate(p, &cpu, ret);
+        return cpufreq_sysfs_policy_dir(p, ret);
+}
+
 /* Policy @i's watched files, opened on first use and kept. */
 static int watch_fds(Manager *m, size_t i, int **ret) {
         if (!m->watch_fds) {
@@ -90,7 +101,7 @@ static int watch_fds(Manager *m, size_t i, int **ret) {
 
                 if (*fd >= 0)
                         continue;
-                if (cpufreq_sysfs_policy_dir(&m->topology->policies[i], &dir) < 0 ||
+                if (watch_dir(m, i, &dir) < 0 ||
                     asprintf(&path, "%s/%s", dir, watch_names[k]) < 0) {
                         path = NULL;
                         return -ENOMEM;

@@ -2,9 +2,11 @@
 #pragma once
 
 /*
- * Discovery of the live machine's cpufreq policies, read-only: libcpupower where it has a reader, plain sysfs
- * for what it lacks (cpuN/cpu_capacity, online/possible, the cpuN/cpufreq -> ../cpufreq/policyM link), plus the
- * few plain sysfs read/write helpers the actuator shares.
+ * Discovery of the live machine's cpufreq policies, read-only: libcpupower for what defines a policy (its CPUs,
+ * the governors it offers, its frequency table), plain sysfs for the rest: the policy's single-value
+ * attributes, read through one fd of its directory (cpufreq-sysfs.c says why), and what libcpupower lacks
+ * (cpuN/cpu_capacity, online/possible, the cpuN/cpufreq -> ../cpufreq/policyM link). Plus the few plain sysfs
+ * read/write helpers the actuator shares.
  *
  * Paths are fixed to /sys/devices/system/cpu, as libcpupower's are (tools/power/cpupower/lib/cpupower_intern.h
  * PATH_TO_CPU); a root prefix for tests would split our reads from libcpupower's. Tests bind-mount a tree over
@@ -41,12 +43,19 @@ int cpufreq_sysfs_policy_cpu(const PolicyDesc *p, unsigned *ret_cpu);
  * else cpuM/cpufreq of cpufreq_sysfs_policy_cpu(). */
 int cpufreq_sysfs_policy_dir(const PolicyDesc *p, char **ret);
 
+/* Both of the above as cpufreq_discover() found them, without a sysfs access: for the take-over at start-up,
+ * which follows discovery. -ENODATA when @p does not come from discovery (a topology file). */
+int cpufreq_sysfs_policy_locate(const PolicyDesc *p, unsigned *ret_cpu, char **ret_dir);
+
 /* Plain sysfs I/O shared with the actuator. All return 0 or a negative errno. */
 
 /* Reads @path into @buf (NUL-terminated, trailing newline removed). -EFBIG when it does not fit. */
 int cpufreq_sysfs_read(const char *path, char *buf, size_t size);
 /* Reads one decimal u32. -EINVAL when the file holds anything else ("<unsupported>" in scaling_setspeed). */
 int cpufreq_sysfs_read_u32(const char *path, uint32_t *ret);
+/* The same for @name relative to the directory fd @dir_fd (openat(2); AT_FDCWD: a path). */
+int cpufreq_sysfs_read_at(int dir_fd, const char *name, char *buf, size_t size);
+int cpufreq_sysfs_read_u32_at(int dir_fd, const char *name, uint32_t *ret);
 /* Opens @path O_WRONLY|O_TRUNC (sysfs ignores the truncation, plain files need it) and writes @value in one
  * write(2), as the kernel's store() expects. -EIO on a short write. */
 int cpufreq_sysfs_write(const char *path, const char *value);

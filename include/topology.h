@@ -59,6 +59,12 @@ typedef struct PolicyDesc {
         uint32_t cur_khz;              /* 0 = unknown */
         bool has_rate_limit;           /* rate_limit_us is known: the governor was schedutil and we read it */
         uint32_t rate_limit_us;        /* schedutil's rate_limit_us tunable (0 is a valid value) */
+        /* Where cpufreq_discover() reached the policy on this machine; not part of the format above (a topology
+         * read from a file leaves sysfs_found false). The take-over that follows discovery at start-up uses
+         * them instead of looking again (cpufreq_sysfs_policy_locate()). */
+        bool sysfs_found;
+        bool sysfs_policy_dir;         /* attributes in cpufreq/policyN; else in sysfs_cpu's legacy cpuM/cpufreq */
+        unsigned sysfs_cpu;            /* the CPU libcpupower reads the policy through */
 } PolicyDesc;
 
 typedef struct Topology {

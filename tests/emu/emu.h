@@ -52,6 +52,18 @@ typedef struct EmuPolicy {
         uint32_t sugov_rate_limit_us; /* per-policy schedutil tunable, while schedutil governs (per policy) */
 } EmuPolicy;
 
+/* The FUSE requests .emu-ops counts, for the tree only (not the control files): a LOOKUP or GETATTR is a
+ * getattr, as libfuse's high-level API serves both. What a test counts to bound a client's sysfs traffic. */
+typedef enum EmuOp {
+        EMU_OP_GETATTR,
+        EMU_OP_READLINK,
+        EMU_OP_READDIR,
+        EMU_OP_OPEN,
+        EMU_OP_READ,
+        EMU_OP_WRITE,
+        _EMU_OP_MAX,
+} EmuOp;
+
 typedef struct Emu {
         Topology *topology;
         EmuPolicy *policies;          /* parallel to topology->policies */
@@ -67,6 +79,7 @@ typedef struct Emu {
         struct timespec birth;        /* timestamps of every node */
         uint32_t sugov_global_rate_limit_us; /* cpufreq/schedutil/rate_limit_us, while any policy uses it */
         FaultSet faults;              /* what .emu-faults installed */
+        uint64_t ops[_EMU_OP_MAX];    /* requests served for the tree since start or reset (.emu-ops) */
         int uevent_fd;                /* --uevents: a NETLINK_KOBJECT_UEVENT socket, or -1 */
         uint64_t uevent_seqnum;       /* SEQNUM= of the last uevent sent */
 } Emu;
@@ -102,12 +115,18 @@ int kparse_word(const char *s, char ret[EMU_GOVERNOR_NAME_MAX + 1]);
 
 /* tree.c */
 #define EMU_CONTROL_NAME ".emu-faults"
+#define EMU_OPS_NAME ".emu-ops"
 typedef enum NodeType {
         NODE_DIR,
         NODE_FILE,
         NODE_LINK,
-        NODE_CONTROL, /* .emu-faults at the root: resolvable, never listed (fault.h) */
+        NODE_CONTROL, /* .emu-faults or .emu-ops at the root: resolvable, never listed, never faulted or logged */
 } NodeType;
+
+typedef enum EmuControl {
+        CONTROL_FAULTS, /* .emu-faults (fault.h) */
+        CONTROL_OPS,    /* .emu-ops: the requests served so far per kind, "reset" zeroes them */
+} EmuControl;
 
 typedef enum DirType {
         DIR_ROOT,      /* /sys/devices/system/cpu */
@@ -127,6 +146,7 @@ typedef struct Node {
         const Attr *attr;     /* NODE_FILE */
         EmuPolicy *policy;    /* DIR_POLICY and its files; the target of a cpuN/cpufreq link */
         unsigned cpu;         /* DIR_CPU, DIR_TOPOLOGY and their files */
+        EmuControl control;   /* NODE_CONTROL */
 } Node;
 
 typedef int (*EmuFillFunc)(void *userdata, const char *name, const Node *n);
@@ -141,6 +161,9 @@ int emu_node_list(Emu *e, const Node *dir, EmuFillFunc fill, void *userdata);
 /* emu-uevent.c */
 int emu_uevent_open(Emu *e);    /* refuses (-EPERM) in the initial network namespace */
 void emu_uevent_cpu(Emu *e, unsigned cpu, bool online);
+
+/* The op counters (.emu-ops): one call per request served, @n NULL when the path did not resolve. */
+void emu_count_op(Emu *e, EmuOp op, const Node *n);
 
 /* emu-log.c */
 void emu_log_store_begin(Emu *e);

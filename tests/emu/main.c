@@ -31,6 +31,11 @@
  * fault fails the open. A bad command fails the write with EINVAL (ENOSPC past 16 rules) and one line on
  * stderr says why. Injected write failures (and failed opens for writing) go to the write log like the
  * kernel's own, with " injected" after the errno (emu-log.c). The control file itself is never faulted.
+ *
+ * Request counts: the hidden file .emu-ops (mode 0600, never listed) shows how many requests the emulator served
+ * for the tree since it started, one "KIND COUNT" line per kind (getattr: LOOKUP and GETATTR, readlink, readdir,
+ * open, read, write; the control files are not counted); `echo reset > .emu-ops` zeroes them. What
+ * tests/integration/test-startup-sysfs.sh bounds a daemon start-up by.
  */
 
 #define FUSE_USE_VERSION 31
@@ -57,6 +62,7 @@
 typedef struct OpenFile {
         size_t len;
         bool valid;
+        bool control;         /* a control file: its reads are not counted (.emu-ops) */
         char buf[EMU_PAGE_SIZE];
 } OpenFile;
 
@@ -92,6 +98,7 @@ static int op_getattr(const char *path, struct stat *st, struct fuse_file_info *
         int r;
 
         r = emu_resolve(e, path, &n);
+        emu_count_op(e, EMU_OP_GETATTR, r < 0 ? NULL : &n);
         if (r < 0)
                 return r;
 
@@ -113,10 +120,12 @@ static int op_getattr(const char *path, struct stat *st, struct fuse_file_info *
 }
 
 static int op_readlink(const char *path, char *buf, size_t size) {
+        Emu *e = emu_of_context();
         Node n;
         int r;
 
-        r = emu_resolve(emu_of_context(), path, &n);
+        r = emu_resolve(e, path, &n);
+        emu_count_op(e, EMU_OP_READLINK, r < 0 ? NULL : &n);
         if (r < 0)
                 return r;
         r = emu_node_readlink(&n, buf, size);
@@ -143,6 +152,7 @@ static int op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t
         int r;
 
         r = emu_resolve(e, path, &n);
+        emu_count_op(e, EMU_OP_READDIR, r < 0 ? NULL : &n);
         if (r < 0)
                 return r;
         if (n.type != NODE_DIR)
@@ -177,6 +187,7 @@ static int op_open(const char *path, struct fuse_file_info *fi) {
         int r;
 
         r = emu_resolve(e, path, &n);
+        emu_count_op(e, EMU_OP_OPEN, r < 0 ? NULL : &n);
         if (r < 0)
                 return r;
         if (n.type != NODE_FILE && n.type != NODE_CONTROL)
@@ -197,6 +208,7 @@ static int op_open(const char *path, struct fuse_file_info *fi) {
         of = calloc(1, sizeof(*of));
         if (!of)
                 return -ENOMEM;
+        of->control = n.type == NODE_CONTROL;
         fi->fh = (uint64_t) (uintptr_t) of;
         fi->direct_io = 1;
         fi->keep_cache = 0;
@@ -216,6 +228,8 @@ static int op_read(const char *path, char *buf, size_t size, off_t offset, struc
 
         if (!of)
                 return -EBADF;
+        if (!of->control)
+                e->ops[EMU_OP_READ]++;
 
         if (offset == 0 || !of->valid) {
                 Node node;
@@ -251,6 +265,7 @@ static int op_write(const char *path, const char *buf, size_t size, off_t offset
         int r;
 
         r = emu_resolve(e, path, &n);
+        emu_count_op(e, EMU_OP_WRITE, r < 0 ? NULL : &n);
         if (r < 0)
                 r = -ENODEV;
         if (r < 0 || size == 0) {

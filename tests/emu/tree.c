@@ -12,8 +12,9 @@
  *   cpuN/topology/ *                                     drivers/base/topology.c (each CPU its own core,
  *                                                        one package)
  *
- * plus the emulator's own control file .emu-faults at the root (fault.h): resolvable by name, mode 0600,
- * never listed, so that the daemon, libcpupower and cpupower, which all read directories, never see it.
+ * plus the emulator's own control files at the root: .emu-faults (fault.h) and .emu-ops (the requests served
+ * so far, one "KIND COUNT" line per kind; writing "reset" zeroes them): resolvable by name, mode 0600, never
+ * listed, so that the daemon, libcpupower and cpupower, which all read directories, never see them.
  */
 
 #include <errno.h>
@@ -416,7 +417,11 @@ static int resolve_child(Emu *e, Node *n, const char *name) {
                 return -ENOTDIR;
 
         if (n->dir == DIR_ROOT && streq(name, EMU_CONTROL_NAME)) {
-                *n = (Node) { .type = NODE_CONTROL, .dir = DIR_ROOT };
+                *n = (Node) { .type = NODE_CONTROL, .dir = DIR_ROOT, .control = CONTROL_FAULTS };
+                return 0;
+        }
+        if (n->dir == DIR_ROOT && streq(name, EMU_OPS_NAME)) {
+                *n = (Node) { .type = NODE_CONTROL, .dir = DIR_ROOT, .control = CONTROL_OPS };
                 return 0;
         }
         if (n->dir == DIR_ROOT && streq(name, "cpufreq")) {
@@ -527,7 +532,44 @@ static int store_control(Emu *e, const char *buf) {
         return 0;
 }
 
+static const char *const op_names[_EMU_OP_MAX] = {
+        [EMU_OP_GETATTR] = "getattr",
+        [EMU_OP_READLINK] = "readlink",
+        [EMU_OP_READDIR] = "readdir",
+        [EMU_OP_OPEN] = "open",
+        [EMU_OP_READ] = "read",
+        [EMU_OP_WRITE] = "write",
+};
+
+void emu_count_op(Emu *e, EmuOp op, const Node *n) {
+        if (!n || n->type != NODE_CONTROL)
+                e->ops[op]++;
+}
+
+static int show_ops(Emu *e, char *buf, size_t size) {
+        size_t len = 0;
+
+        for (EmuOp op = 0; op < _EMU_OP_MAX; op++) {
+                int r = snprintf(buf + len, size - len, "%s %" PRIu64 "\n", op_names[op], e->ops[op]);
+
+                if (r < 0 || (size_t) r >= size - len)
+                        return -EFBIG;
+                len += (size_t) r;
+        }
+        return (int) len;
+}
+
+static int store_ops(Emu *e, const char *buf) {
+        if (!streq(buf, "reset") && !streq(buf, "reset\n"))
+                return log_error_errno(SYNTHETIC_ERRNO(EINVAL), "cpufreq-emu: %s: write refused: only \"reset\"",
+                                       EMU_OPS_NAME);
+        memset(e->ops, 0, sizeof(e->ops));
+        return 0;
+}
+
 int emu_node_show(Emu *e, const Node *n, char *buf, size_t size) {
+        if (n->type == NODE_CONTROL && n->control == CONTROL_OPS)
+                return show_ops(e, buf, size);
         if (n->type == NODE_CONTROL)
                 return fault_set_format(&e->faults, buf, size);
         if (n->type != NODE_FILE)
@@ -538,6 +580,8 @@ int emu_node_show(Emu *e, const Node *n, char *buf, size_t size) {
 }
 
 int emu_node_store(Emu *e, const Node *n, const char *buf) {
+        if (n->type == NODE_CONTROL && n->control == CONTROL_OPS)
+                return store_ops(e, buf);
         if (n->type == NODE_CONTROL)
                 return store_control(e, buf);
         if (n->type != NODE_FILE)

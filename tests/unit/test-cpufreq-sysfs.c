@@ -112,7 +112,8 @@ static bool topology_consistent(const Topology *t) {
         for (size_t i = 0; i < t->n_policies; i++) {
                 const PolicyDesc *p = &t->policies[i];
                 cpu_set_t both, online;
-                _cleanup_free_ char *dir = NULL;
+                _cleanup_free_ char *dir = NULL, *found_dir = NULL;
+                unsigned cpu, found_cpu;
 
                 CPU_AND(&both, &seen, &p->cpus);
                 CPU_AND(&online, &t->online, &p->cpus);
@@ -127,6 +128,10 @@ static bool topology_consistent(const Topology *t) {
                         if (p->frequencies_khz[k - 1] >= p->frequencies_khz[k])
                                 return false;
                 if (cpufreq_sysfs_policy_dir(p, &dir) < 0)
+                        return false;
+                /* What discovery found is what a lookup now finds: the take-over relies on it. */
+                if (!p->sysfs_found || cpufreq_sysfs_policy_locate(p, &found_cpu, &found_dir) < 0 ||
+                    cpufreq_sysfs_policy_cpu(p, &cpu) < 0 || found_cpu != cpu || !streq(found_dir, dir))
                         return false;
                 CPU_OR(&seen, &seen, &p->cpus);
         }

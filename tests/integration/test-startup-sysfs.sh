@@ -1,0 +1,107 @@
+#!/bin/bash
+# asan: yes
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The sysfs traffic of a start-up, counted, not timed (issue #25 item 4): over the emulator serving
+# bench/gen-topology.sh 64 16 (16 acpi-cpufreq-like policies of 4 CPUs, schedutil), the requests the emulator
+# serves (its .emu-ops counters, tests/emu/main.c) from the daemon's exec to the end of its take-over, where
+# SCHEDFREQD_CRASH_AT=take-over:done:STOP stops it (nothing after it counts: no poll, no decision), must stay
+# within a bound per policy. Each request is a FUSE round trip (tens of µs); on a 1024-CPU / 256-policy tree
+# the start-up is mostly these. What the bounds hold (cpufreq-sysfs.c, actuator.c say why):
+#   - global files once per start-up, not once per policy: online, possible, schedutil/rate_limit_us;
+#   - each policy's single values read once, through one fd of its directory; libcpupower reads the lists
+#     (related_cpus, available governors and frequencies, boost frequencies) through cpuN/cpufreq;
+#   - the take-over takes what discovery read and where it found the policy, reads the governor once more,
+#     and switches with libcpupower: no online, no stat, no second read of the limits or the rate limit.
+# The counts are exact from run to run (event source alike). Before (b5c435f) and after, for the 16 policies:
+# open 322 -> 227, read 290 -> 195, getattr (lookups) 1843 -> 694, readlink 256 -> 96, write 16 -> 16. The
+# bounds are those figures per policy plus a fixed slack smaller than the number of policies: one redundant
+# access per policy coming back fails them. Then the daemon goes on (SIGCONT), governs, and puts everything
+# back at SIGTERM.
+
+. "$(dirname "$0")/lib.sh"
+
+TMP=$(mktemp -d /tmp/schedfreqd-test-startup-sysfs.XXXXXX)
+at_exit 'rm -rf "$TMP"'
+CPU=/sys/devices/system/cpu
+POLICIES=16
+# Per policy, then the fixed part: online, possible and schedutil/rate_limit_us once, and slack (< POLICIES).
+MAX_OPEN=14 MAX_GETATTR=44 MAX_READLINK=6 MAX_READ=12 MAX_FIXED=12
+
+daemon_pid=
+at_exit '[ -n "$daemon_pid" ] && kill -KILL "$daemon_pid" 2>/dev/null'
+show_daemon_log() { sed 's/^/# daemon: /' "$TMP/err" | tail -n 20; }
+SNAPSHOT='cd /sys/devices/system/cpu/cpufreq && for f in policy*/*; do case $f in *cur_freq) continue;; esac; printf "%s: %s\n" "$f" "$(cat "$f" 2>&1)"; done'
+ops() { emu_sh "cat $CPU/.emu-ops"; }
+op_count() { # KIND: from the counters saved in $TMP/ops
+	awk -v k="$1" '$1 == k { print $2 }' "$TMP/ops"
+}
+
+"$REPO/bench/gen-topology.sh" 64 "$POLICIES" >"$TMP/topo.ini" || { fail startup-sysfs/topology; finish; }
+emu_start "$TMP/topo.ini" || { fail startup-sysfs/emulator; finish; }
+: >"$TMP/schedfreqd.conf"
+original=$(emu_sh "$SNAPSHOT")
+
+# The counters themselves: a reset zeroes them, the control files do not count, a bad command is refused.
+emu_sh "echo reset >$CPU/.emu-ops"
+check "startup-sysfs/counters-reset" test "$(ops | awk '{ s += $2 } END { print s }')" = 0
+emu_sh "cat $CPU/cpufreq/policy0/scaling_governor >/dev/null"
+ops >"$TMP/ops"
+check "startup-sysfs/counters-count-a-read" test "$(op_count open)" = 1 -a "$(op_count read)" -ge 1
+check "startup-sysfs/counters-refuse-junk" sh -c "! nsenter -m -t $EMU_NS_PID -- sh -c 'echo junk >$CPU/.emu-ops' 2>/dev/null"
+
+emu_sh "echo reset >$CPU/.emu-ops"
+rm -f "$TMP/state"
+SCHEDFREQD_CRASH_AT=take-over:done:STOP nsenter -m -t "$EMU_NS_PID" -- "$SCHEDFREQD" -c "$TMP/schedfreqd.conf" \
+	--state-file "$TMP/state" --no-bus >"$TMP/out" 2>"$TMP/err" &
+daemon_pid=$!
+if wait_for '[ "$(awk "{ print \$3 }" "/proc/$daemon_pid/stat" 2>/dev/null)" = T ]' 30; then
+	ok "startup-sysfs/stopped-after-take-over"
+else
+	fail "startup-sysfs/stopped-after-take-over" "$(show_daemon_log)"
+	finish
+fi
+ops >"$TMP/ops"
+taken=$(grep -c 'taken over from governor' "$TMP/err")
+check "startup-sysfs/all-taken-over" test "$taken" = "$POLICIES"
+echo "# emulator requests from exec to the end of the take-over, $POLICIES policies: $(tr '\n' ' ' <"$TMP/ops")"
+
+bounded() { # KIND PER_POLICY
+	local n max
+	n=$(op_count "$1")
+	max=$(($2 * POLICIES + MAX_FIXED))
+	if [ -n "$n" ] && [ "$n" -le "$max" ]; then
+		ok "startup-sysfs/$1: $n <= $2 a policy + $MAX_FIXED ($max)"
+	else
+		fail "startup-sysfs/$1: ${n:-?} <= $2 a policy + $MAX_FIXED ($max)" \
+			"a redundant sysfs access is back on the start-up path (discovery: daemon/cpufreq-sysfs.c," \
+			"take-over: daemon/actuator.c); strace -f -y of a start-up shows which"
+	fi
+}
+bounded open "$MAX_OPEN"
+bounded getattr "$MAX_GETATTR"
+bounded readlink "$MAX_READLINK"
+bounded read "$MAX_READ"
+# Nothing written but the take-over's: one governor switch a policy (its setspeed is opened, not yet written).
+check "startup-sysfs/writes: one a policy" test "$(op_count write)" = "$POLICIES"
+
+# The rest of its life as usual: it governs, then puts every policy back.
+kill -CONT "$daemon_pid"
+if wait_for "[ \"\$(emu_sh 'cat $CPU/cpufreq/policy*/scaling_governor | sort -u')\" = userspace ]" 10; then
+	ok "startup-sysfs/governs-after-continue"
+else
+	fail "startup-sysfs/governs-after-continue" "$(show_daemon_log)"
+fi
+kill -TERM "$daemon_pid"
+wait "$daemon_pid"
+rc=$?
+daemon_pid=
+now=$(emu_sh "$SNAPSHOT")
+if [ $rc -eq 0 ] && [ "$now" = "$original" ] && [ ! -e "$TMP/state" ]; then
+	ok "startup-sysfs/restored: exit 0, every policy file as before, no state file"
+else
+	fail "startup-sysfs/restored: exit 0, every policy file as before, no state file" "rc=$rc" \
+		"$(diff <(echo "$original") <(echo "$now"))" "$(show_daemon_log)"
+fi
+
+finish
