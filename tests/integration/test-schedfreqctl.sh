@@ -448,7 +448,7 @@ done
 expect "status as uid 65534: exit 0" 0 "policy1" setpriv --reuid=65534 --regid=65534 --clear-groups "$CTL" status
 expect "pause as root: exit 0" 0 "Paused" "$CTL" pause
 [ "$(emu_sh "cat $CPUFREQ/policy*/scaling_governor | sort -u")" = schedutil ] && ok "pause: schedutil is back" || fail "pause: schedutil is back"
-expect "explain while paused says so" 0 "schedfreqd is paused: the policy is back under its original governor 'schedutil'" "$CTL" explain 1
+expect "explain while paused says so" 0 "schedfreqd is paused: the policy is back under its original governor 'schedutil'" "$CTL" explain --wide 1
 expect "resume as root: exit 0" 0 "Resumed" "$CTL" resume
 [ "$(emu_sh "cat $CPUFREQ/policy*/scaling_governor | sort -u")" = userspace ] && ok "resume: userspace again" || fail "resume: userspace again"
 printf '[events]\nwakeup = sometimes\n' >"$TMP/schedfreqd.conf"
