@@ -81,7 +81,7 @@ static void print_daemon(const Object *d) {
                format_count(b[2], sizeof(b[2]), prop_u(d, "DeferredDecisions")),
                format_count(b[3], sizeof(b[3]), prop_u(d, "FrequencyWrites")));
         if (prop_u(d, "ReactionLatencyCount") > 0)
-                printf("Reaction, event to write: p50 < %s, p99 < %s, max %s (%s writes)\n",
+                printf("Event to write: p50 < %s, p99 < %s, max %s (%s writes)\n",
                        format_span(b[4], sizeof(b[4]), prop_u(d, "ReactionLatencyP50USec")),
                        format_span(b[5], sizeof(b[5]), prop_u(d, "ReactionLatencyP99USec")),
                        format_span(b[6], sizeof(b[6]), prop_u(d, "ReactionLatencyMaxUSec")),

@@ -255,7 +255,7 @@ widest() { python3 -c 'import sys; print(max((len(l.rstrip("\n")) for l in sys.s
 out=$("$CTL" status 2>&1)
 rc=$?
 w=$(widest <<<"$out")
-if [ $rc -eq 0 ] && [ "$w" -le 80 ] && grep -q '^Reaction, event to write: p50 < ' <<<"$out" \
+if [ $rc -eq 0 ] && [ "$w" -le 80 ] && grep -q '^Event to write: p50 < ' <<<"$out" \
 	&& grep -q '^POLICY *CPUS *CUR MHz *LIMITS MHz *DEMAND/1024 *LAST CHANGE$' <<<"$out" \
 	&& grep -q '^policy1 .* ago ([a-z]*)$' <<<"$out"; then
 	ok "status fits 80 columns ($w)"
