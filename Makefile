@@ -115,7 +115,7 @@ FUZZ_REPLAY_BIN := $(FUZZ_SRC:%.c=$(BUILD)/%)
 
 BINS := $(BUILD)/schedfreqd $(if $(CTL_SRC),$(BUILD)/schedfreqctl)
 
-.PHONY: all deps run try check check-unit check-asan install uninstall clean fuzz fuzz-build analyze analyze-gcc \
+.PHONY: all deps quiet-all run try check check-unit check-asan install uninstall clean fuzz fuzz-build analyze analyze-gcc \
 	analyze-cppcheck
 .DEFAULT_GOAL := all
 
@@ -339,8 +339,16 @@ CPPCHECK_FLAGS += -idaemon/bpf
 deps:
 	@scripts/install-deps
 
+# The build's own lines go to a log for run and try (~200 of them on a fresh clone, the demo is ~40): one line
+# says so, and a failed build shows the log's end.
+quiet-all:
+	@mkdir -p $(BUILD)
+	@printf 'Building (make all; its output: %s) ... ' '$(BUILD)/build.log'
+	@if $(MAKE) --no-print-directory all >'$(BUILD)/build.log' 2>&1; then echo done.; \
+	else echo failed:; tail -n 30 '$(BUILD)/build.log'; exit 1; fi
+
 run: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory quiet-all
 	@scripts/run-demo $(BUILD)
 
 # A session to poke at (scripts/try, root): the emulated cpufreq tree (tests/emu) in a private mount namespace, a
@@ -348,7 +356,7 @@ run: deps
 # the bus address set; `exit` stops it all. Always the emulator, also where cpufreq exists: never real policies.
 # TOPOLOGY=tests/fixtures/topology/NAME.ini another topology (default two-policies.ini).
 try: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory quiet-all
 	@scripts/try --build $(BUILD) $(if $(TOPOLOGY),--topology '$(TOPOLOGY)')
 
 # The whole suite: unit tests and root integration tests on the normal build, then the unit tests and the
