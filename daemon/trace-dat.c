@@ -99,9 +99,19 @@ static int open_buffers(TraceDat *d) {
         return 0;
 }
 
+/* The layouts of the file's own sched formats (its own function: gcc 12's -fanalyzer takes a _cleanup_free_ variable
+ * initialised to NULL for uninitialised on an early return before its use, docs/reliability.md). */
+static int dat_read_format(TraceDat *d, char **ret_error) {
+        _cleanup_free_ char *reason = NULL;
+        int r = tp_format_from_tep(d->tep, &d->format, &reason);
+
+        if (r < 0 && ret_error && reason && asprintf(ret_error, "the event format of %s", reason) < 0)
+                *ret_error = NULL;
+        return r;
+}
+
 int trace_dat_open(int fd, TraceDat **ret, char **ret_error) {
         _cleanup_(trace_dat_freep) TraceDat *d = NULL;
-        _cleanup_free_ char *reason = NULL;
         int own_fd, r;
 
         d = calloc(1, sizeof(*d));
@@ -136,12 +146,9 @@ int trace_dat_open(int fd, TraceDat **ret, char **ret_error) {
         d->tep = tracecmd_get_tep(d->input);
         if (!d->tep)
                 return -EBADMSG;
-        r = tp_format_from_tep(d->tep, &d->format, &reason);
-        if (r < 0) {
-                if (ret_error && reason && asprintf(ret_error, "the event format of %s", reason) < 0)
-                        *ret_error = NULL;
+        r = dat_read_format(d, ret_error);
+        if (r < 0)
                 return r;
-        }
         *ret = TAKE_PTR(d);
         return 0;
 }
