@@ -373,10 +373,25 @@ static int parse_with_tep(struct tep_handle *tep, SchedEventType type, uint32_t 
         return 0;
 }
 
+/* An event's common_type field and its own fields, as libtraceevent parsed its format (tracefs or a .dat's). */
+static int event_layout_from_tep(struct tep_event *event, SchedEventType type, TpField *ret_common_type, TpEvent *ev,
+                                 char *reason) {
+        struct tep_format_field *common = tep_find_common_field(event, "common_type");
+        int r;
+
+        if (!common) {
+                snprintf(reason, REASON_MAX, "no field 'common_type'");
+                return -EBADMSG;
+        }
+        r = field_from_tep(common, false, ret_common_type, reason);
+        if (r < 0)
+                return r;
+        return event_fields_from_tep(event, type, ev, reason);
+}
+
 int tp_format_parse_event(TpFormat *f, SchedEventType type, uint32_t id, const char *path, const char *text,
                           size_t size, char **ret_error) {
         _cleanup_(tep_freep) struct tep_handle *tep = NULL;
-        struct tep_format_field *common;
         struct tep_event *event = NULL;
         char reason[REASON_MAX] = "";
         TpEvent ev = { .present = true, .id = id };
@@ -391,16 +406,8 @@ int tp_format_parse_event(TpFormat *f, SchedEventType type, uint32_t id, const c
                 return -ENOMEM;
 
         r = parse_with_tep(tep, type, id, text, size, &event, reason);
-        if (r >= 0) {
-                common = tep_find_common_field(event, "common_type");
-                if (!common) {
-                        snprintf(reason, REASON_MAX, "no field 'common_type'");
-                        r = -EBADMSG;
-                } else
-                        r = field_from_tep(common, false, &common_type, reason);
-        }
         if (r >= 0)
-                r = event_fields_from_tep(event, type, &ev, reason);
+                r = event_layout_from_tep(event, type, &common_type, &ev, reason);
         if (r >= 0 && type == SCHED_EVENT_SWITCH)
                 r = derive_preempt_mask(text, size, &preempt_mask, reason);
         if (r == -EBADMSG)
@@ -569,7 +576,6 @@ int tp_format_from_tep(struct tep_handle *tep, TpFormat *ret, char **ret_error) 
         }
         for (SchedEventType t = 0; t < _SCHED_EVENT_TYPE_MAX; t++) {
                 const char *name = sched_event_type_to_string(t);
-                struct tep_format_field *common;
                 char reason[REASON_MAX] = "";
                 struct tep_event *event;
                 TpEvent ev = { .present = true };
@@ -581,14 +587,7 @@ int tp_format_from_tep(struct tep_handle *tep, TpFormat *ret, char **ret_error) 
                 if (event->id < 0)
                         return set_error(ret_error, -EBADMSG, name, "event ID %d", event->id);
                 ev.id = (uint32_t) event->id;
-                common = tep_find_common_field(event, "common_type");
-                if (!common) {
-                        snprintf(reason, REASON_MAX, "no field 'common_type'");
-                        r = -EBADMSG;
-                } else
-                        r = field_from_tep(common, false, &common_type, reason);
-                if (r >= 0)
-                        r = event_fields_from_tep(event, t, &ev, reason);
+                r = event_layout_from_tep(event, t, &common_type, &ev, reason);
                 if (r >= 0 && f.common_type.present && memcmp(&f.common_type, &common_type, sizeof(common_type)) != 0) {
                         snprintf(reason, REASON_MAX, "common_type differs from the other events'");
                         r = -EBADMSG;

@@ -48,23 +48,34 @@ static const char *parse_time(const char *p, uint64_t *ret_ns) {
  * The task that was current when the event was recorded: the number (the tid of "pid/tid") before " [CPU]".
  * perf script prints it by default; a trace without it has no context (SchedEvent.has_context).
  */
+/* The pid in the digits just before @end (at most 10 of them, not reaching before @line); *@ret_start: where they
+ * begin (@end if there are none). False if it does not fit a pid. */
+static bool parse_pid_before(const char *line, const char *end, const char **ret_start, int32_t *ret_pid) {
+        const char *start;
+        int64_t v = 0;
+
+        for (start = end; start > line && isdigit((unsigned char) start[-1]) && end - start < 10; start--)
+                ;
+        *ret_start = start;
+        for (const char *p = start; p < end; p++)
+                v = v * 10 + (*p - '0');
+        if (start == end || v > INT32_MAX)
+                return false;
+        *ret_pid = (int32_t) v;
+        return true;
+}
+
 static bool parse_context(const char *line, const char *bracket, int32_t *ret_pid) {
         const char *end = bracket, *start;
-        int64_t v = 0;
+        int32_t pid;
 
         while (end > line && (end[-1] == ' ' || end[-1] == '\t'))
                 end--;
-        if (end == bracket)
+        if (end == bracket || !parse_pid_before(line, end, &start, &pid))
                 return false;
-        for (start = end; start > line && isdigit((unsigned char) start[-1]) && end - start < 10; start--)
-                ;
-        if (start == end || (start > line && start[-1] != ' ' && start[-1] != '\t' && start[-1] != '/'))
+        if (start > line && start[-1] != ' ' && start[-1] != '\t' && start[-1] != '/')
                 return false;
-        for (const char *p = start; p < end; p++)
-                v = v * 10 + (*p - '0');
-        if (v > INT32_MAX)
-                return false;
-        *ret_pid = (int32_t) v;
+        *ret_pid = pid;
         return true;
 }
 
@@ -88,7 +99,7 @@ static const char *skip_blanks_back(const char *start, const char *p) {
  */
 static bool parse_context_ftrace(const char *line, const char *bracket, int32_t *ret_pid) {
         const char *end = skip_blanks_back(line, bracket), *start;
-        int64_t v = 0;
+        int32_t pid;
 
         if (end > line && end[-1] == ')') {
                 end = memrchr(line, '(', (size_t) (end - line));
@@ -96,15 +107,9 @@ static bool parse_context_ftrace(const char *line, const char *bracket, int32_t 
                         return false;
                 end = skip_blanks_back(line, end);
         }
-        for (start = end; start > line && isdigit((unsigned char) start[-1]) && end - start < 10; start--)
-                ;
-        if (start == end || start == line || start[-1] != '-')
+        if (!parse_pid_before(line, end, &start, &pid) || start == line || start[-1] != '-')
                 return false;
-        for (const char *p = start; p < end; p++)
-                v = v * 10 + (*p - '0');
-        if (v > INT32_MAX)
-                return false;
-        *ret_pid = (int32_t) v;
+        *ret_pid = pid;
         return true;
 }
 
