@@ -405,6 +405,16 @@ static void topology_cpus(const Topology *topo, cpu_set_t *ret) {
                 CPU_OR(ret, ret, &topo->policies[i].cpus);
 }
 
+/* The kernel's frequency change @f (a text line's or a .dat record's), after the ticks due up to its time. */
+static int replay_kernel_frequency_at(ReplayContext *ctx, const TraceCpuFrequency *f) {
+        int r = replay_ticks(ctx, ctx->tick_ns, f->time_ns, &ctx->next_tick_ns, &ctx->ticking);
+
+        if (r < 0)
+                return r;
+        replay_kernel_frequency(ctx, f);
+        return 0;
+}
+
 /* A power:cpu_frequency line (1), after the ticks up to its time; 0: a line of an event we do not model. */
 static int replay_kernel_line(ReplayContext *ctx, const char *line, const char *name, char **ret_error) {
         TraceCpuFrequency f;
@@ -413,11 +423,8 @@ static int replay_kernel_line(ReplayContext *ctx, const char *line, const char *
         r = replay_kernel_frequency_parse(ctx, line, name, &f, ret_error);
         if (r <= 0)
                 return r;
-        r = replay_ticks(ctx, ctx->tick_ns, f.time_ns, &ctx->next_tick_ns, &ctx->ticking);
-        if (r < 0)
-                return r;
-        replay_kernel_frequency(ctx, &f);
-        return 1;
+        r = replay_kernel_frequency_at(ctx, &f);
+        return r < 0 ? r : 1;
 }
 
 /* @comm: a SchedEvent's field (TASK_COMM_LEN bytes, NUL-terminated by trace-parse.c), or NULL. */
@@ -551,11 +558,7 @@ static int on_dat_record(const SchedEvent *ev, uint64_t index, uint64_t lost, vo
         r = replay_check_kernel_cpu(ctx, &f, d->name, d->ret_error);
         if (r < 0)
                 return r;
-        r = replay_ticks(ctx, ctx->tick_ns, f.time_ns, &ctx->next_tick_ns, &ctx->ticking);
-        if (r < 0)
-                return r;
-        replay_kernel_frequency(ctx, &f);
-        return 0;
+        return replay_kernel_frequency_at(ctx, &f);
 }
 
 /* An opened .dat's records through the engine; its cleanups declared before any return (see replay_dat()). */
