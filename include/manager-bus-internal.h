@@ -58,6 +58,7 @@ struct ManagerBus {
         sd_event_source *changes_source;           /* one-shot: a trailing PropertiesChanged (on_post_changes()) */
         sd_event_source *post_source;              /* after every wake-up: did an announced property change? */
         uint64_t emitted_usec;                     /* CLOCK_MONOTONIC of the last announcement (0: none yet) */
+        bool timer_fired;                          /* this loop iteration dispatched changes_source */
         /* What the finders hand to sd-bus (refreshed on every call), and what was last announced. */
         DaemonValues daemon_now, daemon_sent;
         PolicyValues *policy_now, *policy_sent;    /* per policy index */

@@ -350,6 +350,40 @@ idle_wakeups() { # PID MAX
 	return 0
 }
 
+# idle_counts PID LOG [ANNOUNCE]: the bpf-source daemon PID's idle cost, judged within one 5 s window whatever the
+#   machine's background (no rate, no normalisation): every context switch of the daemon is accounted for by work
+#   it was given in that window, counted there too:
+#     2 per frequency write    the decision record's ring wake-up, and the write, which blocks on the emulator's
+#                              FUSE server (the emulator's write log: EMU_LOG)
+#     +1 per write, ANNOUNCE=1 on a bus, the trailing PropertiesChanged of a burst (a one-shot timer)
+#     6 per new task           only when LOG (the daemon's stderr) shows the proc connector subscribed: fork, exec,
+#                              comm and exit of the machine's new tasks and their threads (/proc/stat "processes")
+#     2 per second             the kernel side's wake-up record (at most one a second while scheduler events
+#                              happen, bpf_events_set_wake_period()), announced on a bus
+#     12                       bench-wakeups' own sleep in the window (2), and its edges (a decision read before it
+#                              and written in it, a proc connector burst)
+#   A timer of the daemon's own breaks it (a 10/s one: 50 in the window; a tick: 1,250), and so does a loop of
+#   the daemon's own doing (its writes, or its announcements, waking the kernel side again).
+#   Sets IDLE_WAKEUPS ("" when bench-wakeups failed), IDLE_BOUND, IDLE_WRITES, IDLE_NEW_TASKS, IDLE_JSON, and
+#   IDLE_SAYS (one line: the counts and the bound).
+idle_counts() { # PID LOG [ANNOUNCE]
+	local pid=$1 log=$2 announce=${3:-0} w0 w1 f0 f1 per_write=2 per_task=0
+	forks() { awk '/^processes/ { print $2 }' /proc/stat; }
+	w0=$("$BUILD/tests/helpers/monotonic")
+	f0=$(forks)
+	IDLE_JSON=$("$BUILD/bench/bench-wakeups" --seconds 5 --json "$pid")
+	f1=$(forks)
+	w1=$("$BUILD/tests/helpers/monotonic")
+	IDLE_WAKEUPS=$(sed -n 's/.*"wakeups": \([0-9]*\).*/\1/p' <<<"$IDLE_JSON")
+	IDLE_WRITES=$(awk -v a="$w0" -v b="$w1" '$1 >= a && $1 <= b && $2 ~ /scaling_setspeed$/' "$EMU_LOG" | wc -l)
+	IDLE_NEW_TASKS=$((f1 - f0))
+	[ "$announce" = 1 ] && per_write=3
+	grep -q 'Proc connector not subscribed' "$log" || per_task=6
+	IDLE_BOUND=$((per_write * IDLE_WRITES + per_task * IDLE_NEW_TASKS + 2 * 5 + 12))
+	IDLE_SAYS="${IDLE_WAKEUPS:-?} daemon context switches in 5 s, for $IDLE_WRITES frequency writes and $IDLE_NEW_TASKS new tasks (<= $IDLE_BOUND = $per_write x writes + $per_task x new tasks + 2/s + 12)"
+	[ -n "$IDLE_WAKEUPS" ] && [ "$IDLE_WAKEUPS" -le "$IDLE_BOUND" ]
+}
+
 emu_daemon_stop() {
 	[ -n "$EMU_DAEMON_PID" ] || return 0
 	kill -TERM "$EMU_DAEMON_PID" 2>/dev/null

@@ -64,29 +64,15 @@ progs=$(progs_of "$pid")
 n_progs=$(grep -c . <<<"$progs")
 [ "$n_progs" -ge 4 ] && ok "the daemon holds $n_progs BPF programs" || fail "the daemon holds BPF programs" "$(bpftool prog show 2>&1 | tail)"
 
-# Idle cost, judged within one window whatever the machine's background: every context switch of the daemon is
-# a decision record and its frequency write (2: the ring's wake-up, and the write, which blocks on the emulator's
-# FUSE server), the kernel side's wake-up record (at most one a second while scheduler events happen,
-# bpf_events_set_wake_period()), or proc connector messages (fork, exec, comm and exit of the machine's new
-# tasks and their threads, counted from /proc/stat's "processes": up to 6 each); nothing else wakes it (no tick, no drain timer, no bus
-# here). A timer (a tick: 1,250 in the window), or a feedback loop of the daemon's own writes, breaks it.
-forks() { awk '/^processes/ { print $2 }' /proc/stat; }
+# Idle cost, judged within one window whatever the machine's background (lib.sh idle_counts): every context
+# switch of the daemon is a decision record and its write, the kernel side's once-a-second record, or a proc
+# connector message; nothing else wakes it (no tick, no drain timer, no bus here).
 if ! under_valgrind; then
-	w0=$("$BUILD/tests/helpers/monotonic")
-	f0=$(forks)
-	json=$("$BUILD/bench/bench-wakeups" --seconds 5 --json "$pid")
-	f1=$(forks)
-	w1=$("$BUILD/tests/helpers/monotonic")
-	wakeups=$(sed -n 's/.*"wakeups": \([0-9]*\).*/\1/p' <<<"$json")
-	writes=$(awk -v a="$w0" -v b="$w1" '$1 >= a && $1 <= b && $2 ~ /scaling_setspeed$/' "$EMU_LOG" | wc -l)
-	new_tasks=$((f1 - f0))
-	# bench-wakeups' own sleep in the window counts 2; 5 wake-up records; 10 for the window's edges (a decision
-	# read before it and written in it, a proc connector burst).
-	bound=$((2 * writes + 6 * new_tasks + 5 + 2 + 10))
-	if [ -n "$wakeups" ] && [ "$wakeups" -le "$bound" ]; then
-		ok "idle: $wakeups daemon context switches in 5 s, for $writes frequency writes and $new_tasks new tasks (<= $bound)"
+	if idle_counts "$pid" "$TMP/err"; then
+		ok "idle: $IDLE_SAYS"
 	else
-		fail "idle: daemon wake-ups <= 2 x writes + 6 x new tasks + 1/s" "wake-ups ${wakeups:-?}, writes $writes, new tasks $new_tasks" "$json"
+		fail "idle: daemon wake-ups accounted for by its work in the window" "$IDLE_SAYS" "$IDLE_JSON" \
+			"$(grep scaling_setspeed "$EMU_LOG" | tail -12)" "$(show_log "$TMP/err")"
 	fi
 fi
 
