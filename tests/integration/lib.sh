@@ -311,14 +311,15 @@ emu_daemon_start() { # STATE CONFIG ERR OUT [ARGS...]
 		{ [ -n '$bus' ] || dbus_has_name; }" 10
 }
 
-# idle_wakeups PID MAX: the daemon PID's wake-ups on a quiet machine (a measurement, not a synchronisation), as
+# idle_wakeups PID MAX [PER_WRITE]: the daemon PID's wake-ups on a quiet machine (a measurement, not a synchronisation), as
 #   a rate that holds on a busy host too: what the machine's own activity does not explain, scaled to a quiet one.
 #   After 5 s to settle, waits (bounded, 30 s) for 2 s of at most 150 context switches/s machine-wide (~65 on a
 #   quiet VM of this kind, as bench/bench-idle.sh does), then measures up to three 5 s windows with
 #   bench/bench-wakeups (one process that sleeps through the window: a test's own commands would be events the
 #   daemon reacts to). In each window:
-#     excess     = the daemon's wake-ups/s − 2 × its frequency writes/s in the window (a write is work the daemon
-#                  must do: the event that asked for it woke it, and the write blocks on the emulator's FUSE server)
+#     excess     = the daemon's wake-ups/s − PER_WRITE (default 2) × its frequency writes/s in the window (a write
+#                  is work the daemon must do: the event that asked for it woke it, and the write blocks on the
+#                  emulator's FUSE server; on a bus, 3: its trailing PropertiesChanged, a one-shot timer)
 #     background = the machine's context switches/s − 2 × the daemon's wake-ups/s (its own switch in and out)
 #     IDLE_NORM  = excess × 65 / max(65, background): the excess as it would be on a quiet machine.
 #   The first window with IDLE_NORM <= MAX wins. A busy host (~120/s, more writes) raises the raw rate and the
@@ -326,8 +327,8 @@ emu_daemon_start() { # STATE CONFIG ERR OUT [ARGS...]
 #   Sets IDLE_NORM, IDLE_RATE (raw wake-ups/s; both "" when bench-wakeups failed), IDLE_MACHINE_RATE, IDLE_JSON
 #   (its output), IDLE_WINDOWS (each window: raw and normalised rate, writes, background) and IDLE_W0/IDLE_W1 (the
 #   last window's CLOCK_MONOTONIC bounds, ns).
-idle_wakeups() { # PID MAX
-	local pid=$1 max=$2 writes _
+idle_wakeups() { # PID MAX [PER_WRITE]
+	local pid=$1 max=$2 per_write=${3:-2} writes _
 	quiet_rate() { local a b; a=$(awk '/^ctxt/ { print $2 }' /proc/stat); sleep 2; b=$(awk '/^ctxt/ { print $2 }' /proc/stat); echo $(( (b - a) / 2 )); }
 	sleep 5 # settle: the test's own commands just before are not the quiet machine
 	for _ in $(seq 15); do [ "$(quiet_rate)" -le 150 ] && break; done
@@ -340,8 +341,8 @@ idle_wakeups() { # PID MAX
 		IDLE_MACHINE_RATE=$(sed -n 's/.*"machine_ctxt_per_s": \([0-9.]*\).*/\1/p' <<<"$IDLE_JSON")
 		writes=$(awk -v a="$IDLE_W0" -v b="$IDLE_W1" '$1 >= a && $1 <= b && $2 ~ /scaling_setspeed/' "${EMU_LOG:-/dev/null}" | wc -l)
 		IDLE_NORM=
-		[ -n "$IDLE_RATE" ] && IDLE_NORM=$(awk -v r="$IDLE_RATE" -v m="${IDLE_MACHINE_RATE:-0}" -v w="$writes" 'BEGIN {
-			e = r - 2 * w / 5; if (e < 0) e = 0
+		[ -n "$IDLE_RATE" ] && IDLE_NORM=$(awk -v r="$IDLE_RATE" -v m="${IDLE_MACHINE_RATE:-0}" -v w="$writes" -v k="$per_write" 'BEGIN {
+			e = r - k * w / 5; if (e < 0) e = 0
 			bg = m - 2 * r; if (bg < 65) bg = 65
 			printf "%.1f", e * 65 / bg }')
 		IDLE_WINDOWS+=("${IDLE_RATE:-?}/s raw, ${IDLE_NORM:-?}/s normalised ($writes frequency writes, machine ${IDLE_MACHINE_RATE:-?}/s)")

@@ -48,7 +48,8 @@ fi
 # window (lib.sh idle_counts: each wake-up is a decision record, its write and its trailing announcement, or the
 # kernel side's once-a-second record): the announcement timer re-arming itself on the counters the kernel keeps
 # between wake-ups made a 10/s tick there (a CI run: 49 wake-ups in 5 s for 4-6 writes). On perf, whose wake-ups
-# follow the machine's events, the bound of test-daemon normalised to a quiet machine (lib.sh idle_wakeups: 6/s).
+# follow the machine's events, the bound of test-daemon normalised to a quiet machine (lib.sh idle_wakeups: 6/s),
+# with 3 wake-ups per frequency write (a CI run on a busy host: 214 writes in the window, 13.6/s normalised with 2).
 # Not under valgrind (its own CPU use is load on the CPUs it governs).
 if ! under_valgrind && [ "$(events_source)" = bpf ]; then
 	sleep 5 # settle: the test's own commands just before are not the quiet machine
@@ -59,7 +60,7 @@ if ! under_valgrind && [ "$(events_source)" = bpf ]; then
 			"$(show_daemon_log)"
 	fi
 elif ! under_valgrind; then
-	idle_wakeups "$daemon_pid" 6
+	idle_wakeups "$daemon_pid" 6 3
 	if [ -n "$IDLE_NORM" ] && awk -v r="$IDLE_NORM" 'BEGIN { exit !(r <= 6) }'; then
 		ok "idle on the bus: the daemon wakes $IDLE_NORM times a second on a quiet machine's scale (<= 6; windows: ${IDLE_WINDOWS[*]})"
 	else

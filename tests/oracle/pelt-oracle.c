@@ -111,7 +111,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 
 static void usage(FILE *f) {
         fprintf(f, "Usage: pelt-oracle -o FILE [--stats] [--all-classes] [--sched-events] [--drain-ms MS]\n"
-                   "                   [-- COMMAND [ARGS...]]\n"
+                   "                   [--linger-ms MS] [-- COMMAND [ARGS...]]\n"
                    "Records the kernel's root cfs_rq PELT signals (util_avg, util_est, runnable_avg) and avg_rt of\n"
                    "every CPU, one line per tracepoint hit:\n"
                    "  t=<ns> cpu=<n> util=<u> util_est=<u> runnable=<u>\n"
@@ -121,7 +121,8 @@ static void usage(FILE *f) {
                    "  t=<ns> cpu=<n> irq=<u>\n"
                    "--sched-events also reads the whole rq at sched_switch, sched_wakeup(_new), sched_migrate_task:\n"
                    "  t=<ns> cpu=<n> at=sched util=<u> util_est=<u> runnable=<u> rt=<u> dl=<u> irq=<u>\n"
-                   "Runs until SIGINT/SIGTERM, or until COMMAND exits. Needs root and kernel BTF.\n");
+                   "Runs until SIGINT/SIGTERM, or until COMMAND exits and --linger-ms more have passed (the end of\n"
+                   "the recording: how the signals decay once the workload is gone). Needs root and kernel BTF.\n");
 }
 
 /* Checks what a load needs, so the common failures get a sentence instead of a verifier log. */
@@ -161,12 +162,13 @@ int main(int argc, char **argv) {
                 { "all-classes", no_argument, NULL, 'a' },
                 { "sched-events", no_argument, NULL, 'e' },
                 { "drain-ms", required_argument, NULL, 'd' },
+                { "linger-ms", required_argument, NULL, 'l' },
                 { "help", no_argument, NULL, 'h' },
                 {}
         };
         const char *out_path = NULL;
         bool stats = false, all_classes = false, sched_events = false;
-        int drain_ms = 50, c, rc = 0, err;
+        int drain_ms = 50, linger_ms = 0, c, rc = 0, err;
         struct pelt_oracle_bpf *skel = NULL;
         struct ring_buffer *rb = NULL;
         Output out = {};
@@ -174,18 +176,19 @@ int main(int argc, char **argv) {
         int child_status = 0;
         bool child_reaped = false;
 
-        while ((c = getopt_long(argc, argv, "+o:saed:h", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "+o:saed:l:h", options, NULL)) >= 0) {
                 switch (c) {
                 case 'o': out_path = optarg; break;
                 case 's': stats = true; break;
                 case 'a': all_classes = true; break;
                 case 'e': sched_events = true; break;
                 case 'd': drain_ms = atoi(optarg); break;
+                case 'l': linger_ms = atoi(optarg); break;
                 case 'h': usage(stdout); return 0;
                 default: usage(stderr); return 2;
                 }
         }
-        if (!out_path || drain_ms <= 0) {
+        if (!out_path || drain_ms <= 0 || linger_ms < 0) {
                 usage(stderr);
                 return 2;
         }
@@ -276,7 +279,7 @@ int main(int argc, char **argv) {
                 }
         }
 
-        uint64_t start_ns = mono_ns();
+        uint64_t start_ns = mono_ns(), linger_until_ns = 0;
         while (!stop_signal) {
                 err = ring_buffer__poll(rb, drain_ms);
                 if (err < 0 && err != -EINTR) {
@@ -291,10 +294,13 @@ int main(int argc, char **argv) {
 
                         if (p == child) {
                                 child_reaped = true;
-                                break;
-                        }
-                        child_exited = 0;
+                                child = -1;
+                                linger_until_ns = mono_ns() + (uint64_t) linger_ms * 1000000u;
+                        } else
+                                child_exited = 0;
                 }
+                if (child_reaped && mono_ns() >= linger_until_ns)
+                        break;
         }
         uint64_t end_ns = mono_ns();
 

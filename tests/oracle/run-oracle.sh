@@ -7,15 +7,21 @@
 # `schedfreqd replay --print-util` at a fixed maximum frequency, and compares the two (oracle-compare).
 #
 #   tests/oracle/run-oracle.sh [--short] [--build DIR] [--out DIR] [--schedfreqd PATH] [--workloads A,B,...]
-#                              [--seconds S] [--warmup-ms MS] [--slack-us S] [--max-util-p50 A] [--max-util-p90 B]
+#                              [--seconds S] [--warmup-ms MS] [--slack-us S] [--linger-ms MS] [--loaded]
+#                              [--max-util-p50 A] [--max-util-p90 B]
 #
 #   --build DIR       where pelt-oracle, oracle-compare and the helpers are (default: build)
 #   --schedfreqd P    the schedfreqd whose model is compared (default: DIR/schedfreqd)
 #   --out DIR         keep every artefact there (default: a new /tmp/schedfreqd-oracle.XXXXXX); per workload
 #                     DIR/NAME/: kernel.txt (oracle), perf.data, trace.txt (perf script --ns), model.txt (replay),
 #                     joined.txt (every compared pair), compare.txt, logs; DIR/topology.ini; DIR/summary.tsv
-#   --short           ~1.2 s per workload and fewer workloads (p30 p100 storm migrate rt50)
-#   --workloads LIST  only these (names: p10 p30 p60 p90 p100 storm migrate rt50)
+#   --short           ~1.2 s per workload and fewer workloads (p30 p100 storm migrate rt50 phase)
+#   --workloads LIST  only these (names: p10 p30 p60 p90 p100 storm migrate rt50 phase)
+#   --linger-ms MS    keep recording MS after the workload exits, and compare that too: how the signals decay
+#                     once it is gone (default 1000; pelt-oracle --linger-ms)
+#   --loaded          the loaded variant: while each workload runs (and lingers), CPU 0 carries the load of a
+#                     build in another terminal: in a session of its own (setsid: another autogroup), a task at
+#                     40 % of 10 ms and 100 short-lived children a second of 2 ms each (hog, storm), pinned to CPU 0
 #   --warmup-ms, --slack-us: passed to oracle-compare (skip the start of the window; compare each kernel record
 #                     with the model's latest line up to S µs after it: the kernel updates PELT a few µs before
 #                     the perf event that tells the model, which matters for util_est; default 0)
@@ -26,7 +32,8 @@
 #
 # Workloads: pN = a task at N % duty of a 16 ms period pinned to CPU 1 (tests/helpers/hog); storm = a fork/exit
 # storm (200 children/s, ~1 ms each; tests/helpers/storm); migrate = a busy task moved between CPU 0 and 1
-# every 100 ms (tests/helpers/migrator); rt50 = a SCHED_FIFO task at 50 % of 16 ms on CPU 1 (tests/helpers/hog --fifo).
+# every 100 ms (tests/helpers/migrator); rt50 = a SCHED_FIFO task at 50 % of 16 ms on CPU 1 (tests/helpers/hog --fifo);
+# phase = one process on CPU 1 whose duty cycle steps 20 → 50 → 80 → 100 → 0 → 40 % (hog --steps).
 #
 # This VM has no APERF/MPERF: the kernel's PELT is not frequency-invariant here, so the model is run at a fixed
 # maximum frequency (one policy per CPU, every limit = 2 GHz): its clock_pelt then runs at wall speed too.
@@ -41,6 +48,9 @@ WORKLOADS=
 SECONDS_PER=
 WARMUP_MS=0
 SLACK_US=0
+LINGER_MS=1000
+LOADED=0
+LOAD_PIDS=()
 MAX_P50=
 MAX_P90=
 EVENTS='sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_migrate_task,sched:sched_process_exit'
@@ -62,6 +72,8 @@ while [ $# -gt 0 ]; do
 	--seconds) SECONDS_PER=${2:?}; shift ;;
 	--warmup-ms) WARMUP_MS=${2:?}; shift ;;
 	--slack-us) SLACK_US=${2:?}; shift ;;
+	--linger-ms) LINGER_MS=${2:?}; shift ;;
+	--loaded) LOADED=1 ;;
 	--max-util-p50) MAX_P50=${2:?}; shift ;;
 	--max-util-p90) MAX_P90=${2:?}; shift ;;
 	-h | --help) sed -n '5,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; exit 0 ;;
@@ -92,8 +104,8 @@ if [ -z "$SECONDS_PER" ]; then
 	if [ $SHORT = 1 ]; then SECONDS_PER=1.2; else SECONDS_PER=4; fi
 fi
 if [ -z "$WORKLOADS" ]; then
-	if [ $SHORT = 1 ]; then WORKLOADS="p30,p100,storm,migrate,rt50"
-	else WORKLOADS="p10,p30,p60,p90,p100,storm,migrate,rt50"; fi
+	if [ $SHORT = 1 ]; then WORKLOADS="p30,p100,storm,migrate,rt50,phase"
+	else WORKLOADS="p10,p30,p60,p90,p100,storm,migrate,rt50,phase"; fi
 fi
 
 # The command line of a workload (tests/oracle/workloads.sh, shared with run-bpf-fidelity.sh).
@@ -173,8 +185,26 @@ stop_perf() {
 	wait "$PERF_PID" 2>/dev/null
 	PERF_PID=
 }
-trap 'stop_perf' EXIT
-trap 'stop_perf; exit 130' INT TERM
+# The loaded variant's background (--loaded): started before perf, so that its start is not in the comparison.
+start_load() {
+	local s
+	[ $LOADED = 1 ] || return 0
+	s=$(awk -v a="$SECONDS_PER" -v l="$LINGER_MS" 'BEGIN { printf "%.1f", a + l / 1000 + 30 }')
+	setsid "$HELPERS/hog" --cpu 0 --seconds "$s" --duty 40 --period-ms 10 >/dev/null 2>&1 &
+	LOAD_PIDS+=($!)
+	setsid "$HELPERS/storm" --cpu 0 --seconds "$s" --rate 100 --run-ms 2 >/dev/null 2>&1 &
+	LOAD_PIDS+=($!)
+	sleep 0.5 # under way: its own start (two new sessions) is not what is compared
+}
+
+stop_load() {
+	local pid
+	for pid in "${LOAD_PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null; done
+	for pid in "${LOAD_PIDS[@]}"; do wait "$pid" 2>/dev/null; done
+	LOAD_PIDS=()
+}
+trap 'stop_perf; stop_load' EXIT
+trap 'stop_perf; stop_load; exit 130' INT TERM
 
 TOPO="$OUT/topology.ini"
 write_topology "$TOPO" || die "cannot write $TOPO"
@@ -191,6 +221,7 @@ run_workload() { # NAME
 	mkdir -p "$dir"
 	echo "$cmd" >"$dir/command"
 
+	start_load
 	# 1. perf, started disabled and enabled through its control FIFO: recording once "ack" is read.
 	mkfifo "$dir/ctl" "$dir/ack" || return 2
 	exec {ctl}<>"$dir/ctl" {ack}<>"$dir/ack" # read-write: opening never blocks, perf finds a peer
@@ -198,17 +229,19 @@ run_workload() { # NAME
 	if ! enable_perf "$ctl" "$ack"; then
 		echo "run-oracle: $name: perf record did not start: $(tail -n 5 "$dir/perf-record.log")" >&2
 		stop_perf
+		stop_load
 		exec {ctl}>&- {ack}>&-
 		return 2
 	fi
 
 	# 2. the oracle runs the workload once its programs are attached, and stops when the workload exits.
 	# shellcheck disable=SC2086
-	"$ORACLE" -o "$dir/kernel.txt" --stats -- $cmd >"$dir/workload.log" 2>"$dir/oracle.log"
+	"$ORACLE" -o "$dir/kernel.txt" --stats --linger-ms "$LINGER_MS" -- $cmd >"$dir/workload.log" 2>"$dir/oracle.log"
 	rc=$?
 
-	# 3. stop perf, then turn its data into text.
+	# 3. stop perf (and the load), then turn its data into text.
 	stop_perf
+	stop_load
 	exec {ctl}>&- {ack}>&-
 	rm -f "$dir/ctl" "$dir/ack"
 	if [ $rc -ne 0 ]; then

@@ -10,6 +10,7 @@
 #     storm    200 children/s of ~1 ms each (tests/helpers/storm)
 #     migrate  a busy task moved between CPU 0 and 1 every 100 ms (tests/helpers/migrator)
 #     rt50     p50 as SCHED_FIFO 50
+#     phase    one process on CPU 1 stepping its duty cycle 20 → 50 → 80 → 100 → 0 → 40 % in equal parts
 oracle_workload_cmd() { # NAME SECONDS
 	local s=$2
 	case $1 in
@@ -17,6 +18,7 @@ oracle_workload_cmd() { # NAME SECONDS
 	storm) echo "$HELPERS/storm --seconds $s --rate 200 --run-ms 1" ;;
 	migrate) echo "$HELPERS/migrator --seconds $s --interval-ms 100 --cpus 0,1" ;;
 	rt50) echo "$HELPERS/hog --cpu 1 --seconds $s --duty 50 --period-ms 16 --fifo 50" ;;
+	phase) echo "$HELPERS/hog --cpu 1 --seconds $s --steps 20,50,80,100,0,40 --period-ms 16" ;;
 	*) return 1 ;;
 	esac
 }
