@@ -343,6 +343,7 @@ static void demand_exit_pid(Demand *d, int32_t pid, uint64_t now_ns, DemandEffec
                 /* task_dead_fair() → remove_entity_load_avg(); the final switch-out finds nothing to do. */
                 if (k->on_rq)
                         dm_task_dequeue(d, k, now_ns, false);
+                dm_task_drop_early_util_est(d, k);
                 dm_task_detach(d, k, now_ns, true);
                 effect_add(eff, k->cpu);
         }
@@ -407,11 +408,21 @@ int demand_event(Demand *d, const SchedEvent *ev, uint64_t now_ns, DemandEffect 
         return 0;
 }
 
-int demand_iowait_cpu(Demand *d, int32_t pid, uint64_t now_ns) {
+int demand_iowait_enqueue(Demand *d, int32_t pid, uint64_t now_ns) {
         Task *k = dm_task_get(d, pid);
+        DemandCpu *c;
 
         if (!k || !dm_cpu_valid(d, k->cpu))
                 return -ENOENT;
         k->last_seen_ns = now_ns;
+        c = &d->cpus[k->cpu];
+        /* util_est_enqueue(&rq->cfs, p), first thing in enqueue_task_fair(): no PELT update, only the sum. An RT
+         * task's enqueue is enqueue_task_rt()'s, and a task already queued (a lost dequeue) is in the sum. */
+        if (k->on_rq || k->rt || k->util_est_early)
+                return k->cpu;
+        k->util_est_early = true;
+        k->rq_epoch = c->epoch;
+        k->util_est_enqueued = k->util_est;
+        c->util_est_sum += k->util_est_enqueued;
         return k->cpu;
 }

@@ -412,9 +412,35 @@ static void task_rebase(Demand *d, Task *k) {
         k->clock_unset = false;
 }
 
+/* Takes back a util_est added at sched_stat_iowait (demand_iowait_enqueue()) whose enqueue never came there. */
+void dm_task_drop_early_util_est(Demand *d, Task *k) {
+        DemandCpu *c;
+
+        if (!k->util_est_early)
+                return;
+        k->util_est_early = false;
+        /* An idle entry since (a new epoch) emptied the CPU's sum already. */
+        if (dm_cpu_valid(d, k->cpu) && d->cpus[k->cpu].epoch == k->rq_epoch) {
+                c = &d->cpus[k->cpu];
+                c->util_est_sum -= MIN(c->util_est_sum, k->util_est_enqueued);
+        }
+        k->util_est_enqueued = 0;
+}
+
+/* Whether @k's util_est is in @cpu's sum already, from its sched_stat_iowait (else any such addition is undone). */
+static bool task_take_early_util_est(Demand *d, Task *k, int cpu) {
+        if (k->util_est_early && k->cpu == cpu && !k->rt && d->cpus[cpu].epoch == k->rq_epoch) {
+                k->util_est_early = false;
+                return true;
+        }
+        dm_task_drop_early_util_est(d, k);
+        return false;
+}
+
 /* enqueue_task_fair() / enqueue_task_rt() of @k on @cpu. */
 void dm_task_enqueue(Demand *d, Task *k, int cpu, uint64_t now_ns) {
         DemandCpu *c = &d->cpus[cpu];
+        bool early = task_take_early_util_est(d, k, cpu);
 
         (void) demand_advance(d, (unsigned) cpu, now_ns);   /* the counts change below */
         if (k->cpu != cpu) {
@@ -442,7 +468,9 @@ void dm_task_enqueue(Demand *d, Task *k, int cpu, uint64_t now_ns) {
         if (!k->attached)
                 task_attach(d, k, now_ns);
         c->nr_cfs++;
-        /* util_est_enqueue(): cfs_rq->avg.util_est += _task_util_est(p) */
+        /* util_est_enqueue(): cfs_rq->avg.util_est += _task_util_est(p), unless sched_stat_iowait did it already */
+        if (early)
+                return;
         k->util_est_enqueued = k->util_est;
         c->util_est_sum += k->util_est_enqueued;
 }
@@ -502,6 +530,7 @@ void dm_task_dequeue(Demand *d, Task *k, uint64_t now_ns, bool sleep) {
 void dm_task_migrate(Demand *d, Task *k, int dest, uint64_t now_ns) {
         bool queued = k->on_rq;
 
+        dm_task_drop_early_util_est(d, k);
         if (queued)
                 dm_task_dequeue(d, k, now_ns, false);
         dm_task_detach(d, k, now_ns, !queued);

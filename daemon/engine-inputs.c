@@ -253,8 +253,12 @@ int engine_iowait(Engine *e, int cpu, int32_t pid, uint64_t time_ns) {
                 e->stats.invalid_events++;
                 return 0;
         }
-        /* sched_stat_iowait fires in the enqueue of the waking task, on the rq of task_cpu() (reference §6.3). */
-        b = demand_iowait_cpu(e->demand, pid, now_ns);
+        /*
+         * sched_stat_iowait fires in the enqueue of the waking task, on the rq of task_cpu() (reference §6.3).
+         * enqueue_task_fair() (kernel/sched/fair.c, 4.14 to 6.18) adds the task's util_est first, then calls
+         * cpufreq_update_util(rq, SCHED_CPUFREQ_IOWAIT): the evaluation below sees it.
+         */
+        b = demand_iowait_enqueue(e->demand, pid, now_ns);
         if (b >= 0)
                 eff = (DemandEffect) { .cpus = { b }, .n_cpus = 1 };
         (void) demand_advance(e->demand, (unsigned) cpu, now_ns);

@@ -340,14 +340,28 @@ static bool cpu_capped(const Engine *e, unsigned cpu) {
         return util >= k.max_util;
 }
 
+/* Whether one of @ep's CPUs had a hook call in the reaction being processed: the update is schedutil's own. */
+static bool policy_hooked(const Engine *e, const EnginePolicy *ep) {
+        for (unsigned c = 0; c < ep->n_cpus; c++)
+                if (e->hooked[ep->cpus[c]])
+                        return true;
+        return false;
+}
+
 /*
  * sugov_get_util() for each CPU of the policy in an update that passed the rate limit, maximum over them:
- * max(demand, iowait boost) (sugov_iowait_apply() runs for every CPU, 6.x sugov_next_freq_shared()), RT/DL
- * runnable → capacity. Returns the utilisation and why it is what it is.
+ * max(demand, iowait boost), RT/DL runnable → capacity. Returns the utilisation and why it is what it is.
  */
 static unsigned policy_effective_util(Engine *e, const EnginePolicy *ep, uint64_t now_ns, DecisionReason *ret_reason,
                                       int *ret_rule) {
         DecisionReason best_reason = DECISION_REASON_DEMAND;
+        /*
+         * sugov_next_freq_shared() (kernel/sched/cpufreq_schedutil.c, 5.x to 6.18) runs sugov_iowait_apply() for
+         * every CPU of the policy, not only the one whose hook fired: each CPU's boost not re-armed since is
+         * halved in every update that passes the rate limit. An evaluation without a hook call on the policy
+         * (new scaling limits, engine_set_limits()) only looks at the boosts.
+         */
+        bool apply = policy_hooked(e, ep);
         unsigned util = 0;
         int best_rule = -1;
 
@@ -359,8 +373,7 @@ static unsigned policy_effective_util(Engine *e, const EnginePolicy *ep, uint64_
                 /* sugov_next_freq_shared() walks policy->cpus: the online ones. */
                 if (e->offline[cpu])
                         continue;
-                /* Only a real hook call consumes (halves) the boost; our extra evaluations just look at it. */
-                if (e->hooked[cpu])
+                if (apply)
                         boost = governor_iowait_apply(&e->iowait[cpu], now_ns, demand_cpu_capacity(e->demand, cpu),
                                                       e->tick_ns);
                 else

@@ -64,11 +64,13 @@ typedef struct DemandEffect {
 int demand_event(Demand *d, const SchedEvent *ev, uint64_t now_ns, DemandEffect *ret_effect);
 
 /*
- * sched_stat_iowait of task @pid: it is being enqueued after waiting for I/O (in_iowait). Returns the CPU it
- * is enqueued on (task_cpu(): the event comes before the sched_wakeup of the same enqueue), or -ENOENT for
- * a task the model does not know.
+ * sched_stat_iowait of task @pid: it is being enqueued after waiting for I/O (in_iowait). enqueue_task_fair()
+ * (kernel/sched/fair.c) adds its util_est to the CPU's (util_est_enqueue()) before the SCHED_CPUFREQ_IOWAIT hook
+ * call, and both come before the rest of the enqueue, which the sched_wakeup that follows reports: the util_est
+ * is added here, and that enqueue does not add it again. Returns the CPU it is enqueued on (task_cpu()), or
+ * -ENOENT for a task the model does not know.
  */
-int demand_iowait_cpu(Demand *d, int32_t pid, uint64_t now_ns);
+int demand_iowait_enqueue(Demand *d, int32_t pid, uint64_t now_ns);
 
 /* Brings @cpu's signals (and its running task's) up to @now_ns. Returns true when the CPU's utilisation was
  * recomputed (a PELT period boundary was crossed). */

@@ -32,6 +32,8 @@ typedef struct Task {
         PeltSignal runnable;      /* se->avg runnable_avg: "running" while on_rq (for the util_est skip rule) */
         unsigned util_est;        /* p->se.avg.util_est (6.8+: the ewma alone) */
         unsigned util_est_enqueued; /* what util_est_enqueue() added to the CPU's sum, to take back exactly */
+        bool util_est_early;      /* util_est_enqueue() done at sched_stat_iowait, before the enqueue's sched_wakeup:
+                                   * in the sum of CPU cpu for idle epoch rq_epoch (demand_iowait_enqueue()) */
         uint64_t last_seen_ns;    /* for eviction */
         uint32_t rq_epoch;        /* its CPU's idle epoch when it was enqueued (see demand.c task_sync_rq()) */
         uint32_t wakeups;         /* sched_wakeup*s seen (saturating): how often it would wake the daemon */

@@ -115,6 +115,16 @@ t=1002000000 policy=1 freq=1000000 cpu=1 kind=local util=256
 t=1003000000 policy=1 freq=1500000 cpu=1 kind=local util=512
 t=1004000000 policy=1 freq=2000000 cpu=1 kind=local util=1024"
 
+# iowait and util_est (fidelity.md difference 6): big's wake-up after I/O at 1.300 keeps policy1 at its maximum,
+# because enqueue_task_fair() adds big's util_est (628) before its SCHED_CPUFREQ_IOWAIT hook call. The model that
+# evaluated that call without it went down to the boost alone (t=1.300 500 MHz util=128 reason=iowait) and back
+# up only at the tick after the rate limit (t=1.304 2 GHz util=628). The fall at 1.310 is big's dequeue.
+expect iowait_util_est "$(replay two-dt.ini iowait-util-est.txt --print-decisions)" "\
+t=1044000000 policy=1 freq=1000000 cpu=1 kind=local util=208 reason=demand
+t=1072000000 policy=1 freq=1500000 cpu=1 kind=local util=413 reason=demand
+t=1100000000 policy=1 freq=2000000 cpu=1 kind=local util=628 reason=demand
+t=1310000000 policy=1 freq=500000 cpu=1 kind=local util=193 reason=demand"
+
 # Malformed lines: "FILE:LINE: reason" and a non-zero exit, nothing decided after the bad line.
 for c in "malformed.txt:3: sched_switch without a valid prev_pid= or next_pid=" \
 	"malformed-header.txt:2: expected '<comm> <pid> [<cpu>] <sec>.<usec|nsec>: <sys>:<event>: …'"; do

@@ -135,6 +135,44 @@ TEST(util_est_at_dequeue_and_enqueue) {
         ASSERT_TRUE(demand_cpu_util_avg(d, 1) <= 2); /* removed from the old CPU (same history, rounding) */
 }
 
+/*
+ * enqueue_task_fair() (kernel/sched/fair.c): util_est_enqueue() first, then the SCHED_CPUFREQ_IOWAIT hook call,
+ * then the rest of the enqueue that sched_wakeup reports. At sched_stat_iowait the task's util_est is in its CPU's
+ * sum already (what the iowait evaluation sees), and the wake-up that follows does not add it twice; one whose
+ * enqueue never came is taken back when the task goes elsewhere, and forgotten with the CPU's queue at idle.
+ */
+TEST(iowait_enqueues_util_est_first) {
+        _cleanup_(demand_freep) Demand *d = NULL;
+        DemandTaskInfo info;
+        uint64_t t;
+
+        ASSERT_OK(demand_new(2, &d));
+        ASSERT_OK(feed(d, wake(SCHED_EVENT_WAKEUP, T0, 1, 7, 120, 1), NULL));
+        t = run_then_sleep(d, 1, 7, T0, 32);
+        ASSERT_OK(demand_task_info(d, 7, &info));
+        ASSERT_TRUE(info.util_est >= 490);
+        ASSERT_EQ(demand_cpu_util_est_sum(d, 1), 0);
+
+        t += 100 * MSEC_NS;
+        ASSERT_EQ(demand_iowait_enqueue(d, 7, t), 1);
+        ASSERT_EQ(demand_cpu_util_est_sum(d, 1), info.util_est);
+        ASSERT_EQ(demand_iowait_enqueue(d, 7, t), 1); /* a second report adds nothing */
+        ASSERT_EQ(demand_cpu_util_est_sum(d, 1), info.util_est);
+        ASSERT_OK(feed(d, wake(SCHED_EVENT_WAKEUP, t, 0, 7, 120, 1), NULL));
+        ASSERT_EQ(demand_cpu_util_est_sum(d, 1), info.util_est);
+        /* The dequeue takes back exactly what was added. */
+        t = run_then_sleep(d, 1, 7, t, 1);
+        ASSERT_EQ(demand_cpu_util_est_sum(d, 1), 0);
+
+        /* The wake-up goes to cpu0 after all (a lost migration): cpu1 gets its util_est back out. */
+        ASSERT_OK(demand_task_info(d, 7, &info));
+        ASSERT_EQ(demand_iowait_enqueue(d, 7, t + MSEC_NS), 1);
+        ASSERT_EQ(demand_cpu_util_est_sum(d, 1), info.util_est);
+        ASSERT_OK(feed(d, wake(SCHED_EVENT_WAKEUP, t + MSEC_NS, 0, 7, 120, 0), NULL));
+        ASSERT_EQ(demand_cpu_util_est_sum(d, 1), 0);
+        ASSERT_EQ(demand_cpu_util_est_sum(d, 0), info.util_est);
+}
+
 TEST(attach_detach_conservation) {
         _cleanup_(demand_freep) Demand *d = NULL;
         SchedEvent ev;
@@ -308,7 +346,7 @@ TEST(invalid) {
         ev.type = _SCHED_EVENT_TYPE_MAX;
         ASSERT_ERROR(demand_event(d, &ev, T0, NULL), EINVAL);
         ASSERT_ERROR(feed(d, wake(SCHED_EVENT_WAKEUP, T0, 0, 3, 120, 7), NULL), ERANGE);
-        ASSERT_ERROR(demand_iowait_cpu(d, 3, T0), ENOENT);
+        ASSERT_ERROR(demand_iowait_enqueue(d, 3, T0), ENOENT);
 }
 
 /* A wake-up onto an idle CPU means the task runs there, even when its switch-in is never recorded

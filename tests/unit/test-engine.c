@@ -961,6 +961,43 @@ TEST(iowait_event) {
         ASSERT_EQ(a->d[a->n - 1].new_khz, 1250000); /* 512 × 1.25 / 1024 × 2 GHz */
 }
 
+/*
+ * sugov_next_freq_shared() (kernel/sched/cpufreq_schedutil.c, 5.x to 6.18) applies every CPU's iowait boost in
+ * each update that passes the rate limit: a boost built on cpu3 is halved by updates that cpu2's hooks cause,
+ * one halving per update (rate limit 1.5 ms), until a tick without a request on cpu3 resets it.
+ */
+TEST(iowait_boost_halves_on_every_cpu_of_a_shared_policy) {
+        _cleanup_(fixture_done) Fixture f = {};
+        const Decision *d;
+        size_t n;
+
+        fixture_init(&f);
+        ASSERT_OK(fixture_start(&f));
+        /* io (800) runs on cpu3 and sleeps on I/O; four requests 2 ms apart: 128 (no change), 256, 512, 1024. */
+        ASSERT_OK(feed_switch(f.e, T0, 3, 800));
+        ASSERT_OK(feed_switch(f.e, T0 + 100 * USEC_NS, 3, 0));
+        for (unsigned i = 0; i < 4; i++)
+                ASSERT_OK(engine_iowait(f.e, 3, 800, T0 + (1 + 2 * i) * MSEC_NS));
+        ASSERT_EQ(f.rec->n, 3);
+        ASSERT_EQ(f.rec->d[2].new_khz, 2000000);
+        n = f.rec->n;
+
+        /* cpu2 wakes from idle twice, 1.6 ms apart (a PELT period crossed: hook calls): 1024 → 512 → 256. */
+        ASSERT_OK(feed_switch(f.e, T0 + 8600 * USEC_NS, 2, 900));
+        ASSERT_OK(feed_switch(f.e, T0 + 8700 * USEC_NS, 2, 0));
+        ASSERT_OK(feed_switch(f.e, T0 + 10200 * USEC_NS, 2, 900));
+        ASSERT_EQ(f.rec->n, n + 2);
+        d = &f.rec->d[n];
+        ASSERT_U64_EQ(d[0].time_ns, T0 + 8600 * USEC_NS);
+        ASSERT_EQ(d[0].cpu, 2);
+        ASSERT_EQ(d[0].reason, DECISION_REASON_IOWAIT);
+        ASSERT_EQ(d[0].util, 512);
+        ASSERT_EQ(d[0].new_khz, 1500000);
+        ASSERT_U64_EQ(d[1].time_ns, T0 + 10200 * USEC_NS);
+        ASSERT_EQ(d[1].util, 256);
+        ASSERT_EQ(d[1].new_khz, 1000000);
+}
+
 TEST(other_and_invalid_events) {
         _cleanup_(fixture_done) Fixture f = {};
         SchedEvent ev;
