@@ -6,6 +6,8 @@
 # sysfs in a private mount namespace, a real CPU hog pinned to CPU 1.
 #   - refuses a machine without cpufreq, and an intel_pstate (active) machine, touching nothing;
 #   - rejects a bad config with FILE:LINE, touching nothing;
+#   - says its tick and where it came from (tick_ms = auto: the kernel's CONFIG_HZ, from /proc/config.gz or
+#     /boot/config-$(uname -r));
 #   - policy1 rises to >= 90 % of max within 1 s of the hog starting, and falls after it stops;
 #   - SIGTERM puts every file back byte for byte; kill -9 + `schedfreqd restore` does too.
 
