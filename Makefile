@@ -57,7 +57,7 @@ ifneq ($(SANITIZE),)
 SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 endif
 
-DAEMON_PKGS := libsystemd libnl-3.0 libnl-genl-3.0 inih libtraceevent libtracefs libtracecmd
+DAEMON_PKGS := libsystemd libnl-3.0 libnl-genl-3.0 inih libtraceevent libtracefs libtracecmd zlib
 EMU_PKGS := fuse3
 
 pkg_cflags = $(shell $(PKG_CONFIG) --cflags $(1) 2>/dev/null)

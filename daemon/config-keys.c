@@ -170,11 +170,16 @@ static int parse_rate_limit(const char *value, void *field, const char **ret_rea
         return 0;
 }
 
+/* auto (0): the running kernel's tick, or the trace's (config_tick_ns()); a number overrides it. */
 static int parse_tick(const char *value, void *field, const char **ret_reason) {
         uint64_t ms;
 
+        if (streq(value, "auto")) {
+                *(uint64_t *) field = 0;
+                return 0;
+        }
         if (parse_u64_range(value, 1, 100, &ms) < 0) {
-                *ret_reason = "expected milliseconds between 1 and 100";
+                *ret_reason = "expected auto or milliseconds between 1 and 100";
                 return -EINVAL;
         }
         *(uint64_t *) field = ms * 1000;

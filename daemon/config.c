@@ -83,7 +83,7 @@ void config_set_defaults(Config *c) {
                 .adaptive_high_per_sec = 20000,
                 .headroom_x1024 = 1280,            /* map_util_perf(): util + util/4 (cpufreq_schedutil.c) */
                 .rate_limit_usec = 0,              /* auto: from cpuinfo_transition_latency */
-                .tick_usec = 4 * 1000,             /* CONFIG_HZ=250 */
+                .tick_usec = 0,                    /* auto: the kernel's CONFIG_HZ (config_tick_ns()) */
                 .manage_all = true,
                 .remote = REMOTE_MODE_AUTO,
                 .rules.n = 0,                      /* no [rule:NAME] */
@@ -92,6 +92,10 @@ void config_set_defaults(Config *c) {
         /* A [policyN] section without remote= follows [governor] remote=, whatever order they come in. */
         for (size_t i = 0; i < ELEMENTSOF(c->policy); i++)
                 c->policy[i] = (PolicyConfig) { .present = false, .remote = _REMOTE_MODE_INVALID };
+}
+
+uint64_t config_tick_ns(const Config *c) {
+        return (c->tick_usec > 0 ? c->tick_usec : CONFIG_TICK_DEFAULT_USEC) * 1000;
 }
 
 RemoteMode config_policy_remote(const Config *c, unsigned id) {

@@ -148,9 +148,9 @@ static int engine_add_policy(Engine *e, size_t i, const Topology *t, const Confi
 }
 ANALYZER_FALSE_POSITIVE_END
 
-/* TICK_NSEC: the config's tick (CONFIG_HZ=250 → 4 ms by default). */
+/* TICK_NSEC: the config's tick, resolved by the caller (manager.c, replay.c); an unresolved auto is 4 ms. */
 static uint64_t engine_tick_ns(const Config *cfg) {
-        return (cfg->tick_usec > 0 ? cfg->tick_usec : 4000) * 1000;
+        return config_tick_ns(cfg);
 }
 
 static int engine_set_rules(Engine *e, const RuleSet *rules);
@@ -213,6 +213,13 @@ int engine_new(const Topology *topo, const Config *cfg, EngineCommitFn commit, v
 void engine_set_runtime_reported(Engine *e, bool reported) {
         e->runtime_reported = reported;
         demand_set_silence(e->demand, reported ? SILENCE_TICKS * e->tick_ns : 0);
+}
+
+void engine_set_tick_ns(Engine *e, uint64_t tick_ns) {
+        if (tick_ns == 0)
+                return;
+        e->tick_ns = tick_ns;
+        engine_set_runtime_reported(e, e->runtime_reported);
 }
 
 /*

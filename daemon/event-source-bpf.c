@@ -206,8 +206,8 @@ static int bpf_source_reconfigure(EventSource *s, const Config *cfg) {
         _cleanup_free_ char *why = NULL;
         int r;
 
-        /* TICK_NSEC: after it an iowait boost resets (sugov_iowait_reset()). */
-        r = bpf_events_set_tick(bpf_source(s)->bpf, cfg->tick_usec * 1000);
+        /* TICK_NSEC (the manager resolved tick_ms = auto): after it an iowait boost resets (sugov_iowait_reset()). */
+        r = bpf_events_set_tick(bpf_source(s)->bpf, config_tick_ns(cfg));
         if (r < 0)
                 return r;
         r = bpf_source_set_rules(bpf_source(s), &cfg->rules, &why);

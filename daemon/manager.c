@@ -265,6 +265,37 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
 
 
 
+/*
+ * tick_ms = auto: the running kernel's tick (TICK_NSEC from its CONFIG_HZ, read once at start-up: it cannot change
+ * under a running kernel), else CONFIG_HZ=250's. Every tick user reads the config this leaves: the engine
+ * (task_tick_fair()'s period, the iowait boost's reset, the silence of 3 ticks), the tick timer, the BPF side.
+ * Returns whether it was auto.
+ */
+static bool manager_tick_resolve(const Manager *m, Config *c) {
+        if (c->tick_usec > 0)
+                return false;
+        c->tick_usec = MAX((m->kernel_hz.tick_ns + 500) / 1000, (uint64_t) 1);
+        return true;
+}
+
+/* One line saying the tick in force and where it came from. */
+static void manager_log_tick(const Manager *m, const Config *c, bool from_kernel) {
+        const KernelHz *k = &m->kernel_hz;
+        char tick[32], kernel_tick[32];
+
+        kernel_hz_format_tick(config_tick_ns(c), tick);
+        if (from_kernel && k->found)
+                log_info("Tick: %s (CONFIG_HZ=%u, %s).", tick, k->hz, k->source);
+        else if (from_kernel)
+                log_info("Tick: %s (%s: the default, CONFIG_HZ=%u).", tick, k->source, k->hz);
+        else {
+                kernel_hz_format_tick(k->tick_ns, kernel_tick);
+                log_info("Tick: %s ([governor] tick_ms; the kernel's: %s, %s%u%s%s).", tick, kernel_tick,
+                         k->found ? "CONFIG_HZ=" : "the default CONFIG_HZ=", k->hz, k->found ? ", " : "",
+                         k->found ? k->source : "");
+        }
+}
+
 /* Policies the configuration names and this machine lacks: a warning each, naming FILE:LINE; they are ignored. */
 static void manager_warn_missing_policies(Manager *m, const Config *c) {
         _cleanup_free_ char *warnings = NULL;
@@ -286,6 +317,7 @@ static void manager_warn_missing_policies(Manager *m, const Config *c) {
 
 int manager_reload(Manager *m, char **ret_error) {
         _cleanup_free_ char *error = NULL;
+        bool from_kernel = false;
         Config c;
         int r;
 
@@ -297,6 +329,7 @@ int manager_reload(Manager *m, char **ret_error) {
                 goto finish;
         }
         manager_warn_missing_policies(m, &c);
+        from_kernel = manager_tick_resolve(m, &c);
 
         r = engine_reconfigure(m->engine, &c);
         if (r < 0) {
@@ -324,6 +357,10 @@ int manager_reload(Manager *m, char **ret_error) {
 
         if (c.realtime_priority != m->config.realtime_priority)
                 manager_apply_realtime(c.realtime_priority);
+        if (c.tick_usec != m->config.tick_usec) {
+                manager_log_tick(m, &c, from_kernel);
+                (void) sd_event_source_set_time_accuracy(m->tick_source, MAX(c.tick_usec / 16, (uint64_t) 1));
+        }
         m->config = c;
         manager_apply_log_level(m);
         log_info("Configuration reloaded from %s.", m->opts.config_path);
@@ -436,6 +473,10 @@ static int manager_load(Manager *m) {
                 return r;
         }
         manager_apply_log_level(m);
+
+        /* tick_ms = auto: read once; a file that is not there or says nothing is the default's reason. */
+        (void) kernel_hz_find(NULL, NULL, &m->kernel_hz);
+        manager_log_tick(m, &m->config, manager_tick_resolve(m, &m->config));
 
         r = cpufreq_discover(&m->topology);
         if (r == -ENODEV)
@@ -690,7 +731,7 @@ int manager_start(Manager *m) {
 
         /* Accuracy of a sixteenth of a tick: sd-event's default (250 ms) would coalesce it away. */
         r = sd_event_add_time(m->event, &m->tick_source, CLOCK_MONOTONIC, UINT64_MAX,
-                              MAX(m->config.tick_usec / 16, (uint64_t) 1), on_tick, m);
+                              MAX(config_tick_ns(&m->config) / 16000, (uint64_t) 1), on_tick, m);
         if (r < 0)
                 return log_error_errno(r, "Failed to add the tick timer: %m");
         (void) sd_event_source_set_enabled(m->tick_source, SD_EVENT_OFF);

@@ -6,6 +6,7 @@
  */
 #include <assert.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -121,7 +122,8 @@ static int tracepoint_filter_build(const PerfEvents *p, PerfFdRole role, char bu
         case ROLE_IMMEDIATE:
                 return filter_append(buf, &len, "pid != %d", (int) p->self);
         case ROLE_DETECTOR:
-                return filter_append(buf, &len, "runtime >= %d && pid != %d", DETECTOR_RUNTIME_NS, (int) p->self);
+                return filter_append(buf, &len, "runtime >= %" PRIu64 " && pid != %d", p->detector_runtime_ns,
+                                     (int) p->self);
         case ROLE_LAZY_IMMEDIATE:
                 r = filter_append(buf, &len, "pid != %d", (int) p->self);
                 for (size_t i = 0; i < p->n_quiet && r >= 0; i++)

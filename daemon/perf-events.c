@@ -17,7 +17,8 @@
  *              "lazy twins", splits the wake-ups by pid: the quiet pids' go to a watermark twin (recorded,
  *              no wake-up), everyone else's to an immediate twin. Every wake-up is recorded exactly once.
  *
- * The busy detector (sched_stat_runtime, wakeup_events=1, runtime >= 1 ms) is enabled in every state: a task
+ * The busy detector (sched_stat_runtime, wakeup_events=1, runtime >= 1 ms, or half a tick when the tick is
+ * shorter than 2 ms: detector_runtime_ns(), from the tick at start-up) is enabled in every state: a task
  * that has run 1 ms without a break (in LAZY, a hog a quiet task started) wakes the daemon at the CPU's next
  * tick, and its samples keep the model from ending a running task's run (role_enabled_in()).
  *
@@ -70,6 +71,16 @@
  * a task still runs, without which the model takes a CPU's silence for a lost switch-out and ends the run of
  * a hog after 3 ticks (demand_cpu_silent(); perf_events_reports_runtime()). A hog costs one sample per tick.
  */
+/*
+ * The detector's threshold for a tick of @tick_ns: 1 ms, or half a tick when that is shorter. A hog's report at
+ * each tick says how long it ran since the last (about a tick: less the IRQ time, update_rq_clock_task()), so
+ * on a CONFIG_HZ=1000 kernel a 1 ms threshold would drop most of them and the silence of 3 ticks would end its
+ * run; half a tick keeps them and still drops the short runs between two switches.
+ */
+static uint64_t detector_runtime_ns(uint64_t tick_ns) {
+        return MIN((uint64_t) DETECTOR_RUNTIME_NS, MAX(tick_ns / 2, (uint64_t) 1));
+}
+
 static bool role_enabled_in(PerfFdRole role, PerfState s, bool lazy_ok) {
         switch (role) {
         case ROLE_ALWAYS:
@@ -431,6 +442,7 @@ int perf_events_new_flags(sd_event *event, const cpu_set_t *cpus, const Config *
         p->ring_pages = cfg->ring_pages;
         p->drain_interval_usec = cfg->drain_interval_usec;
         p->adaptive_high_per_sec = cfg->adaptive_high_per_sec;
+        p->detector_runtime_ns = detector_runtime_ns(config_tick_ns(cfg));
         p->stats.mode = cfg->wakeup;
         p->state = STATE_WATERMARK; /* nothing enabled yet; the state is entered below */
         p->window_start_ns = monotonic_ns();

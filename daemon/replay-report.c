@@ -35,6 +35,7 @@ struct ReplayReport {
         uint64_t by_kind[_REPLAY_ROW_KIND_MAX];
         uint64_t *waits_ns;           /* each deferred decision's wait; sorted by replay_report_finish() */
         size_t n_waits, allocated_waits;
+        char tick[96];                /* the tick and where it came from (replay_report_set_tick()), or "" */
 };
 
 static const char *const row_kind_table[_REPLAY_ROW_KIND_MAX] = {
@@ -52,6 +53,10 @@ ReplayRowKind replay_row_kind(const Decision *d) {
         if (d->deferred)
                 return REPLAY_ROW_DEFERRED;
         return d->kind == DECISION_REMOTE ? REPLAY_ROW_REMOTE : REPLAY_ROW_LOCAL;
+}
+
+void replay_report_set_tick(ReplayReport *r, const char *text) {
+        (void) snprintf(r->tick, sizeof(r->tick), "%s", text ? text : "");
 }
 
 int replay_report_new(const Topology *topo, ReplayReport **ret) {
@@ -321,6 +326,8 @@ int replay_report_print_summary(const ReplayReport *r, FILE *f, uint64_t events)
                 format_ms(c.deferred_max_ns, max);
                 fprintf(f, "  deferred waits  %zu: p50 %s, max %s\n", r->n_waits, p50, max);
         }
+        if (r->tick[0])
+                fprintf(f, "  tick            %s\n", r->tick);
 
         fputs("\n  time at frequency\n", f);
         fprintf(f, FREQ_ROW_FORMAT, "policy", "cpus", "freq MHz", "time s", "share");

@@ -17,8 +17,10 @@
 #include "macro.h"
 #include "cpulist.h"
 #include "freq-compare.h"
+#include "kernel-hz.h"
 #include "replay.h"
 #include "replay-report.h"
+#include "tick-estimate.h"
 #include "time-util.h"
 #include "trace-dat.h"
 #include "trace-parse.h"
@@ -79,7 +81,9 @@ typedef struct ReplayContext {
         FreqCompare *compare;     /* ours against the kernel's power:cpu_frequency */
         uint64_t latest_kernel_ns; /* the latest power:cpu_frequency time */
         bool compare_started;     /* our initial frequencies were fed */
-        uint64_t tick_ns;         /* the synthetic ticks' period (cfg->tick_usec) */
+        uint64_t tick_ns;         /* the synthetic ticks' period (cfg->tick_usec, or measured: replay_tick_set()) */
+        bool tick_auto;           /* tick_ms = auto: measured before the first event */
+        char tick_text[96];       /* the summary's "tick" line: the tick and where it came from */
         uint64_t next_tick_ns;    /* the next one, while ticking */
         bool ticking;             /* some CPU is busy: ticks run */
         ReplayReport *report;     /* the table's start time and the summary's figures */
@@ -515,12 +519,107 @@ static int replay_line(ReplayContext *ctx, const char *line, const char *name, c
         return replay_event(ctx, &ev, name, ret_error);
 }
 
+/* ---- tick_ms = auto: the recording kernel's tick, from the trace's first lines or records ---- */
+
+/* The tick the replay runs on, before its first event, and the summary's words for it. */
+static void replay_tick_set(ReplayContext *ctx, const TickEstimate *t) {
+        TickEstimateResult res;
+        char tick[32];
+        int r;
+
+        r = tick_estimate_result(t, &res);
+        ctx->stats->tick_source = r > 0 ? REPLAY_TICK_MEASURED : REPLAY_TICK_DEFAULT;
+        ctx->stats->tick_hz = res.hz;
+        ctx->tick_ns = r > 0 ? kernel_hz_tick_ns(res.hz) : CONFIG_TICK_DEFAULT_USEC * UINT64_C(1000);
+        engine_set_tick_ns(ctx->engine, ctx->tick_ns);
+
+        kernel_hz_format_tick(ctx->tick_ns, tick);
+        if (r > 0)
+                (void) snprintf(ctx->tick_text, sizeof(ctx->tick_text), "%s (HZ=%u from %u of %u sched_stat_runtime "
+                                "gaps)", tick, res.hz, res.votes, res.gaps);
+        else if (res.gaps == 0)
+                (void) snprintf(ctx->tick_text, sizeof(ctx->tick_text), "%s (default HZ=%u: no sched_stat_runtime "
+                                "to measure)", tick, KERNEL_HZ_DEFAULT);
+        else if (r == -ENODATA)
+                (void) snprintf(ctx->tick_text, sizeof(ctx->tick_text), "%s (default HZ=%u: %u sched_stat_runtime "
+                                "gaps, too few)", tick, KERNEL_HZ_DEFAULT, res.gaps);
+        else
+                (void) snprintf(ctx->tick_text, sizeof(ctx->tick_text), "%s (default HZ=%u: sched_stat_runtime gaps "
+                                "of no one tick)", tick, KERNEL_HZ_DEFAULT);
+}
+
+/* A text trace's lines read ahead, replayed before the rest of the stream. */
+typedef struct ReplayLookahead {
+        char **lines;
+        size_t n;
+} ReplayLookahead;
+
+static void replay_lookahead_done(ReplayLookahead *la) {
+        for (size_t i = 0; i < la->n; i++)
+                free(la->lines[i]);
+        free(la->lines);
+}
+
+/*
+ * Reads ahead from @in into @la until the tick is measured (tick_estimate_enough()), REPLAY_LOOKAHEAD_LINES or
+ * REPLAY_LOOKAHEAD_BYTES, or the end; then sets it. Lines that do not parse are left to the replay to report. A
+ * read error stops the lookahead: the replay finds it at the same place (ferror()).
+ */
+static int replay_text_read_ahead(ReplayContext *ctx, FILE *in, ReplayLookahead *la) {
+        _cleanup_(tick_estimate_freep) TickEstimate *t = NULL;
+        TraceTextFormat format = ctx->text_format;
+        size_t bytes = 0;
+        int r;
+
+        r = tick_estimate_new(&t);
+        if (r < 0)
+                return r;
+        la->lines = calloc(REPLAY_LOOKAHEAD_LINES, sizeof(char *));
+        if (!la->lines)
+                return -ENOMEM;
+        while (la->n < REPLAY_LOOKAHEAD_LINES && bytes < REPLAY_LOOKAHEAD_BYTES && !tick_estimate_enough(t)) {
+                const char *reason;
+                SchedEvent ev = {};
+                char *line = NULL;
+                size_t size = 0;
+                ssize_t len;
+
+                len = getline(&line, &size, in);
+                if (len < 0) {
+                        free(line);
+                        break;
+                }
+                la->lines[la->n++] = line;
+                bytes += (size_t) len;
+                if (la->n == 1 && is_perf_data(line))
+                        break; /* refused at its first line */
+                if (trace_parse_line_format(line, &format, &ev, &reason) == TRACE_LINE_EVENT)
+                        tick_estimate_event(t, &ev);
+        }
+        replay_tick_set(ctx, t);
+        return 0;
+}
+
 static int replay_text(ReplayContext *ctx, FILE *in, const char *name, char **ret_error) {
+        _cleanup_(replay_lookahead_done) ReplayLookahead la = {};
         _cleanup_free_ char *line = NULL;
         size_t size = 0;
         int r;
 
         ctx->unit = "";
+        if (ctx->tick_auto) {
+                r = replay_text_read_ahead(ctx, in, &la);
+                if (r < 0)
+                        return r;
+        }
+        for (size_t i = 0; i < la.n; i++) {
+                ctx->stats->lines++;
+                r = replay_line(ctx, la.lines[i], name, ret_error);
+                if (r < 0)
+                        return r;
+                free(la.lines[i]); /* a replayed line is not kept */
+                la.lines[i] = NULL;
+        }
         while (getline(&line, &size, in) >= 0) {
                 ctx->stats->lines++;
                 r = replay_line(ctx, line, name, ret_error);
@@ -583,6 +682,45 @@ static int replay_dat_records(ReplayContext *ctx, int fd, const char *name, char
         return r;
 }
 
+/* The measuring pass's handler: stops (-ECANCELED) once the tick is measured or REPLAY_LOOKAHEAD_LINES records on. */
+static int on_dat_measure(const SchedEvent *ev, uint64_t index, uint64_t lost, void *userdata) {
+        TickEstimate *t = ASSERT_PTR(userdata);
+
+        if (ev)
+                tick_estimate_event(t, ev);
+        return tick_estimate_enough(t) || index >= REPLAY_LOOKAHEAD_LINES ? -ECANCELED : 0;
+}
+
+/*
+ * tick_ms = auto on a .dat: a first pass over its first records (a .dat is a file: libtracecmd opens it again
+ * for the replay). Its errors are the replay's to report: the replay reads the same records next.
+ */
+static int replay_dat_measure_records(TickEstimate *t, int fd) {
+        _cleanup_(trace_dat_freep) TraceDat *dat = NULL;
+        _cleanup_free_ char *reason = NULL;
+        uint64_t index = 0;
+        int r;
+
+        r = trace_dat_open(fd, &dat, &reason);
+        if (r >= 0)
+                r = trace_dat_iterate(dat, on_dat_measure, t, &index, &reason);
+        return r == -ENOMEM ? r : 0;
+}
+
+static int replay_dat_measure(ReplayContext *ctx, int fd) {
+        _cleanup_(tick_estimate_freep) TickEstimate *t = NULL;
+        int r;
+
+        r = tick_estimate_new(&t);
+        if (r < 0)
+                return r;
+        r = replay_dat_measure_records(t, fd);
+        if (r < 0)
+                return r;
+        replay_tick_set(ctx, t);
+        return 0;
+}
+
 /*
  * A trace-cmd .dat (its first byte is its magic's, trace-dat.h): read through libtracecmd from @in's file. The
  * checks before the file is opened return before any _cleanup_ variable exists: gcc 12's -fanalyzer takes one
@@ -597,6 +735,12 @@ static int replay_dat(ReplayContext *ctx, FILE *in, const char *name, char **ret
                                   "does, without the rest of its magic");
         if (fileno(in) < 0)
                 return make_error(ret_error, name, "", 1, "a trace-cmd .dat is read from a file: give its path");
+        if (ctx->tick_auto) {
+                int r = replay_dat_measure(ctx, fileno(in));
+
+                if (r < 0)
+                        return r;
+        }
         return replay_dat_records(ctx, fileno(in), name, ret_error);
 }
 
@@ -609,8 +753,9 @@ int replay_run(FILE *in, const char *name, const Topology *topo, const Config *c
         _cleanup_free_ CpuState *printed = NULL;
         _cleanup_free_ bool *printed_valid = NULL;
         ReplayStats stats = {};
+        char tick[32];
         ReplayContext ctx = { .out = out, .topo = topo, .stats = &stats, .flags = flags,
-                              .tick_ns = MAX(cfg->tick_usec, (uint64_t) 1) * 1000 };
+                              .tick_ns = config_tick_ns(cfg), .tick_auto = cfg->tick_usec == 0 };
         int c, r;
 
         if (topo->n_policies == 0) {
@@ -649,6 +794,11 @@ int replay_run(FILE *in, const char *name, const Topology *topo, const Config *c
         ctx.printed_valid = printed_valid;
         if (flags & REPLAY_CSV)
                 fputs(flags & REPLAY_PRINT_UTIL ? CSV_HEADER_UTIL "\n" : CSV_HEADER "\n", out);
+        /* tick_ms = auto: until measured (replay_tick_set()), at the latest before the first event, the default. */
+        stats.tick_source = ctx.tick_auto ? REPLAY_TICK_DEFAULT : REPLAY_TICK_CONFIG;
+        kernel_hz_format_tick(ctx.tick_ns, tick);
+        (void) snprintf(ctx.tick_text, sizeof(ctx.tick_text), "%s%s", tick,
+                        ctx.tick_auto ? "" : " ([governor] tick_ms)");
 
         /* The format from the content: a .dat starts with a byte no text trace starts with. */
         c = getc(in);
@@ -662,7 +812,9 @@ int replay_run(FILE *in, const char *name, const Topology *topo, const Config *c
                 /* After the decisions, on the same stream; beside a CSV it goes to stderr, to keep the CSV a table. */
                 freq_compare_print(ctx.compare, ctx.topo, flags & REPLAY_CSV ? stderr : out);
         }
+        stats.tick_ns = ctx.tick_ns;
         if (flags & REPLAY_SUMMARY) {
+                replay_report_set_tick(report, ctx.tick_text);
                 replay_report_finish(report, MAX(ctx.latest_ns, ctx.latest_kernel_ns));
                 r = replay_report_print_summary(report, replay_table(flags) ? out : stderr, stats.events);
                 if (r < 0)

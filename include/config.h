@@ -67,7 +67,7 @@ typedef struct Config {
         /* [governor] */
         unsigned headroom_x1024;          /* headroom = 1.25 (schedutil's map_util_perf(): util + util/4) */
         uint64_t rate_limit_usec;         /* rate_limit_us = auto (0 = from cpuinfo_transition_latency) */
-        uint64_t tick_usec;               /* tick_ms = 4 (CONFIG_HZ=250, measured on these machines) */
+        uint64_t tick_usec;               /* tick_ms = auto (0: the running kernel's CONFIG_HZ, config_tick_ns()) */
         bool manage_all;                  /* policies = all */
         cpu_set_t manage;                 /* policies = 0,4  (policy numbers) when !manage_all */
         RemoteMode remote;                /* remote = auto (default for policies without a section) */
@@ -81,6 +81,15 @@ typedef struct Config {
 } Config;
 
 void config_set_defaults(Config *c);
+
+/*
+ * The model's tick when tick_ms = auto is not resolved from a kernel (include/kernel-hz.h): CONFIG_HZ=250, the
+ * kernel's default and Debian's. The live daemon resolves auto from the running kernel's config at start-up
+ * (manager.c), replay from the trace's sched_stat_runtime spacing (replay.c).
+ */
+#define CONFIG_TICK_DEFAULT_USEC 4000
+/* TICK_NSEC as configured: tick_ms, or CONFIG_TICK_DEFAULT_USEC for an auto nobody resolved. */
+uint64_t config_tick_ns(const Config *c);
 
 /*
  * Loads @path and then, in name order, @path.d/ *.conf, on top of the defaults. Returns 0 and fills @ret,

@@ -106,8 +106,13 @@ void engine_set_decision_source(Engine *e, DecisionSource source);
  * the topology; or the commit callback's negative return (the old frequency stays in force).
  */
 int engine_apply_decision(Engine *e, const Decision *d);
-/* TICK_NSEC from the config. */
+/* TICK_NSEC from the config (config_tick_ns()), or engine_set_tick_ns()'s. */
 uint64_t engine_tick_period_ns(const Engine *e);
+/*
+ * Sets TICK_NSEC (> 0; 0 is ignored): the tick period, the iowait boost's reset time and the silence window.
+ * For replay, which measures the trace's tick once it has read ahead, before the first event (replay.c).
+ */
+void engine_set_tick_ns(Engine *e, uint64_t tick_ns);
 
 /*
  * Lazy wake-ups on a quiet machine. A wake-up of a light task recorded on a CPU whose policy is at its floor

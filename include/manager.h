@@ -19,6 +19,7 @@
 
 #include "config.h"
 #include "decision-log.h"
+#include "kernel-hz.h"
 #include "latency.h"
 #include "macro.h"
 #include "policy-health.h"
@@ -52,7 +53,8 @@ typedef struct Observer Observer;
 typedef struct Manager {
         ManagerOptions opts;
         sd_event *event;
-        Config config;
+        Config config;                 /* tick_ms = auto resolved (manager_tick_resolve()) */
+        KernelHz kernel_hz;            /* the running kernel's CONFIG_HZ, read once at start-up: tick_ms = auto */
         Topology *topology;
         bool *managed;                 /* per policy index: the config asks for it (policies=) */
         PolicyHealth *health;          /* per policy index: governed, backing off, offline, released */

@@ -29,7 +29,7 @@
 #define FILTER_MAX 4096
 #define LAZY_FDS 4                        /* the lazy twins of sched_wakeup and sched_wakeup_new */
 #define FDS_MAX (_SCHED_EVENT_TYPE_MAX + 3) /* one per event, the immediate twins, the busy detector */
-#define DETECTOR_RUNTIME_NS 1000000       /* "busy": ran 1 ms without a break */
+#define DETECTOR_RUNTIME_NS 1000000       /* "busy": ran 1 ms without a break (half a tick on a shorter one) */
 
 /*
  * What a tracepoint fd is for, hence its attributes, its filter and the states it is enabled in. sched_wakeup
@@ -44,7 +44,8 @@ typedef enum PerfFdRole {
         ROLE_ALWAYS,              /* every state: sched_switch, migrate, exit, (stat_runtime, stat_iowait) */
         ROLE_WATERMARK,           /* sched_wakeup*, no wakeup_events, `pid != SELF` */
         ROLE_IMMEDIATE,           /* sched_wakeup*, wakeup_events=1, `pid != SELF` */
-        ROLE_DETECTOR,            /* sched_stat_runtime, wakeup_events=1, `runtime >= 1000000 && pid != SELF` */
+        ROLE_DETECTOR,            /* sched_stat_runtime, wakeup_events=1, `runtime >= 1000000 && pid != SELF`
+                                   * (500000 with a 1 ms tick: detector_runtime_ns()) */
         ROLE_LAZY_IMMEDIATE,      /* sched_wakeup*, wakeup_events=1, `pid != SELF && pid != Q1 && ...` */
         ROLE_LAZY_WATERMARK,      /* sched_wakeup*, no wakeup_events, `pid != SELF && (pid == Q1 || ...)` */
 } PerfFdRole;
@@ -108,6 +109,7 @@ struct PerfEvents {
         bool lazy_open;                   /* every CPU's lazy twins for this set are open */
         cpu_set_t lazy_cpus;              /* the CPUs whose quiet wake-ups may be lazy (perf_events_set_lazy_cpus()) */
         bool detector;                    /* the busy detector is open (not with PERF_EVENTS_STAT_RUNTIME) */
+        uint64_t detector_runtime_ns;     /* its filter: detector_runtime_ns() of the tick at start-up */
         cpu_set_t offline;                /* closed by perf_events_cpu_offline(): no generation opens them */
         bool break_filters;               /* test hook */
 

@@ -24,10 +24,10 @@
  * (whose wake-ups cannot change a frequency now, the manager's call) are still recorded, in order, exactly
  * once, but wait in the ring instead of waking the daemon.
  *
- * The busy detector (sched_stat_runtime with runtime >= 1 ms, wakeup_events=1), on in every mode, wakes the
- * daemon when any task other than the daemon has run 1 ms without a break, at the kernel's next tick (HZ=250:
- * within ~4 ms), its samples delivered as SCHED_EVENT_RUNTIME: in lazy mode it sees a hog a quiet task
- * started, and in every mode it tells a running task from a CPU whose switch-out was lost
+ * The busy detector (sched_stat_runtime with runtime >= 1 ms, or half of a shorter tick; wakeup_events=1), on in
+ * every mode, wakes the daemon when any task other than the daemon has run 1 ms without a break, at the kernel's
+ * next tick (HZ=250: within ~4 ms), its samples delivered as SCHED_EVENT_RUNTIME: in lazy mode it sees a hog a
+ * quiet task started, and in every mode it tells a running task from a CPU whose switch-out was lost
  * (perf_events_reports_runtime()).
  *
  * sched_stat_runtime is otherwise off unless PERF_EVENTS_STAT_RUNTIME is given (it fires on every switch and

@@ -16,7 +16,8 @@
  *
  * The summary (replay_report_print_summary()), after the last line:
  *   decisions by kind (local, remote, deferred: each decision counted once, as its row's kind says); the waits
- *   of the deferred ones (count, p50, max); and per policy the time at each frequency, from the trace's first
+ *   of the deferred ones (count, p50, max); the tick the replay ran on and where it came from (tick_ms, or
+ *   measured from the trace: replay.h); and per policy the time at each frequency, from the trace's first
  *   event to its last, the policy's starting frequency (the topology's cur_khz) counted until its first
  *   decision.
  */
@@ -71,6 +72,9 @@ void replay_report_print_header(FILE *f);
  */
 void replay_report_print_decision(const ReplayReport *r, FILE *f, const Decision *d, bool absolute,
                                   const char *comm);
+
+/* The summary's tick line, e.g. "1 ms (HZ=1000 from 64 of 64 sched_stat_runtime gaps)" (copied; NULL: none). */
+void replay_report_set_tick(ReplayReport *r, const char *text);
 
 /* Closes the accounting at @end_ns, the trace's last time (idempotent for the same @end_ns). */
 void replay_report_finish(ReplayReport *r, uint64_t end_ns);

@@ -23,6 +23,14 @@
 #include "engine.h"
 #include "topology.h"
 
+/* Where replay's tick came from (ReplayStats.tick_source). */
+typedef enum ReplayTickSource {
+        REPLAY_TICK_CONFIG,        /* [governor] tick_ms = N */
+        REPLAY_TICK_MEASURED,      /* tick_ms = auto: the trace's sched_stat_runtime spacing (tick-estimate.h) */
+        REPLAY_TICK_DEFAULT,       /* tick_ms = auto, not measurable: CONFIG_TICK_DEFAULT_USEC (CONFIG_HZ=250) */
+        _REPLAY_TICK_SOURCE_MAX,
+} ReplayTickSource;
+
 typedef struct ReplayStats {
         uint64_t lines;            /* of a text trace; of a .dat, its records */
         uint64_t events;
@@ -33,13 +41,21 @@ typedef struct ReplayStats {
         uint64_t late_max_ns;      /* how far the latest of them was behind */
         uint64_t kernel_frequencies; /* power:cpu_frequency lines: the kernel's choices, compared with ours */
         uint64_t lost_gaps;        /* places where a CPU's buffer lost events (ftrace's "[LOST N EVENTS]") */
+        uint64_t tick_ns;          /* the synthetic ticks' period: TICK_NSEC of the recording kernel, or tick_ms */
+        ReplayTickSource tick_source;
+        unsigned tick_hz;          /* REPLAY_TICK_MEASURED: the HZ measured */
 } ReplayStats;
 
 /*
  * Replays @in (named @name in messages) through a fresh engine, writing changes to @out. Synthetic ticks are
- * generated from the trace's own clock on the cfg->tick_usec grid while some CPU is busy, as the live daemon's
+ * generated from the trace's own clock on a grid of the tick while some CPU is busy, as the live daemon's
  * timer does (and as the kernel ticks only busy CPUs); once the model has settled in a long gap between two
  * events, the rest of the gap's ticks are skipped (replay.c), so a gap of any length costs O(1).
+ *
+ * The tick: cfg->tick_usec when tick_ms is a number. With tick_ms = auto (0) the recording kernel's, measured
+ * from the trace's sched_stat_runtime spacing (include/tick-estimate.h) in its first REPLAY_LOOKAHEAD_LINES
+ * lines (or .dat records), read ahead and then replayed, so that a pipe (`-`) works as a file does; else
+ * CONFIG_TICK_DEFAULT_USEC. The summary says which (and @ret_stats' tick_*).
  *
  * Returns -EINVAL with a malloc'd message in @ret_error for a topology without policies, and with
  * "NAME:LINE: reason" for malformed input: a line not in the format above, an event whose CPU (or target_cpu=,
@@ -87,6 +103,15 @@ typedef enum ReplayFlags {
  * (st_blksize) at a time costs about a fifth of a replay in read() calls (issue #12).
  */
 #define REPLAY_READ_BUFFER_SIZE (64U * 1024)
+
+/*
+ * How far tick_ms = auto reads ahead to measure the tick: lines of a text trace (at most
+ * REPLAY_LOOKAHEAD_BYTES of them, kept in memory until replayed) or records of a .dat (a first pass over
+ * them; a .dat is a file). The measure is decided well before (TICK_ESTIMATE_GAPS) in a trace that records
+ * sched_stat_runtime: its running tasks report every tick.
+ */
+#define REPLAY_LOOKAHEAD_LINES 65536U
+#define REPLAY_LOOKAHEAD_BYTES (16U * 1024 * 1024)
 
 int replay_run(FILE *in, const char *name, const Topology *topo, const Config *cfg, ReplayFlags flags, FILE *out,
                ReplayStats *ret_stats, char **ret_error);

@@ -6,6 +6,8 @@
 # sysfs in a private mount namespace, a real CPU hog pinned to CPU 1.
 #   - refuses a machine without cpufreq, and an intel_pstate (active) machine, touching nothing;
 #   - rejects a bad config with FILE:LINE, touching nothing;
+#   - says its tick and where it came from (tick_ms = auto: the kernel's CONFIG_HZ, from /proc/config.gz or
+#     /boot/config-$(uname -r));
 #   - policy1 rises to >= 90 % of max within 1 s of the hog starting, and falls after it stops;
 #   - SIGTERM puts every file back byte for byte; kill -9 + `schedfreqd restore` does too.
 
@@ -239,6 +241,28 @@ fi
 [ "$(events_source)" = bpf ] && iowait_msg="iowait boost from the waking task's in_iowait, read in the kernel."
 [ "$(grep -c "$iowait_msg" "$TMP/err")" = 1 ] && ok "iowait boost availability reported once" \
 	|| fail "iowait boost availability reported once" "expected: $iowait_msg" "$(show_daemon_log)"
+# The tick (tick_ms = auto, issue 25 item 3): the running kernel's CONFIG_HZ, from /proc/config.gz or else
+# /boot/config-$(uname -r) (this mount namespace shares both with the host), said once with its source; without
+# either, CONFIG_HZ=250's 4 ms and why. The expected line is worked out here from the same files.
+kernel_hz() { # FILE (gzip or plain): its last CONFIG_HZ=N
+	{ if [ "${1%.gz}" != "$1" ]; then zcat "$1"; else cat "$1"; fi; } 2>/dev/null |
+		sed -n 's/^CONFIG_HZ=\([0-9][0-9]*\)$/\1/p' | tail -n 1
+}
+tick_src= tick_hz=
+for f in /proc/config.gz "/boot/config-$(uname -r)"; do
+	tick_hz=$(kernel_hz "$f")
+	[ -n "$tick_hz" ] && { tick_src=$f; break; }
+done
+if [ -n "$tick_src" ]; then
+	tick_line="Tick: $(awk -v hz="$tick_hz" 'BEGIN { us = int((int((1e9 + int(hz / 2)) / hz) + 500) / 1000)
+		s = sprintf("%d.%03d", int(us / 1000), us % 1000); sub(/0+$/, "", s); sub(/\.$/, "", s); print s }') ms"
+	tick_line="$tick_line (CONFIG_HZ=$tick_hz, $tick_src)."
+else
+	tick_line="Tick: 4 ms (no kernel config found: the default, CONFIG_HZ=250)."
+fi
+[ "$(grep -cxF "$tick_line" "$TMP/err")" = 1 ] && ok "tick from the kernel's config, said once with its source" \
+	|| fail "tick from the kernel's config, said once with its source" "expected: $tick_line" \
+		"$(grep '^Tick' "$TMP/err")"
 # A normal run's log, start-up to exit summary, in lines of at most 120 characters (issue #24), the summary in
 # its parsed shape (bench/bench-sources.sh summary(), bench/lib-peers.sh peer_events()): one statement a line.
 long=$(LC_ALL=C.UTF-8 bash -c 'while IFS= read -r l; do [ "${#l}" -gt 120 ] && printf "%d: %s\n" "${#l}" "$l"; done' \

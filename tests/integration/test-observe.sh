@@ -62,6 +62,10 @@ else
 	fail "--observe starts" "$(tail -n 20 "$TMP/alone.err")"
 	finish
 fi
+# The model's tick as the governing daemon's: tick_ms = auto from the kernel's config, said once (test-daemon.sh
+# checks the exact line against /proc/config.gz or /boot/config-*).
+[ "$(grep -c '^Tick: [0-9.]* ms (\(CONFIG_HZ=[0-9]*, /.*\|.*: the default, CONFIG_HZ=250\))\.$' "$TMP/alone.err")" = 1 ] &&
+	ok "the tick and where it came from, said once" || fail "the tick and where it came from" "$(cat "$TMP/alone.err")"
 grep -q 'policy1: observed, left to governor .schedutil.' "$TMP/alone.err" &&
 	ok "it names each policy's governor, left in charge" || fail "it names each policy's governor" "$(cat "$TMP/alone.err")"
 if grep -q "Comparing with the kernel's choices (power:cpu_frequency" "$TMP/alone.err"; then

@@ -359,6 +359,40 @@ out=$(replay_as two-dt.ini article.txt --kv --absolute-time 2>&1)
 expect absolute_time_with_kv "$?: $out" "2: --absolute-time applies to the table: --kv prints the trace's own times.
 Try 'schedfreqd --help'."
 
+# --- issue 25 item 3: the tick of the kernel that recorded the trace ---------------------------------------------
+# hz1000.txt is ramp.txt as a CONFIG_HZ=1000 kernel records it: the running task's sched_stat_runtime every 1 ms,
+# then an RT task on cpu0 (1.300 to 1.312) that reports nothing. tick_ms = auto (the default) measures HZ=1000 and
+# replays on a 1 ms tick, which the summary says and the output shows: cpu0's first tick after 1.300 runs the
+# nohz blocked-load update of idle cpu1 and lowers policy1 at 1.301 (tick_ms = 4: at 1.304), and --print-util
+# shows cpu0's RT signal every 1 ms (tick_ms = 4: every 4 ms). The traces without sched_stat_runtime (all the
+# others) replay on 4 ms as before: their results above are unchanged.
+expect tick_measured_summary "$(replay_as two-dt.ini hz1000.txt 2>/dev/null | grep '^  tick ')" \
+	"  tick            1 ms (HZ=1000 from 64 of 64 sched_stat_runtime gaps)"
+expect tick_measured_decisions "$(replay two-dt.ini hz1000.txt)" "\
+t=1044000000 policy=1 freq=1000000 cpu=1 kind=local util=208
+t=1074000000 policy=1 freq=1500000 cpu=1 kind=local util=425
+t=1099000000 policy=1 freq=2000000 cpu=1 kind=local util=618
+t=1300000000 policy=0 freq=2000000 cpu=0 kind=local util=1024
+t=1301000000 policy=1 freq=500000 cpu=1 kind=local util=39
+t=1312000000 policy=0 freq=1000000 cpu=0 kind=local util=224
+t=1600000000 policy=1 freq=2000000 cpu=1 kind=local util=974"
+expect tick_measured_is_tick_ms_1 "$(replay two-dt.ini hz1000.txt)" \
+	"$(replay two-dt.ini hz1000.txt --config "$(rules_conf '[governor]\ntick_ms = 1\n')")"
+expect tick_ms_overrides "$(replay_as two-dt.ini hz1000.txt --config "$(rules_conf '[governor]\ntick_ms = 4\n')" \
+	2>/dev/null | grep '^  tick ')" "  tick            4 ms ([governor] tick_ms)"
+expect tick_ms_4_decides_on_its_grid "$(replay two-dt.ini hz1000.txt --config "$(rules_conf '[governor]\ntick_ms = 4\n')" |
+	grep 'policy=1 freq=500000')" "t=1304000000 policy=1 freq=500000 cpu=1 kind=local util=37"
+rt_util_times() { awk -F'[= ]' '/cpu=0 util=/ && $2 > 1300000000 && $2 < 1312000000 { printf "%s ", $2 / 1e6 }'; }
+expect tick_measured_print_util "$(replay two-dt.ini hz1000.txt --print-util | rt_util_times)" \
+	"1301 1302 1303 1304 1305 1306 1307 1308 1309 1310 1311 "
+expect tick_ms_4_print_util "$(replay two-dt.ini hz1000.txt --print-util \
+	--config "$(rules_conf '[governor]\ntick_ms = 4\n')" | rt_util_times)" "1304 1308 "
+# Streamed (`-`): measured from the lines read ahead, which are then replayed: the same output as from the file.
+expect tick_measured_from_a_pipe "$(cat "$T/hz1000.txt" | (cd "$T" && "$SFD" replay --kv --topology two-dt.ini - 2>&1))" \
+	"$(replay_as two-dt.ini hz1000.txt --kv 2>&1)"
+expect tick_default_without_runtime "$(replay_as two-dt.ini ramp.txt 2>/dev/null | grep '^  tick ')" \
+	"  tick            4 ms (default HZ=250: no sched_stat_runtime to measure)"
+
 # The other text formats (issue #25): the same traces as the tracefs `trace` file prints them (ftrace/article.txt,
 # 5.13+ flags; ftrace/migrate.txt with the tgid column, no flags, comms with spaces and dashes), as trace-cmd report
 # prints them through its sched_switch plugin (ftrace/article-report.txt, a -B buffer's), as an old kernel and

@@ -134,6 +134,13 @@ if wait_for 'journal | grep -q "Configuration reloaded from /etc/schedfreqd.conf
 else
 	fail "systemctl reload, good config: applied (SCHED_FIFO 2), same process, READY again" "prio $(rt_prio)" "$(show_state)"
 fi
+# The tick: at start-up tick_ms = auto's (the kernel's config, or the default, and which), then the reload's 8 ms.
+if journal | grep -q '^Tick: [0-9.]* ms (\(CONFIG_HZ=[0-9]*, /.*\|.*: the default, CONFIG_HZ=250\))\.$' &&
+	journal | grep -q "^Tick: 8 ms (\[governor\] tick_ms; the kernel's: [0-9.]* ms, "; then
+	ok "the tick at start-up (tick_ms = auto: the kernel's) and after a reload to tick_ms = 8, each said"
+else
+	fail "the tick at start-up and after a reload to tick_ms = 8" "$(journal | grep '^Tick')"
+fi
 
 ns sh -c 'printf "[daemon]\nrealtime_priority = 3\n\n[governor]\nheadroom = 7\n" >/etc/schedfreqd.conf'
 sctl reload schedfreqd.service

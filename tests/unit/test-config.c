@@ -162,7 +162,8 @@ TEST(defaults) {
         ASSERT_U64_EQ(c.adaptive_high_per_sec, 20000);
         ASSERT_EQ(c.headroom_x1024, 1280);
         ASSERT_U64_EQ(c.rate_limit_usec, 0);
-        ASSERT_U64_EQ(c.tick_usec, 4000);
+        ASSERT_U64_EQ(c.tick_usec, 0);                  /* auto: the kernel's (manager.c, replay.c) */
+        ASSERT_U64_EQ(config_tick_ns(&c), 4000000);     /* unresolved: CONFIG_HZ=250 */
         ASSERT_TRUE(c.manage_all);
         ASSERT_EQ(CPU_COUNT(&c.manage), 0);
         ASSERT_EQ(c.remote, REMOTE_MODE_AUTO);
@@ -287,6 +288,9 @@ TEST(each_key_good_and_bad) {
                 { "[governor]\ntick_ms = 100\n", true },
                 { "[governor]\ntick_ms = 0\n", false },
                 { "[governor]\ntick_ms = 101\n", false },
+                { "[governor]\ntick_ms = auto\n", true },
+                { "[governor]\ntick_ms = Auto\n", false },
+                { "[governor]\ntick_ms = 4ms\n", false },
 
                 { "[governor]\npolicies = all\n", true },
                 { "[governor]\npolicies = 0\n", true },
@@ -554,10 +558,10 @@ TEST(bad_dropin_rejects_everything) {
         config_set_defaults(&c);
         ASSERT_ERROR(config_load(CONFIG_FIXTURES "/bad-dropin/schedfreqd.conf", true, &c, &error), EINVAL);
         ASSERT_STREQ(error, CONFIG_FIXTURES "/bad-dropin/schedfreqd.conf.d/50-bad.conf:3: tick_ms=0: "
-                            "expected milliseconds between 1 and 100");
+                            "expected auto or milliseconds between 1 and 100");
         /* Nothing of the good files leaked into @ret. */
         ASSERT_EQ(c.headroom_x1024, 1280);
-        ASSERT_U64_EQ(c.tick_usec, 4000);
+        ASSERT_U64_EQ(c.tick_usec, 0);
 }
 
 TEST(errors_from_several_files) {
@@ -571,7 +575,7 @@ TEST(errors_from_several_files) {
 
         ASSERT_ERROR(config_load(s.path, false, &c, &error), EINVAL);
         ASSERT_TRUE(asprintf(&expect,
-                             "%s:2: tick_ms=0: expected milliseconds between 1 and 100\n"
+                             "%s:2: tick_ms=0: expected auto or milliseconds between 1 and 100\n"
                              "%s.d/10-x.conf:4: ring_pages=3: expected a power of two between 1 and 4096",
                              s.path, s.path) > 0);
         ASSERT_STREQ(error, expect);

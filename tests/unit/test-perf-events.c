@@ -246,6 +246,94 @@ static void check_sleeper(PerfEventsFlags flags, WakeupMode mode) {
         sd_event_unref(e);
 }
 
+/* ---- the busy detector's threshold follows a short tick (tick_ms = auto on a CONFIG_HZ=1000 kernel) ---- */
+
+#define BURST_NS 700000 /* running time per burst: under 1 ms, over half a 1 ms tick */
+
+/*
+ * A child on CPU 1 running BURST_NS at a time, then sleeping 3 ms: its report at each switch-out (update_curr()
+ * at the dequeue) says it ran about BURST_NS, unless a tick or another task split the burst. Timed on
+ * CLOCK_MONOTONIC: reading its own CPU clock would call update_curr() (task_sched_runtime()), a report each.
+ */
+static pid_t fork_bursts(void) {
+        pid_t pid = fork();
+
+        if (pid != 0)
+                return pid;
+        pingpong_pin(1);
+        for (unsigned i = 0; i < 100; i++) {
+                uint64_t t0 = monotonic_ns();
+
+                while (monotonic_ns() - t0 < BURST_NS)
+                        ;
+                (void) nanosleep(&(struct timespec) { .tv_nsec = 3000000 }, NULL);
+        }
+        _exit(0);
+}
+
+typedef struct Bursts {
+        pid_t child;
+        unsigned reports, short_reports; /* its sched_stat_runtime samples; those under 1 ms */
+} Bursts;
+
+static int on_burst_event(const SchedEvent *ev, void *userdata) {
+        Bursts *b = userdata;
+
+        if (ev->type == SCHED_EVENT_RUNTIME && ev->runtime.pid == b->child) {
+                b->reports++;
+                b->short_reports += ev->runtime.runtime_ns < 1000000;
+        }
+        return 0;
+}
+
+/* The bursts under a detector for a tick of @tick_usec, the loop run until the child is gone. */
+static int run_bursts(uint64_t tick_usec, Bursts *b) {
+        _cleanup_(sd_event_unrefp) sd_event *e = NULL;
+        _cleanup_(perf_events_freep) PerfEvents *p = NULL;
+        cpu_set_t cpus = all_cpus();
+        Config cfg = test_config(WAKEUP_MODE_IMMEDIATE);
+        uint64_t deadline = monotonic_ns() + 10 * UINT64_C(1000000000);
+        int status, r;
+
+        cfg.tick_usec = tick_usec;
+        r = sd_event_new(&e);
+        if (r < 0)
+                return r;
+        r = perf_events_new(e, &cpus, &cfg, on_burst_event, b, &p);
+        if (r < 0)
+                return r;
+        b->child = fork_bursts();
+        if (b->child < 0)
+                return -ECHILD;
+        while (waitpid(b->child, &status, WNOHANG) != b->child) {
+                if (monotonic_ns() > deadline) {
+                        (void) kill(b->child, SIGKILL);
+                        (void) waitpid(b->child, NULL, 0);
+                        return -ETIMEDOUT;
+                }
+                r = sd_event_run(e, 10000);
+                if (r < 0)
+                        return r;
+        }
+        return perf_events_drain(p);
+}
+
+/*
+ * With a 1 ms tick (HZ=1000) a running task's report at each tick is just under 1 ms (the tick less the IRQ
+ * time): the detector takes half a tick, or the model would take a hog for silent after 3 ticks. The bursts'
+ * ~0.7 ms reports pass it then, and never with the 4 ms tick's 1 ms.
+ */
+TEST(detector_half_a_short_tick) {
+        Bursts one = {}, four = {};
+
+        ASSERT_OK(run_bursts(1000, &one));
+        ASSERT_OK(run_bursts(4000, &four));
+        fprintf(stderr, "# bursts of 0.7 ms: tick 1 ms: %u reports, %u under 1 ms; tick 4 ms: %u, %u\n", one.reports,
+                one.short_reports, four.reports, four.short_reports);
+        ASSERT_TRUE(one.short_reports >= 10);
+        ASSERT_EQ(four.short_reports, 0);
+}
+
 TEST(sleeper_immediate) {
         check_sleeper(0, WAKEUP_MODE_IMMEDIATE);
 }

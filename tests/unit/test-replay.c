@@ -239,7 +239,7 @@ static void print_final_state(FILE *f, unsigned cpu, const CpuState *cs) {
 static int replay_every_tick(const char *trace, const Topology *t, const Config *cfg, FILE *out) {
         _cleanup_(engine_freep) Engine *e = NULL;
         Reference ref = { .out = out, .topo = t };
-        uint64_t tick_ns = cfg->tick_usec * 1000, next_tick_ns = 0;
+        uint64_t tick_ns = config_tick_ns(cfg), next_tick_ns = 0; /* GAP_TRACE has no sched_stat_runtime: 4 ms */
         bool ticking = false;
         int r;
 
@@ -319,7 +319,7 @@ static void assert_gap_as_every_tick(const char *trace, const char *topology_nam
         if (!got || !streq(got, expected))
                 fprintf(stderr, "# expected (every tick):\n%s# got:\n%s", expected, got ? got : "(null)\n");
         ASSERT_STREQ(got, expected);
-        ASSERT_TRUE(rp.stats.ticks < 60 * SEC_NS / (cfg->tick_usec * 1000) / 2); /* ticks were skipped */
+        ASSERT_TRUE(rp.stats.ticks < 60 * SEC_NS / config_tick_ns(cfg) / 2); /* ticks were skipped */
         replayed_done(&rp);
 }
 
@@ -353,6 +353,130 @@ TEST(gap_as_every_tick) {
         cfg.rate_limit_usec = 4000000;
         assert_gap_as_every_tick(GAP_TRACE("0"), "two-dt.ini", &cfg);
         assert_gap_as_every_tick(GAP_TRACE("0"), "little.ini", &cfg);
+}
+
+/* ---- tick_ms = auto: the trace's tick, from its sched_stat_runtime spacing ---- */
+
+/*
+ * A task busy on cpu1 for @busy_ms, reporting sched_stat_runtime every @period_us (each covering its gap), then
+ * asleep; @extra_lines more switch pairs on cpu0 after it (a long trace). malloc'd.
+ */
+static char *runtime_trace(unsigned period_us, unsigned busy_ms, unsigned extra_pairs) {
+        char *text = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&text, &size);
+
+        if (!f)
+                return NULL;
+        fputs(WAKE_CPU1 RUN_CPU1, f);
+        for (unsigned t_us = period_us; t_us < busy_ms * 1000; t_us += period_us)
+                fprintf(f, "  a 400 [001] 1.%06u: sched:sched_stat_runtime: comm=a pid=400 runtime=%u [ns]\n", t_us,
+                        period_us * 1000);
+        fprintf(f, "  a 400 [001] 1.%06u: sched:sched_switch: prev_comm=a prev_pid=400 prev_prio=120 prev_state=S "
+                "==> next_comm=swapper/1 next_pid=0 next_prio=120\n", busy_ms * 1000);
+        for (unsigned i = 0; i < extra_pairs; i++) {
+                unsigned s_ms = 2000 + i * 4;
+
+                fprintf(f, "  swapper/0 0 [000] %u.%03u000: sched:sched_switch: prev_comm=swapper/0 prev_pid=0 "
+                        "prev_prio=120 prev_state=R ==> next_comm=b next_pid=401 next_prio=120\n", s_ms / 1000,
+                        s_ms % 1000);
+                fprintf(f, "  b 401 [000] %u.%03u000: sched:sched_switch: prev_comm=b prev_pid=401 prev_prio=120 "
+                        "prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120\n", (s_ms + 3) / 1000,
+                        (s_ms + 3) % 1000);
+        }
+        fclose(f);
+        return text;
+}
+
+static void replay_with_tick(const char *trace, uint64_t tick_usec, ReplayFlags flags, Replayed *ret) {
+        Config cfg;
+
+        config_set_defaults(&cfg);
+        cfg.tick_usec = tick_usec;
+        *ret = replay_text(trace, "two-dt.ini", &cfg, flags);
+}
+
+/* A CONFIG_HZ=1000 trace: auto measures 1 ms and replays exactly as tick_ms = 1 does; tick_ms = 4 still wins. */
+TEST(tick_measured_hz1000) {
+        _cleanup_free_ char *trace = runtime_trace(1000, 200, 0);
+        _cleanup_(replayed_done) Replayed aut = {}, one = {}, four = {};
+
+        ASSERT_TRUE(trace);
+        replay_with_tick(trace, 0, REPLAY_PRINT_UTIL, &aut);
+        replay_with_tick(trace, 1000, REPLAY_PRINT_UTIL, &one);
+        replay_with_tick(trace, 4000, REPLAY_PRINT_UTIL, &four);
+        ASSERT_EQ(aut.r, 0);
+        ASSERT_EQ(one.r, 0);
+        ASSERT_EQ(four.r, 0);
+
+        ASSERT_EQ(aut.stats.tick_source, REPLAY_TICK_MEASURED);
+        ASSERT_EQ(aut.stats.tick_hz, 1000);
+        ASSERT_U64_EQ(aut.stats.tick_ns, 1000000);
+        ASSERT_EQ(one.stats.tick_source, REPLAY_TICK_CONFIG);
+        ASSERT_EQ(four.stats.tick_source, REPLAY_TICK_CONFIG);
+        ASSERT_U64_EQ(four.stats.tick_ns, 4000000);
+
+        /* Every line read ahead was replayed, once, in order. */
+        ASSERT_U64_EQ(aut.stats.lines, one.stats.lines);
+        ASSERT_U64_EQ(aut.stats.events, one.stats.events);
+        ASSERT_STREQ(aut.out, one.out);
+        ASSERT_U64_EQ(aut.stats.ticks, one.stats.ticks);
+        /*
+         * A 1 ms tick ticks four times as often as a 4 ms one over the same 200 ms. (The decisions are the same:
+         * the reports are the kernel's own ticks. tests/fixtures/traces/hz1000.txt shows one that is not.)
+         */
+        ASSERT_TRUE(aut.stats.ticks >= 3 * four.stats.ticks);
+}
+
+/* HZ=250 spacing measures the default's tick, but says it was measured. */
+TEST(tick_measured_hz250) {
+        _cleanup_free_ char *trace = runtime_trace(4000, 400, 0);
+        _cleanup_(replayed_done) Replayed aut = {};
+
+        ASSERT_TRUE(trace);
+        replay_with_tick(trace, 0, REPLAY_TABLE | REPLAY_SUMMARY, &aut);
+        ASSERT_EQ(aut.r, 0);
+        ASSERT_EQ(aut.stats.tick_source, REPLAY_TICK_MEASURED);
+        ASSERT_EQ(aut.stats.tick_hz, 250);
+        ASSERT_TRUE(strstr(aut.out, "\n  tick            4 ms (HZ=250 from 64 of 64 sched_stat_runtime gaps)\n"));
+}
+
+/*
+ * No sched_stat_runtime: the default after the whole lookahead (REPLAY_LOOKAHEAD_LINES), and the lines beyond it
+ * streamed: the same replay as tick_ms = 4.
+ */
+TEST(tick_default_past_the_lookahead) {
+        _cleanup_free_ char *trace = runtime_trace(1000, 0, REPLAY_LOOKAHEAD_LINES / 2 + 100);
+        _cleanup_(replayed_done) Replayed aut = {}, four = {};
+
+        ASSERT_TRUE(trace);
+        replay_with_tick(trace, 0, REPLAY_TABLE | REPLAY_SUMMARY, &aut);
+        replay_with_tick(trace, 4000, REPLAY_TABLE | REPLAY_SUMMARY, &four);
+        ASSERT_EQ(aut.r, 0);
+        ASSERT_EQ(four.r, 0);
+        ASSERT_EQ(aut.stats.tick_source, REPLAY_TICK_DEFAULT);
+        ASSERT_U64_EQ(aut.stats.tick_ns, 4000000);
+        ASSERT_TRUE(aut.stats.lines > REPLAY_LOOKAHEAD_LINES);
+        ASSERT_U64_EQ(aut.stats.lines, four.stats.lines);
+        ASSERT_TRUE(strstr(aut.out, "\n  tick            4 ms (default HZ=250: no sched_stat_runtime to measure)\n"));
+        ASSERT_TRUE(strstr(four.out, "\n  tick            4 ms ([governor] tick_ms)\n"));
+        /* Everything but the summary's tick line is the same. */
+        ASSERT_TRUE(strstr(aut.out, "\n  tick "));
+        ASSERT_EQ((int) (strstr(aut.out, "\n  tick ") - aut.out), (int) (strstr(four.out, "\n  tick ") - four.out));
+        ASSERT_TRUE(strncmp(aut.out, four.out, (size_t) (strstr(aut.out, "\n  tick ") - aut.out)) == 0);
+}
+
+/* Too few reports to tell (a short busy spell): the default, and the summary says why. */
+TEST(tick_too_few) {
+        _cleanup_free_ char *trace = runtime_trace(1000, 10, 0);
+        _cleanup_(replayed_done) Replayed aut = {};
+
+        ASSERT_TRUE(trace);
+        replay_with_tick(trace, 0, REPLAY_TABLE | REPLAY_SUMMARY, &aut);
+        ASSERT_EQ(aut.r, 0);
+        ASSERT_EQ(aut.stats.tick_source, REPLAY_TICK_DEFAULT);
+        ASSERT_U64_EQ(aut.stats.tick_ns, 4000000);
+        ASSERT_TRUE(strstr(aut.out, "\n  tick            4 ms (default HZ=250: 8 sched_stat_runtime gaps, too few)\n"));
 }
 
 DEFINE_TEST_MAIN
