@@ -104,7 +104,9 @@ static int key_cur(Parser *p, PolicyDesc *d, const char *value) {
         return parse_khz_value(p, "cur_khz", value, &d->cur_khz);
 }
 
-static int key_frequencies(Parser *p, PolicyDesc *d, const char *value) {
+/* A strictly ascending list of kHz values, at least one, for @key ("the @what must be ..."); *@ret_khz malloc'd. */
+static int parse_khz_list(Parser *p, const char *key, const char *what, const char *value, uint32_t **ret_khz,
+                          size_t *ret_n) {
         _cleanup_free_ uint32_t *table = NULL;
         _cleanup_free_ char *copy = NULL;
         size_t n = 0, allocated = 0;
@@ -118,14 +120,14 @@ static int key_frequencies(Parser *p, PolicyDesc *d, const char *value) {
                 uint32_t khz = 0;
                 int r;
 
-                r = parse_khz_value(p, "frequencies_khz", w, &khz);
+                r = parse_khz_value(p, key, w, &khz);
                 if (r < 0)
                         return r;
                 /* Ascending without duplicates, as cpufreq_table_validate_and_sort() classifies the
                  * tables the resolution code (find_index_al/ah) relies on. */
                 if (n > 0 && khz <= table[n - 1])
-                        return parser_error(p, p->line, "frequencies_khz: %" PRIu32 " after %" PRIu32
-                                            ": the table must be strictly ascending", khz, table[n - 1]);
+                        return parser_error(p, p->line, "%s: %" PRIu32 " after %" PRIu32
+                                            ": the %s must be strictly ascending", key, khz, table[n - 1], what);
                 if (n == allocated) {
                         uint32_t *a;
 
@@ -138,11 +140,39 @@ static int key_frequencies(Parser *p, PolicyDesc *d, const char *value) {
                 table[n++] = khz;
         }
         if (n == 0)
-                return parser_error(p, p->line, "frequencies_khz: the table is empty");
+                return parser_error(p, p->line, "%s: the %s is empty", key, what);
 
+        *ret_khz = TAKE_PTR(table);
+        *ret_n = n;
+        return 0;
+}
+
+static int key_frequencies(Parser *p, PolicyDesc *d, const char *value) {
+        uint32_t *table = NULL;
+        size_t n = 0;
+        int r;
+
+        r = parse_khz_list(p, "frequencies_khz", "table", value, &table, &n);
+        if (r < 0)
+                return r;
         free(d->frequencies_khz);
-        d->frequencies_khz = TAKE_PTR(table);
+        d->frequencies_khz = table;
         d->n_frequencies = n;
+        return 0;
+}
+
+/* Each must be an entry of frequencies_khz, checked when the section ends (the table may come later). */
+static int key_inefficient(Parser *p, PolicyDesc *d, const char *value) {
+        uint32_t *list = NULL;
+        size_t n = 0;
+        int r;
+
+        r = parse_khz_list(p, "inefficient_khz", "list", value, &list, &n);
+        if (r < 0)
+                return r;
+        free(d->inefficient_khz);
+        d->inefficient_khz = list;
+        d->n_inefficient = n;
         return 0;
 }
 
@@ -232,6 +262,7 @@ const PolicyKeyInfo topology_policy_keys[_KEY_MAX] = {
         [KEY_SCALING_MIN] = { "scaling_min_khz",       key_scaling_min },
         [KEY_SCALING_MAX] = { "scaling_max_khz",       key_scaling_max },
         [KEY_FREQUENCIES] = { "frequencies_khz",       key_frequencies },
+        [KEY_INEFFICIENT] = { "inefficient_khz",       key_inefficient },
         [KEY_CAPACITY]    = { "capacity",              key_capacity },
         [KEY_LATENCY]     = { "transition_latency_ns", key_latency },
         [KEY_GOVERNOR]    = { "governor",              key_governor },

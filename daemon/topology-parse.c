@@ -129,6 +129,29 @@ static int policy_check_frequencies(Parser *p, PolicyParse *pp) {
         return 0;
 }
 
+/* inefficient_khz flags entries of the table, as cpufreq_table_set_inefficient() (include/linux/cpufreq.h) does
+ * for each EM state it finds in policy->freq_table: no table, nothing to flag. */
+static int policy_check_inefficient(Parser *p, PolicyParse *pp) {
+        const PolicyDesc *d = &pp->desc;
+
+        if (!d->inefficient_khz)
+                return 0;
+        if (!d->frequencies_khz)
+                return parser_error(p, key_line(pp, KEY_INEFFICIENT),
+                                    "inefficient_khz flags entries of frequencies_khz, which [policy%u] lacks", d->id);
+        for (size_t i = 0; i < d->n_inefficient; i++) {
+                bool found = false;
+
+                for (size_t k = 0; !found && k < d->n_frequencies; k++)
+                        found = d->frequencies_khz[k] == d->inefficient_khz[i];
+                if (!found)
+                        return parser_error(p, key_line(pp, KEY_INEFFICIENT),
+                                            "inefficient_khz: %" PRIu32 " is not an entry of frequencies_khz",
+                                            d->inefficient_khz[i]);
+        }
+        return 0;
+}
+
 static int policy_check_governor(Parser *p, PolicyParse *pp) {
         PolicyDesc *d = &pp->desc;
         const char *available = d->governors[0] ? d->governors : topology_default_governors(d->driver);
@@ -167,6 +190,9 @@ static int policy_finish(Parser *p) {
         if (r < 0)
                 return r;
         r = policy_check_frequencies(p, pp);
+        if (r < 0)
+                return r;
+        r = policy_check_inefficient(p, pp);
         if (r < 0)
                 return r;
         r = policy_check_governor(p, pp);

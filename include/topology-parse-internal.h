@@ -21,6 +21,7 @@ typedef enum PolicyKey {
         KEY_SCALING_MIN,
         KEY_SCALING_MAX,
         KEY_FREQUENCIES,
+        KEY_INEFFICIENT,
         KEY_CAPACITY,
         KEY_LATENCY,
         KEY_GOVERNOR,
