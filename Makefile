@@ -94,7 +94,8 @@ LIB_ARCHIVE := $(BUILD)/daemon/libdaemon.a
 
 # The emulator (tests/emu/*.c) reuses the topology parser and the CPU-list helpers only.
 EMU_SRC := $(sort $(wildcard tests/emu/*.c))
-EMU_SHARED := daemon/topology.c daemon/topology-parse.c daemon/cpufreq-driver.c daemon/string-util.c daemon/cpulist.c daemon/log.c
+EMU_SHARED := daemon/topology.c daemon/topology-parse.c daemon/topology-keys.c daemon/cpufreq-driver.c \
+	daemon/string-util.c daemon/cpulist.c daemon/log.c
 EMU_OBJ := $(EMU_SRC:%.c=$(BUILD)/%.o) $(EMU_SHARED:%.c=$(BUILD)/emu/%.o)
 
 UNIT_SRC := $(sort $(wildcard tests/unit/test-*.c))

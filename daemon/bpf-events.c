@@ -255,6 +255,8 @@ static int load(struct schedfreqd_bpf *skel, char **ret_reason) {
         return fail(ret_reason, r, "%s", libbpf_first_error[0] ? libbpf_first_error : strerror(-r));
 }
 
+_Static_assert(SFQ_MAX_FREQS <= 64, "sfq_policy_conf.inefficient_mask has a bit per table entry");
+
 static int check_topology(const Topology *topo, char **ret_reason) {
         if (topo->n_policies > SFQ_MAX_POLICIES)
                 return fail(ret_reason, -E2BIG, "more than %d cpufreq policies", SFQ_MAX_POLICIES);
@@ -277,7 +279,8 @@ static int check_topology(const Topology *topo, char **ret_reason) {
         return 0;
 }
 
-/* What the topology says of policy @i (never changes): CPUs, reference frequency, capacity, table. */
+/* What the topology says of policy @i (never changes): CPUs, reference frequency, capacity, table and its
+ * inefficient entries. */
 static void fill_policy_topology(BpfEvents *b, const PolicyDesc *p, size_t i) {
         struct sfq_policy_conf *c = &b->skel->bss->sfq_policy_conf[i];
 
@@ -295,8 +298,14 @@ static void fill_policy_topology(BpfEvents *b, const PolicyDesc *p, size_t i) {
                 };
         }
         c->n_freqs = (__u32) (p->frequencies_khz ? p->n_frequencies : 0);
-        for (size_t k = 0; k < c->n_freqs; k++)
+        c->inefficient_mask = 0;
+        for (size_t k = 0; k < c->n_freqs; k++) {
                 c->freqs_khz[k] = p->frequencies_khz[k];
+                /* CPUFREQ_INEFFICIENT_FREQ, which the kernel side's sfq_resolve_khz() skips as the daemon's
+                 * policy_resolve_khz() does (check_topology(): k < SFQ_MAX_FREQS = 64 bits). */
+                if (policy_khz_inefficient(p, p->frequencies_khz[k]))
+                        c->inefficient_mask |= UINT64_C(1) << k;
+        }
 }
 
 static int fill_maps(BpfEvents *b, const Topology *topo, const BpfPolicy *policies) {

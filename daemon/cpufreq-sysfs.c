@@ -23,7 +23,8 @@
  * values (driver, cpuinfo and scaling limits, governor, current frequency, transition latency, schedutil's
  * rate_limit_us) are read here with openat(2) on one fd of the policy's directory, opened once per policy; the
  * global schedutil/rate_limit_us once per discovery, not once per policy. Those values are also what the
- * take-over saves (actuator.c), which takes them from here instead of reading them again.
+ * take-over saves (actuator.c), which takes them from here instead of reading them again. The Energy Model's
+ * inefficient OPPs are not in sysfs: energy-model.c reads them from debugfs, where it is mounted and readable.
  */
 
 #include <dirent.h>
@@ -41,6 +42,7 @@
 
 #include "cpufreq-sysfs.h"
 #include "cpulist.h"
+#include "energy-model.h"
 #include "log.h"
 #include "macro.h"
 
@@ -700,7 +702,7 @@ int cpufreq_discover(Topology **ret) {
         /* In ascending order, so the CPU a policy is read through is its first online CPU with cpufreq. */
         CPU_ZERO(&assigned);
         for (unsigned cpu = 0; cpu < CPU_SETSIZE; cpu++) {
-                _cleanup_free_ uint32_t *table = NULL;
+                _cleanup_free_ uint32_t *table = NULL, *inefficient = NULL;
                 _cleanup_close_ int dir_fd = -EBADF;
                 PolicyDesc p = {};
                 int link_id;
@@ -712,6 +714,12 @@ int cpufreq_discover(Topology **ret) {
                 r = policy_read(cpu, dir_fd, link_id, &assigned, &shared, &p, &table);
                 if (r < 0)
                         return r;
+                /* The EM's inefficient OPPs, where debugfs shows them (none elsewhere: energy-model.h). */
+                r = energy_model_inefficient_khz(ENERGY_MODEL_DEBUGFS_DIR, &p.cpus, p.frequencies_khz,
+                                                 p.n_frequencies, &inefficient, &p.n_inefficient);
+                if (r < 0)
+                        return r;
+                p.inefficient_khz = inefficient;
                 r = topology_add_policy(t, &p);
                 if (r < 0)
                         return log_debug_errno(r, "policy%u: cannot add to the topology: %m", p.id);

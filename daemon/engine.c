@@ -45,7 +45,7 @@ Engine *engine_free(Engine *e) {
         if (!e)
                 return NULL;
         for (size_t i = 0; i < e->n_policies; i++)
-                free(e->policies[i].desc.frequencies_khz);
+                policy_desc_done(&e->policies[i].desc);
         free(e->policies);
         free(e->policy_cpus);
         free(e->policy_of_cpu);
@@ -81,20 +81,6 @@ static unsigned topology_n_cpus(const Topology *t) {
         return n;
 }
 
-static int policy_copy_desc(PolicyDesc *dst, const PolicyDesc *src) {
-        *dst = *src;
-        dst->frequencies_khz = NULL;
-        if (src->n_frequencies == 0 || !src->frequencies_khz) {
-                dst->n_frequencies = 0;
-                return 0;
-        }
-        dst->frequencies_khz = malloc(src->n_frequencies * sizeof(uint32_t));
-        if (!dst->frequencies_khz)
-                return -ENOMEM;
-        memcpy(dst->frequencies_khz, src->frequencies_khz, src->n_frequencies * sizeof(uint32_t));
-        return 0;
-}
-
 /* How many of the model's @n_cpus CPUs policy @p has: the room its cpus[] takes in Engine.policy_cpus. */
 static unsigned policy_n_cpus(const PolicyDesc *p, unsigned n_cpus) {
         unsigned n = 0;
@@ -104,7 +90,7 @@ static unsigned policy_n_cpus(const PolicyDesc *p, unsigned n_cpus) {
         return n;
 }
 
-/* analyze: false positive: desc.frequencies_khz (policy_copy_desc()) is owned by e->policies[i], freed by
+/* analyze: false positive: desc.frequencies_khz (policy_desc_copy()) is owned by e->policies[i], freed by
  * engine_free(); gcc 12 loses a pointer stored in an element of an allocated array, and reports it where the
  * array is next written (docs/reliability.md, "Static analysis") */
 ANALYZER_FALSE_POSITIVE_BEGIN("-Wanalyzer-malloc-leak")
@@ -124,7 +110,7 @@ static int engine_add_policy(Engine *e, size_t i, const Topology *t, const Confi
         uint32_t cur_khz;
         int r;
 
-        r = policy_copy_desc(&ep->desc, &t->policies[i]);
+        r = policy_desc_copy(&t->policies[i], &ep->desc);
         if (r < 0)
                 return r;
         e->n_policies = i + 1; /* from here engine_free() releases it */

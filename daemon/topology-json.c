@@ -3,7 +3,7 @@
  * topology-json.c: `schedfreqd topology --json`, the topology INI (topology.h) as one JSON object for scripts:
  * a member per section ("system", "policyN"), holding the section's keys with the same names and the same
  * optional keys left out. Numbers are numbers; CPU lists stay the kernel's list strings ("0-3,6") as in
- * sysfs and the INI; frequencies_khz and governors are arrays.
+ * sysfs and the INI; frequencies_khz, inefficient_khz and governors are arrays.
  */
 
 #include <errno.h>
@@ -80,6 +80,14 @@ static void json_words(FILE *f, const char *words) {
         fputc(']', f);
 }
 
+/* "key": [n, n, ...] of kHz values. */
+static void json_khz_array(FILE *f, bool *first, const char *key, const uint32_t *khz, size_t n) {
+        json_key(f, first, key);
+        for (size_t i = 0; i < n; i++)
+                fprintf(f, "%s%" PRIu32, i == 0 ? "[" : ", ", khz[i]);
+        fputc(']', f);
+}
+
 static int json_policy(FILE *f, const PolicyDesc *d) {
         bool first = true;
         int r;
@@ -94,12 +102,10 @@ static int json_policy(FILE *f, const PolicyDesc *d) {
         json_u64(f, &first, "cpuinfo_max_khz", d->cpuinfo_max_khz);
         json_u64(f, &first, "scaling_min_khz", d->scaling_min_khz);
         json_u64(f, &first, "scaling_max_khz", d->scaling_max_khz);
-        if (d->frequencies_khz && d->n_frequencies > 0) {
-                json_key(f, &first, "frequencies_khz");
-                for (size_t i = 0; i < d->n_frequencies; i++)
-                        fprintf(f, "%s%" PRIu32, i == 0 ? "[" : ", ", d->frequencies_khz[i]);
-                fputc(']', f);
-        }
+        if (d->frequencies_khz && d->n_frequencies > 0)
+                json_khz_array(f, &first, "frequencies_khz", d->frequencies_khz, d->n_frequencies);
+        if (d->inefficient_khz && d->n_inefficient > 0)
+                json_khz_array(f, &first, "inefficient_khz", d->inefficient_khz, d->n_inefficient);
         if (d->capacity > 0)
                 json_u64(f, &first, "capacity", d->capacity);
         json_u64(f, &first, "transition_latency_ns", d->transition_latency_ns);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * topology-parse.c: the topology INI reader (include/topology.h: topology_parse*()) and its validation.
+ * topology-parse.c: the topology INI reader (include/topology.h: topology_parse*()) and its validation; the
+ * [policyN] keys' own value parsers are topology-keys.c's.
  *
  * The INI reader is our own because the emulator links without inih: sections "[name]", "key = value",
  * full-line comments starting with '#' or ';', inline comments introduced by whitespace + '#' or ';',
@@ -21,63 +22,13 @@
 #include "cpulist.h"
 #include "macro.h"
 #include "string-util.h"
+#include "topology-parse-internal.h"
 #include "topology.h"
-
-/* CPUFREQ_NAME_LEN (include/linux/cpufreq.h) is 16 including the NUL; store_scaling_governor() reads
- * at most 15 characters ("%15s"), so longer governor names can never be selected. */
-#define GOVERNOR_NAME_MAX 15
-
-typedef enum PolicyKey {
-        KEY_CPUS,
-        KEY_DRIVER,
-        KEY_CPUINFO_MIN,
-        KEY_CPUINFO_MAX,
-        KEY_SCALING_MIN,
-        KEY_SCALING_MAX,
-        KEY_FREQUENCIES,
-        KEY_CAPACITY,
-        KEY_LATENCY,
-        KEY_GOVERNOR,
-        KEY_GOVERNORS,
-        KEY_CUR,
-        KEY_RATE_LIMIT,
-        _KEY_MAX,
-} PolicyKey;
-
-typedef struct Parser Parser;
-typedef int (*KeyParser)(Parser *p, PolicyDesc *d, const char *value);
-
-typedef struct PolicyParse {
-        PolicyDesc desc;
-        unsigned section_line;
-        unsigned key_line[_KEY_MAX]; /* 0: key not given */
-} PolicyParse;
-
-typedef enum Section {
-        SECTION_NONE,
-        SECTION_SYSTEM,
-        SECTION_POLICY,
-} Section;
-
-struct Parser {
-        const char *name;
-        unsigned line;
-        char *error;               /* first error, "NAME:LINE: reason" */
-        Topology *topology;
-        Section section;
-
-        PolicyParse policy;        /* valid while section == SECTION_POLICY */
-        cpu_set_t used;            /* CPUs of the policies finished so far */
-
-        unsigned system_line, online_line, possible_line;
-        cpu_set_t online, possible;
-};
 
 /* analyze: false positive: reason is initialised to NULL and set by vasprintf(); gcc 12 at -O2 loses the
  * initialiser of a _cleanup_free_ variable on an early return (docs/reliability.md, "Static analysis") */
 ANALYZER_FALSE_POSITIVE_BEGIN("-Wanalyzer-use-of-uninitialized-value")
-_printf_(3, 4)
-static int parser_error(Parser *p, unsigned line, const char *format, ...) {
+int parser_error(Parser *p, unsigned line, const char *format, ...) {
         _cleanup_free_ char *reason = NULL;
         va_list ap;
         int r;
@@ -109,230 +60,6 @@ static int parser_error_file(Parser *p, const char *reason) {
         }
         return -EINVAL;
 }
-
-/* Decimal digits only (no sign, no base prefix, no trailing text), at most @max. */
-static int parse_uint(const char *s, uint64_t max, uint64_t *ret) {
-        uint64_t v = 0;
-
-        if (!isdigit((unsigned char) *s))
-                return -EINVAL;
-        for (; *s; s++) {
-                if (!isdigit((unsigned char) *s))
-                        return -EINVAL;
-                if (v > (UINT64_MAX - 9) / 10)
-                        return -ERANGE;
-                v = v * 10 + (uint64_t) (*s - '0');
-        }
-        if (v > max)
-                return -ERANGE;
-
-        *ret = v;
-        return 0;
-}
-
-static bool is_one_word(const char *s) {
-        return *s && strcspn(s, " \t") == strlen(s);
-}
-
-static int parse_khz_value(Parser *p, const char *key, const char *value, uint32_t *ret) {
-        uint64_t v;
-        int r;
-
-        r = parse_uint(value, UINT32_MAX, &v);
-        if (r == -ERANGE)
-                return parser_error(p, p->line, "%s: \"%s\" is out of range (max %" PRIu32 ")", key, value,
-                                    UINT32_MAX);
-        if (r < 0)
-                return parser_error(p, p->line, "%s: \"%s\" is not a frequency in kHz", key, value);
-
-        *ret = (uint32_t) v;
-        return 0;
-}
-
-static int key_cpus(Parser *p, PolicyDesc *d, const char *value) {
-        cpu_set_t set;
-        int r;
-
-        r = cpulist_parse(value, &set);
-        if (r == -ERANGE)
-                return parser_error(p, p->line, "cpus: \"%s\" names a CPU above %d", value, CPULIST_MAX_CPUS - 1);
-        if (r < 0)
-                return parser_error(p, p->line, "cpus: \"%s\" is not a CPU list", value);
-        if (CPU_COUNT(&set) == 0)
-                return parser_error(p, p->line, "cpus: the list is empty");
-
-        d->cpus = set;
-        return 0;
-}
-
-static int key_driver(Parser *p, PolicyDesc *d, const char *value) {
-        if (!is_one_word(value))
-                return parser_error(p, p->line, "driver: \"%s\" is not a driver name", value);
-        if (strlen(value) >= sizeof(d->driver))
-                return parser_error(p, p->line, "driver: name longer than %zu characters", sizeof(d->driver) - 1);
-
-        strcpy(d->driver, value);
-        return 0;
-}
-
-static int key_cpuinfo_min(Parser *p, PolicyDesc *d, const char *value) {
-        return parse_khz_value(p, "cpuinfo_min_khz", value, &d->cpuinfo_min_khz);
-}
-
-static int key_cpuinfo_max(Parser *p, PolicyDesc *d, const char *value) {
-        return parse_khz_value(p, "cpuinfo_max_khz", value, &d->cpuinfo_max_khz);
-}
-
-static int key_scaling_min(Parser *p, PolicyDesc *d, const char *value) {
-        return parse_khz_value(p, "scaling_min_khz", value, &d->scaling_min_khz);
-}
-
-static int key_scaling_max(Parser *p, PolicyDesc *d, const char *value) {
-        return parse_khz_value(p, "scaling_max_khz", value, &d->scaling_max_khz);
-}
-
-static int key_cur(Parser *p, PolicyDesc *d, const char *value) {
-        return parse_khz_value(p, "cur_khz", value, &d->cur_khz);
-}
-
-static int key_frequencies(Parser *p, PolicyDesc *d, const char *value) {
-        _cleanup_free_ uint32_t *table = NULL;
-        _cleanup_free_ char *copy = NULL;
-        size_t n = 0, allocated = 0;
-        char *save = NULL;
-
-        copy = strdup(value);
-        if (!copy)
-                return -ENOMEM;
-
-        for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-                uint32_t khz = 0;
-                int r;
-
-                r = parse_khz_value(p, "frequencies_khz", w, &khz);
-                if (r < 0)
-                        return r;
-                /* Ascending without duplicates, as cpufreq_table_validate_and_sort() classifies the
-                 * tables the resolution code (find_index_al/ah) relies on. */
-                if (n > 0 && khz <= table[n - 1])
-                        return parser_error(p, p->line, "frequencies_khz: %" PRIu32 " after %" PRIu32
-                                            ": the table must be strictly ascending", khz, table[n - 1]);
-                if (n == allocated) {
-                        uint32_t *a;
-
-                        allocated = allocated ? allocated * 2 : 16;
-                        a = realloc(table, allocated * sizeof(uint32_t));
-                        if (!a)
-                                return -ENOMEM;
-                        table = a;
-                }
-                table[n++] = khz;
-        }
-        if (n == 0)
-                return parser_error(p, p->line, "frequencies_khz: the table is empty");
-
-        free(d->frequencies_khz);
-        d->frequencies_khz = TAKE_PTR(table);
-        d->n_frequencies = n;
-        return 0;
-}
-
-static int key_capacity(Parser *p, PolicyDesc *d, const char *value) {
-        uint64_t v;
-
-        if (parse_uint(value, CAPACITY_SCALE, &v) < 0)
-                return parser_error(p, p->line, "capacity: \"%s\" is not a number in 0..%u", value, CAPACITY_SCALE);
-
-        d->capacity = (unsigned) v;
-        return 0;
-}
-
-static int key_latency(Parser *p, PolicyDesc *d, const char *value) {
-        uint64_t v;
-
-        /* cpuinfo.transition_latency is an unsigned int shown with "%u" (drivers/cpufreq/cpufreq.c);
-         * 4294967295 is CPUFREQ_ETERNAL. */
-        if (parse_uint(value, UINT32_MAX, &v) < 0)
-                return parser_error(p, p->line, "transition_latency_ns: \"%s\" is not a number in 0..%" PRIu32,
-                                    value, UINT32_MAX);
-
-        d->transition_latency_ns = v;
-        return 0;
-}
-
-static int key_rate_limit(Parser *p, PolicyDesc *d, const char *value) {
-        uint64_t v;
-
-        /* sugov_tunables.rate_limit_us is an unsigned int, stored with kstrtouint() (rate_limit_us_store() in
-         * kernel/sched/cpufreq_schedutil.c); 0 is valid (no rate limit). */
-        if (parse_uint(value, UINT32_MAX, &v) < 0)
-                return parser_error(p, p->line, "rate_limit_us: \"%s\" is not a number in 0..%" PRIu32, value,
-                                    UINT32_MAX);
-
-        d->rate_limit_us = (uint32_t) v;
-        d->has_rate_limit = true;
-        return 0;
-}
-
-static int key_governor(Parser *p, PolicyDesc *d, const char *value) {
-        if (!is_one_word(value) || strlen(value) > GOVERNOR_NAME_MAX)
-                return parser_error(p, p->line, "governor: \"%s\" is not a governor name (one word, at most %d characters)",
-                                    value, GOVERNOR_NAME_MAX);
-
-        strcpy(d->governor, value);
-        return 0;
-}
-
-static int key_governors(Parser *p, PolicyDesc *d, const char *value) {
-        _cleanup_free_ char *copy = NULL;
-        char out[TOPOLOGY_GOVERNORS_MAX] = "";
-        char *save = NULL;
-        size_t len = 0;
-
-        copy = strdup(value);
-        if (!copy)
-                return -ENOMEM;
-
-        /* Normalised to single spaces so that write → parse round-trips. */
-        for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-                size_t n = strlen(w);
-
-                if (n > GOVERNOR_NAME_MAX)
-                        return parser_error(p, p->line, "governors: \"%s\" is longer than %d characters", w,
-                                            GOVERNOR_NAME_MAX);
-                if (len + (len > 0) + n >= sizeof(out))
-                        return parser_error(p, p->line, "governors: the list is longer than %zu characters",
-                                            sizeof(out) - 1);
-                if (len > 0)
-                        out[len++] = ' ';
-                memcpy(out + len, w, n + 1);
-                len += n;
-        }
-        if (len == 0)
-                return parser_error(p, p->line, "governors: the list is empty");
-
-        strcpy(d->governors, out);
-        return 0;
-}
-
-static const struct {
-        const char *name;
-        KeyParser parse;
-} policy_keys[_KEY_MAX] = {
-        [KEY_CPUS]        = { "cpus",                  key_cpus },
-        [KEY_DRIVER]      = { "driver",                key_driver },
-        [KEY_CPUINFO_MIN] = { "cpuinfo_min_khz",       key_cpuinfo_min },
-        [KEY_CPUINFO_MAX] = { "cpuinfo_max_khz",       key_cpuinfo_max },
-        [KEY_SCALING_MIN] = { "scaling_min_khz",       key_scaling_min },
-        [KEY_SCALING_MAX] = { "scaling_max_khz",       key_scaling_max },
-        [KEY_FREQUENCIES] = { "frequencies_khz",       key_frequencies },
-        [KEY_CAPACITY]    = { "capacity",              key_capacity },
-        [KEY_LATENCY]     = { "transition_latency_ns", key_latency },
-        [KEY_GOVERNOR]    = { "governor",              key_governor },
-        [KEY_GOVERNORS]   = { "governors",             key_governors },
-        [KEY_CUR]         = { "cur_khz",               key_cur },
-        [KEY_RATE_LIMIT]  = { "rate_limit_us",         key_rate_limit },
-};
 
 /* The line to blame for a check involving @key: where it was given, else the section header. */
 static unsigned key_line(const PolicyParse *pp, PolicyKey key) {
@@ -402,6 +129,29 @@ static int policy_check_frequencies(Parser *p, PolicyParse *pp) {
         return 0;
 }
 
+/* inefficient_khz flags entries of the table, as cpufreq_table_set_inefficient() (include/linux/cpufreq.h) does
+ * for each EM state it finds in policy->freq_table: no table, nothing to flag. */
+static int policy_check_inefficient(Parser *p, PolicyParse *pp) {
+        const PolicyDesc *d = &pp->desc;
+
+        if (!d->inefficient_khz)
+                return 0;
+        if (!d->frequencies_khz)
+                return parser_error(p, key_line(pp, KEY_INEFFICIENT),
+                                    "inefficient_khz flags entries of frequencies_khz, which [policy%u] lacks", d->id);
+        for (size_t i = 0; i < d->n_inefficient; i++) {
+                bool found = false;
+
+                for (size_t k = 0; !found && k < d->n_frequencies; k++)
+                        found = d->frequencies_khz[k] == d->inefficient_khz[i];
+                if (!found)
+                        return parser_error(p, key_line(pp, KEY_INEFFICIENT),
+                                            "inefficient_khz: %" PRIu32 " is not an entry of frequencies_khz",
+                                            d->inefficient_khz[i]);
+        }
+        return 0;
+}
+
 static int policy_check_governor(Parser *p, PolicyParse *pp) {
         PolicyDesc *d = &pp->desc;
         const char *available = d->governors[0] ? d->governors : topology_default_governors(d->driver);
@@ -442,6 +192,9 @@ static int policy_finish(Parser *p) {
         r = policy_check_frequencies(p, pp);
         if (r < 0)
                 return r;
+        r = policy_check_inefficient(p, pp);
+        if (r < 0)
+                return r;
         r = policy_check_governor(p, pp);
         if (r < 0)
                 return r;
@@ -475,7 +228,7 @@ static int parse_policy_id(const char *name, unsigned *ret) {
         name += 6;
         if (name[0] == '0' && name[1] != '\0')
                 return -EINVAL;
-        if (parse_uint(name, CPULIST_MAX_CPUS - 1, &v) < 0)
+        if (topology_parse_uint(name, CPULIST_MAX_CPUS - 1, &v) < 0)
                 return -EINVAL;
 
         *ret = (unsigned) v;
@@ -545,12 +298,12 @@ static int policy_key(Parser *p, const char *key, const char *value) {
         for (PolicyKey k = 0; k < _KEY_MAX; k++) {
                 int r;
 
-                if (!streq(key, policy_keys[k].name))
+                if (!streq(key, topology_policy_keys[k].name))
                         continue;
                 if (pp->key_line[k])
                         return parser_error(p, p->line, "%s is set twice (first on line %u)", key, pp->key_line[k]);
 
-                r = policy_keys[k].parse(p, &pp->desc, value);
+                r = topology_policy_keys[k].parse(p, &pp->desc, value);
                 if (r < 0)
                         return r;
                 pp->key_line[k] = p->line;

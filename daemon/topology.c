@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "cpufreq-driver.h"
 #include "cpulist.h"
@@ -23,6 +24,9 @@ void policy_desc_done(PolicyDesc *p) {
         free(p->frequencies_khz);
         p->frequencies_khz = NULL;
         p->n_frequencies = 0;
+        free(p->inefficient_khz);
+        p->inefficient_khz = NULL;
+        p->n_inefficient = 0;
 }
 
 Topology *topology_free(Topology *t) {
@@ -57,17 +61,30 @@ static size_t policies_capacity(size_t n) {
         return c;
 }
 
-static int policy_desc_copy(const PolicyDesc *p, PolicyDesc *ret) {
+/* A malloc'd copy of @n entries of @src; NULL for none (or out of memory, which @n > 0 tells apart). */
+static uint32_t *khz_array_copy(const uint32_t *src, size_t n) {
+        uint32_t *a;
+
+        if (!src || n == 0)
+                return NULL;
+        a = malloc(n * sizeof(uint32_t));
+        if (a)
+                memcpy(a, src, n * sizeof(uint32_t));
+        return a;
+}
+
+int policy_desc_copy(const PolicyDesc *p, PolicyDesc *ret) {
         PolicyDesc copy = *p;
 
-        copy.frequencies_khz = NULL;
-        copy.n_frequencies = 0;
-        if (p->frequencies_khz && p->n_frequencies > 0) {
-                copy.frequencies_khz = malloc(p->n_frequencies * sizeof(uint32_t));
-                if (!copy.frequencies_khz)
-                        return -ENOMEM;
-                memcpy(copy.frequencies_khz, p->frequencies_khz, p->n_frequencies * sizeof(uint32_t));
-                copy.n_frequencies = p->n_frequencies;
+        copy.frequencies_khz = khz_array_copy(p->frequencies_khz, p->n_frequencies);
+        copy.n_frequencies = copy.frequencies_khz ? p->n_frequencies : 0;
+        if (!copy.frequencies_khz && p->frequencies_khz && p->n_frequencies > 0)
+                return -ENOMEM;
+        copy.inefficient_khz = khz_array_copy(p->inefficient_khz, p->n_inefficient);
+        copy.n_inefficient = copy.inefficient_khz ? p->n_inefficient : 0;
+        if (!copy.inefficient_khz && p->inefficient_khz && p->n_inefficient > 0) {
+                free(copy.frequencies_khz);
+                return -ENOMEM;
         }
 
         *ret = copy;
@@ -154,8 +171,45 @@ bool governors_contains(const char *governors, const char *name) {
         return false;
 }
 
-uint32_t policy_resolve_khz(const PolicyDesc *p, uint32_t min_khz, uint32_t max_khz, uint32_t khz) {
-        /* cpufreq_driver_resolve_freq() (drivers/cpufreq/cpufreq.c): inverted limits collapse to max. */
+bool policy_khz_inefficient(const PolicyDesc *p, uint32_t khz) {
+        for (size_t i = 0; p && p->inefficient_khz && i < p->n_inefficient; i++)
+                if (p->inefficient_khz[i] == khz)
+                        return true;
+        return false;
+}
+
+/*
+ * cpufreq_table_find_index_al() (include/linux/cpufreq.h, 5.16+): the index of the lowest entry >= @khz; when
+ * every entry is below it, the highest. With @efficiencies, entries flagged CPUFREQ_INEFFICIENT_FREQ are
+ * skipped (cpufreq_for_each_efficient_entry_idx()), so the answer is an efficient entry, or -1 when there is
+ * none. Both tables are ascending, so the inefficient ones are walked alongside.
+ */
+static ssize_t table_find_index_al(const PolicyDesc *p, uint32_t khz, bool efficiencies) {
+        ssize_t best = -1;
+        size_t skip = 0;
+
+        for (size_t i = 0; i < p->n_frequencies; i++) {
+                uint32_t f = p->frequencies_khz[i];
+
+                if (efficiencies) {
+                        while (skip < p->n_inefficient && p->inefficient_khz[skip] < f)
+                                skip++;
+                        if (skip < p->n_inefficient && p->inefficient_khz[skip] == f)
+                                continue;
+                }
+                if (f >= khz)
+                        return (ssize_t) i;
+                best = (ssize_t) i;
+        }
+        return best;
+}
+
+/* __resolve_freq() (drivers/cpufreq/cpufreq.c) on clamped @khz with @efficiencies as the relation's
+ * CPUFREQ_RELATION_E and policy->efficiencies_available (set by cpufreq_table_set_inefficient()). */
+static uint32_t resolve_khz(const PolicyDesc *p, uint32_t min_khz, uint32_t max_khz, uint32_t khz, bool efficiencies) {
+        ssize_t idx;
+
+        /* cpufreq_driver_resolve_freq(): inverted limits collapse to max. */
         if (min_khz > max_khz)
                 min_khz = max_khz;
         khz = CLAMP(khz, min_khz, max_khz);
@@ -163,12 +217,24 @@ uint32_t policy_resolve_khz(const PolicyDesc *p, uint32_t min_khz, uint32_t max_
         if (!p || !p->frequencies_khz || p->n_frequencies == 0)
                 return khz; /* __resolve_freq(): no table, the clamped value is the frequency */
 
-        /* cpufreq_table_find_index_al() (include/linux/cpufreq.h): the lowest entry >= target; when every
-         * entry is below the target, the highest entry (which is then <= max). */
-        for (size_t i = 0; i < p->n_frequencies; i++)
-                if (p->frequencies_khz[i] >= khz)
-                        return p->frequencies_khz[i];
-        return p->frequencies_khz[p->n_frequencies - 1];
+        efficiencies = efficiencies && p->inefficient_khz && p->n_inefficient > 0;
+        idx = table_find_index_al(p, khz, efficiencies);
+        /* cpufreq_frequency_table_target(): "Limit frequency index to honor policy->min/max": an efficient
+         * entry outside the limits (or none at all) and the lookup is made again over every entry. */
+        if (efficiencies &&
+            (idx < 0 || p->frequencies_khz[idx] < min_khz || p->frequencies_khz[idx] > max_khz))
+                idx = table_find_index_al(p, khz, false);
+        return p->frequencies_khz[idx];
+}
+
+uint32_t policy_resolve_khz(const PolicyDesc *p, uint32_t min_khz, uint32_t max_khz, uint32_t khz) {
+        /* sugov_update_next_freq() → cpufreq_driver_resolve_freq(): CPUFREQ_RELATION_LE (5.16+, "cpufreq: Use
+         * CPUFREQ_RELATION_E in DVFS governors"). */
+        return resolve_khz(p, min_khz, max_khz, khz, true);
+}
+
+uint32_t policy_resolve_l_khz(const PolicyDesc *p, uint32_t min_khz, uint32_t max_khz, uint32_t khz) {
+        return resolve_khz(p, min_khz, max_khz, khz, false);
 }
 
 /* ---- Writer ---- */
@@ -201,6 +267,12 @@ static int write_policy(FILE *f, const PolicyDesc *d) {
                 fputs("frequencies_khz =", f);
                 for (size_t i = 0; i < d->n_frequencies; i++)
                         fprintf(f, " %" PRIu32, d->frequencies_khz[i]);
+                fputc('\n', f);
+        }
+        if (d->inefficient_khz && d->n_inefficient > 0) {
+                fputs("inefficient_khz =", f);
+                for (size_t i = 0; i < d->n_inefficient; i++)
+                        fprintf(f, " %" PRIu32, d->inefficient_khz[i]);
                 fputc('\n', f);
         }
         if (d->capacity > 0)

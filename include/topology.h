@@ -17,6 +17,11 @@
  *   scaling_min_khz = 500000      default cpuinfo_min_khz
  *   scaling_max_khz = 2000000     default cpuinfo_max_khz
  *   frequencies_khz = 500000 1000000 2000000   optional; absent = continuous (intel_cpufreq, cppc)
+ *   inefficient_khz = 1000000     optional, needs frequencies_khz: the entries of the table the Energy Model
+ *                                 marked inefficient (CPUFREQ_INEFFICIENT_FREQ: a higher OPP costs no more
+ *                                 energy per unit of work), which schedutil skips where it can; each must be
+ *                                 an entry of frequencies_khz. Discovery reads it from debugfs energy_model/
+ *                                 (energy-model.h); absent = none (no EM, or debugfs not readable).
  *   capacity = 1024               optional: cpuN/cpu_capacity of every CPU of the policy; 0/absent = no file
  *   transition_latency_ns = 100000  cpuinfo_transition_latency; default 1000000 (CPUFREQ_DEFAULT_TRANSITION_LATENCY_NS)
  *   governor = schedutil          optional: current scaling_governor
@@ -52,6 +57,8 @@ typedef struct PolicyDesc {
         uint32_t scaling_min_khz, scaling_max_khz;
         uint32_t *frequencies_khz;     /* ascending, no duplicates; NULL when continuous */
         size_t n_frequencies;
+        uint32_t *inefficient_khz;     /* ascending entries of frequencies_khz the EM marked inefficient; NULL: none */
+        size_t n_inefficient;
         unsigned capacity;             /* 0 = no cpu_capacity file (treat as 1024) */
         uint64_t transition_latency_ns;
         char governor[TOPOLOGY_GOVERNOR_MAX];        /* "" = unknown */
@@ -82,9 +89,11 @@ static inline void topology_freep(Topology **t) {
 
 /* Allocates an empty topology. */
 int topology_new(Topology **ret);
-/* Appends a policy (copying @p, including its frequency table) and keeps the array sorted by id. */
+/* Appends a policy (copying @p, including its frequency tables) and keeps the array sorted by id. */
 int topology_add_policy(Topology *t, const PolicyDesc *p);
-/* Frees what @p owns (its frequency table); @p itself stays. */
+/* *@ret = a copy of @p that owns copies of its frequency tables; -ENOMEM (then *@ret is untouched). */
+int policy_desc_copy(const PolicyDesc *p, PolicyDesc *ret);
+/* Frees what @p owns (its frequency tables); @p itself stays. */
 void policy_desc_done(PolicyDesc *p);
 
 /*
@@ -108,8 +117,8 @@ char *topology_to_string(const Topology *t);
 /*
  * Writes @t as one JSON object (`schedfreqd topology --json`, topology-json.c): a member per section, "system"
  * and "policyN", with the keys above under the same names, the optional ones left out as above. Numbers are
- * numbers; online, possible and cpus are CPU-list strings ("0-3"); frequencies_khz is an array of numbers and
- * governors an array of strings:
+ * numbers; online, possible and cpus are CPU-list strings ("0-3"); frequencies_khz and inefficient_khz are
+ * arrays of numbers and governors an array of strings:
  *   { "system": { "online": "0-1", "possible": "0-1" },
  *     "policy0": { "cpus": "0", "driver": "cpufreq-dt", …, "frequencies_khz": [500000, 1000000], … } }
  */
@@ -123,6 +132,18 @@ const PolicyDesc *topology_policy_by_id(const Topology *t, unsigned id);
 const char *topology_default_governors(const char *driver);
 /* True when @governors (space separated) contains @name as a whole word. */
 bool governors_contains(const char *governors, const char *name);
-/* Lowest table frequency >= @khz after clamping to [min_khz, max_khz] (CPUFREQ_RELATION_L in
- * drivers/cpufreq/cpufreq.c __resolve_freq()); the clamped value itself for continuous policies. */
+/*
+ * schedutil's resolution, cpufreq_driver_resolve_freq() (drivers/cpufreq/cpufreq.c, CPUFREQ_RELATION_LE since
+ * 5.16): @khz clamped to [min_khz, max_khz] (inverted limits collapse to max), then the lowest *efficient* table
+ * entry >= it (else the highest efficient entry); when that entry is outside [min_khz, max_khz], or every
+ * entry is inefficient, the lowest entry >= it whatever its efficiency (else the highest entry)
+ * (cpufreq_frequency_table_target() in include/linux/cpufreq.h). Without inefficient entries that is plain
+ * CPUFREQ_RELATION_L; the clamped value itself for continuous policies. Every frequency the governor chooses
+ * goes through here.
+ */
 uint32_t policy_resolve_khz(const PolicyDesc *p, uint32_t min_khz, uint32_t max_khz, uint32_t khz);
+/* CPUFREQ_RELATION_L without efficiencies: what __cpufreq_driver_target(policy, f, CPUFREQ_RELATION_L) does
+ * with a write to scaling_setspeed (cpufreq_userspace.c) or powersave's minimum; inefficient entries count. */
+uint32_t policy_resolve_l_khz(const PolicyDesc *p, uint32_t min_khz, uint32_t max_khz, uint32_t khz);
+/* True when @khz is one of @p's inefficient entries. */
+bool policy_khz_inefficient(const PolicyDesc *p, uint32_t khz);

@@ -101,6 +101,7 @@ struct sfq_policy_conf {
         __u32 min_util, max_util; /* a rule's clamp, 0/1024 = none */
         __u32 need_update_seq;    /* bumped for each need_update request (limits_changed) */
         __u64 rate_limit_ns;      /* freq_update_delay_ns */
+        __u64 inefficient_mask;   /* bit k: freqs_khz[k] is CPUFREQ_INEFFICIENT_FREQ (the EM's), 0 = none */
         __u32 n_cpus;             /* related CPUs, <= SFQ_MAX_POLICY_CPUS */
         __u32 n_freqs;            /* table entries, 0 = continuous */
         __u32 cpus[SFQ_MAX_POLICY_CPUS];

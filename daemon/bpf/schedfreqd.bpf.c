@@ -458,10 +458,46 @@ static int eval_cpu(__u32 i, void *data) {
         return 0;
 }
 
-/* cpufreq_driver_resolve_freq(): clamp to the limits, lowest table entry >= f (else the highest). */
+/* What one pass over a policy's table finds for a clamped target (sfq_resolve_khz()); 0 = none (entries are
+ * above 0: the daemon's topology checks them). */
+struct resolve_ctx {
+        __u32 policy, khz;
+        __u64 skip;               /* inefficient_mask */
+        __u32 lowest, last;       /* the lowest entry >= khz; the highest entry */
+        __u32 lowest_eff, last_eff; /* the same among the efficient entries */
+};
+
+/* bpf_loop() callback: table entry @i (verified once, whatever the table: a loop in sfq_resolve_khz() with four
+ * results to keep took the verifier past its million instructions). */
+static int resolve_entry(__u32 i, void *data) {
+        struct resolve_ctx *ctx = data;
+        struct sfq_policy_conf *pc = &sfq_policy_conf[ctx->policy & (SFQ_MAX_POLICIES - 1)];
+        __u32 f = pc->freqs_khz[i & (SFQ_MAX_FREQS - 1)];
+        bool efficient = !(ctx->skip & (1ULL << (i & (SFQ_MAX_FREQS - 1))));
+
+        if (f >= ctx->khz && !ctx->lowest)
+                ctx->lowest = f;
+        ctx->last = f;
+        if (!efficient)
+                return 0;
+        if (f >= ctx->khz && !ctx->lowest_eff)
+                ctx->lowest_eff = f;
+        ctx->last_eff = f;
+        return 0;
+}
+
+/*
+ * cpufreq_driver_resolve_freq(): clamp to the limits, then CPUFREQ_RELATION_LE (5.16+): the lowest efficient
+ * entry >= f, else the highest efficient one (cpufreq_table_find_index_al() with efficiencies: the entries the
+ * Energy Model marked CPUFREQ_INEFFICIENT_FREQ, bits of inefficient_mask, left out); when that is outside the
+ * limits or there is none, the lowest entry >= f whatever its efficiency, else the highest
+ * (cpufreq_frequency_table_target(), include/linux/cpufreq.h). The daemon's policy_resolve_khz()
+ * (daemon/topology.c) is the same rule.
+ */
 __noinline __u32 sfq_resolve_khz(__u32 policy, __u32 khz) {
         struct sfq_policy_conf *pc = &sfq_policy_conf[policy & (SFQ_MAX_POLICIES - 1)];
-        __u32 min_khz = pc->min_khz, max_khz = pc->max_khz, n = pc->n_freqs, last = 0;
+        __u32 min_khz = pc->min_khz, max_khz = pc->max_khz, n = pc->n_freqs, f;
+        struct resolve_ctx ctx = {};
 
         if (min_khz > max_khz)
                 min_khz = max_khz;
@@ -471,14 +507,14 @@ __noinline __u32 sfq_resolve_khz(__u32 policy, __u32 khz) {
                 khz = max_khz;
         if (n == 0)
                 return khz;
-        for (__u32 i = 0; i < SFQ_MAX_FREQS; i++) {
-                if (i >= n)
-                        break;
-                last = pc->freqs_khz[i];
-                if (last >= khz)
-                        return last;
-        }
-        return last;
+        ctx.policy = policy;
+        ctx.khz = khz;
+        ctx.skip = pc->inefficient_mask;
+        bpf_loop(min_u32(n, SFQ_MAX_FREQS), resolve_entry, &ctx, 0);
+        f = ctx.lowest_eff ?: ctx.last_eff;
+        if (ctx.skip && f && f >= min_khz && f <= max_khz)
+                return f;
+        return ctx.lowest ?: ctx.last;
 }
 
 /*

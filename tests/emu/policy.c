@@ -63,7 +63,7 @@ static uint32_t resolve(const EmuPolicy *p, uint32_t min, uint32_t max, uint32_t
         const PolicyDesc *d = p->desc;
 
         if (rel == RELATION_L || !d->frequencies_khz)
-                return policy_resolve_khz(d, min, max, khz);
+                return policy_resolve_l_khz(d, min, max, khz);
         if (min > max)
                 min = max;
         return table_find_h(d, CLAMP(khz, min, max));

@@ -2,7 +2,8 @@
 /*
  * topology_load() on arbitrary file contents (through a memfd). Contract (include/topology.h): -EINVAL comes
  * with a "NAME:LINE: reason"; what it accepts is consistent: policies sorted by id, min <= max, scaling limits
- * within cpuinfo, the frequency table ascending without duplicates and within cpuinfo, no CPU in two policies.
+ * within cpuinfo, the frequency table ascending without duplicates and within cpuinfo, the inefficient entries
+ * entries of that table, no CPU in two policies.
  */
 
 #include <sched.h>
@@ -20,6 +21,14 @@ static void check_policy(const PolicyDesc *p) {
                 FUZZ_ASSERT(p->frequencies_khz[i] >= p->cpuinfo_min_khz);
                 FUZZ_ASSERT(p->frequencies_khz[i] <= p->cpuinfo_max_khz);
                 FUZZ_ASSERT(i == 0 || p->frequencies_khz[i - 1] < p->frequencies_khz[i]);
+        }
+        /* inefficient_khz: ascending entries of the table, never without one. */
+        FUZZ_ASSERT((p->n_inefficient == 0) == (p->inefficient_khz == NULL));
+        FUZZ_ASSERT(p->n_inefficient == 0 || p->n_frequencies > 0);
+        for (size_t i = 0; i < p->n_inefficient; i++) {
+                FUZZ_ASSERT(i == 0 || p->inefficient_khz[i - 1] < p->inefficient_khz[i]);
+                FUZZ_ASSERT(policy_khz_inefficient(p, p->inefficient_khz[i]));
+                FUZZ_ASSERT(policy_resolve_l_khz(p, 0, UINT32_MAX, p->inefficient_khz[i]) == p->inefficient_khz[i]);
         }
 }
 

@@ -61,6 +61,13 @@ t=1044000000 policy=1 freq=1000000 cpu=1 kind=local util=208
 t=1072000000 policy=1 freq=1500000 cpu=1 kind=local util=413
 t=1100000000 policy=1 freq=2000000 cpu=1 kind=local util=628"
 
+# The same ramp where the Energy Model marks 1.0 GHz inefficient (two-dt-em.ini, inefficient_khz): schedutil's
+# CPUFREQ_RELATION_LE passes over it, so util 208 (raw 0.51 GHz) lands on the next efficient entry, 1.5 GHz, and
+# util 413 changes nothing; at 1.5 GHz the PELT clock runs at 3/4 instead of 1/2, so 2.0 GHz comes 8 ms earlier.
+expect ramp_inefficient_opp "$(replay two-dt-em.ini ramp.txt)" "\
+t=1044000000 policy=1 freq=1500000 cpu=1 kind=local util=208
+t=1092000000 policy=1 freq=2000000 cpu=1 kind=local util=636"
+
 # NOHZ: while cpu1 sleeps (1.200 to 1.600) nothing ticks it and nothing changes its frequency: no decision in
 # between, however far its blocked utilisation has decayed; the wake-up at 1.600 is the next evaluation.
 sleep_ok=$(replay two-dt.ini ramp.txt | awk -F'[= ]' '$2 > 1200000000 && $2 < 1600000000 { bad = 1 } END { print bad ? "no" : "yes" }')

@@ -487,7 +487,7 @@ static void set_each_frequency(Actuator *a, const Topology *t) {
                 ASSERT_OK(cpufreq_sysfs_policy_dir(p, &dir));
                 attr(dir, "scaling_setspeed", path, sizeof(path));
                 for (size_t k = 0; k < n; k++) {
-                        uint32_t khz = policy_resolve_khz(p, p->scaling_min_khz, p->scaling_max_khz, f[k]);
+                        uint32_t khz = policy_resolve_l_khz(p, p->scaling_min_khz, p->scaling_max_khz, f[k]);
                         uint32_t cur = 0;
 
                         ASSERT_OK(actuator_set_khz(a, (unsigned) i, f[k]));

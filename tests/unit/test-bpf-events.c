@@ -66,7 +66,8 @@ static void pin_self(int cpu) {
                 abort();
 }
 
-static Topology *two_policies(void) {
+/* Two single-CPU policies over table[], with @n_inefficient entries of it the Energy Model marks inefficient. */
+static Topology *two_policies_em(const uint32_t *inefficient, size_t n_inefficient) {
         Topology *t = NULL;
 
         if (topology_new(&t) < 0)
@@ -80,6 +81,8 @@ static Topology *two_policies(void) {
                         .scaling_max_khz = 2400000,
                         .frequencies_khz = (uint32_t *) table,
                         .n_frequencies = ELEMENTSOF(table),
+                        .inefficient_khz = (uint32_t *) inefficient,
+                        .n_inefficient = n_inefficient,
                         .transition_latency_ns = 1000000,
                         .cur_khz = 800000,
                 };
@@ -93,6 +96,10 @@ static Topology *two_policies(void) {
                 CPU_SET(cpu, &t->possible);
         }
         return t;
+}
+
+static Topology *two_policies(void) {
+        return two_policies_em(NULL, 0);
 }
 
 static BpfPolicy managed_policy(void) {
@@ -272,7 +279,7 @@ static void fixture_done(Fixture *f) {
         f->seen = NULL;
 }
 
-static int fixture_init(Fixture *f) {
+static int fixture_init_em(Fixture *f, const uint32_t *inefficient, size_t n_inefficient) {
         BpfPolicy policies[2] = { managed_policy(), managed_policy() };
         _cleanup_free_ char *reason = NULL;
         int r;
@@ -282,11 +289,15 @@ static int fixture_init(Fixture *f) {
         f->seen = calloc(1, sizeof(Seen));
         if (!f->seen || sd_event_new(&f->event) < 0)
                 abort();
-        f->topo = two_policies();
+        f->topo = two_policies_em(inefficient, n_inefficient);
         r = bpf_events_new(f->event, f->topo, policies, on_decision, f->seen, &f->b, &reason);
         if (r < 0)
                 fprintf(stderr, "# bpf_events_new: %s (%s)\n", strerror(-r), reason ?: "no reason");
         return r;
+}
+
+static int fixture_init(Fixture *f) {
+        return fixture_init_em(f, NULL, 0);
 }
 
 /* ---- Tests ---- */
@@ -370,6 +381,35 @@ TEST(hog_raises_and_lowers) {
         ASSERT_TRUE(sig.uclamp_max == 1024);
         ASSERT_OK(bpf_events_stats(f.b, &st));
         ASSERT_TRUE(st.events > 0 && st.evaluations > 0 && st.records > 0 && st.wakeups > 0 && st.drains > 0);
+        fixture_done(&f);
+}
+
+/*
+ * The Energy Model's inefficient entries (1.2, 1.6 and 2.0 GHz here) are skipped by the kernel side's
+ * sfq_resolve_khz() as schedutil's CPUFREQ_RELATION_LE skips them: a hog takes policy1 from 0.8 GHz straight to
+ * 2.4 GHz (without the flags the ramp passes through them, one decision each).
+ */
+TEST(inefficient_entries_skipped) {
+        static const uint32_t inefficient[] = { 1200000, 1600000, 2000000 };
+        Fixture f;
+        Worker hog;
+        Want up = { .policy = 1, .khz = 2400000 };
+        bool raised;
+
+        if (!bpf_events_built())
+                return;
+        ASSERT_OK(fixture_init_em(&f, inefficient, ELEMENTSOF(inefficient)));
+
+        worker_start(&hog, HOG_MS, false);
+        raised = run_until(f.event, f.seen, seen_record, &up, WAIT_MS);
+        worker_stop(&hog);
+        ASSERT_TRUE(raised);
+        for (size_t i = 0; i < f.seen->n; i++) {
+                const Decision *d = &f.seen->d[i];
+
+                if (d->policy_index == 1 && d->new_khz != 800000 && d->new_khz != 2400000)
+                        TEST_FAIL("policy1 set to %" PRIu32 " kHz, an inefficient entry", d->new_khz);
+        }
         fixture_done(&f);
 }
 

@@ -77,6 +77,27 @@ TEST(target_resolves_to_the_table_and_limits) {
         ASSERT_EQ(governor_target_khz(&g, &p, 10), 1600000u);
 }
 
+/* The Energy Model's inefficient OPPs (inefficient_khz): schedutil's CPUFREQ_RELATION_LE passes over them to
+ * the next efficient entry, unless that is above scaling_max_freq (cpufreq_frequency_table_target()). */
+TEST(target_skips_inefficient_entries) {
+        static uint32_t inefficient_khz[] = { 1200000, 1600000 };
+        PolicyDesc p = policy();
+        Governor g = governor(&p, 1000, 2000000);
+
+        p.inefficient_khz = inefficient_khz;
+        p.n_inefficient = ELEMENTSOF(inefficient_khz);
+        /* raw 1.25 GHz: 1.6 GHz is inefficient, 2.0 GHz is the next efficient entry */
+        ASSERT_EQ(governor_target_khz(&g, &p, 512), 2000000u);
+        /* raw ~0.9 GHz: past 1.2 and 1.6 GHz */
+        ASSERT_EQ(governor_target_khz(&g, &p, 370), 2000000u);
+        /* raw 0.8 GHz and below: the minimum, efficient */
+        ASSERT_EQ(governor_target_khz(&g, &p, 0), 800000u);
+        /* scaling_max_freq 1.6 GHz: 2.0 GHz is out of the limits, so 1.6 GHz, inefficient or not */
+        p.scaling_max_khz = 1600000;
+        ASSERT_EQ(governor_target_khz(&g, &p, 370), 1200000u);
+        ASSERT_EQ(governor_target_khz(&g, &p, 512), 1600000u);
+}
+
 TEST(rate_limit) {
         PolicyDesc p = policy();
         Governor g = governor(&p, 2000, 800000); /* 2 ms */

@@ -47,7 +47,10 @@ static bool policy_equal(const PolicyDesc *a, const PolicyDesc *b) {
                  memcmp(a->frequencies_khz, b->frequencies_khz, a->n_frequencies * sizeof(uint32_t)) == 0) &&
                 !!a->frequencies_khz == !!b->frequencies_khz && a->capacity == b->capacity &&
                 a->transition_latency_ns == b->transition_latency_ns && streq(a->governor, b->governor) &&
-                streq(a->governors, b->governors) && a->cur_khz == b->cur_khz;
+                streq(a->governors, b->governors) && a->cur_khz == b->cur_khz &&
+                a->n_inefficient == b->n_inefficient && !!a->inefficient_khz == !!b->inefficient_khz &&
+                (a->n_inefficient == 0 ||
+                 memcmp(a->inefficient_khz, b->inefficient_khz, a->n_inefficient * sizeof(uint32_t)) == 0);
 }
 
 static bool topology_equal(const Topology *a, const Topology *b) {
@@ -452,6 +455,62 @@ TEST(errors_consistency) {
         ASSERT_TRUE(parse_fails_with("[system]\npossible = 0-3\nonline = \n", "t.ini:3: no CPU is online"));
 }
 
+/* The Energy Model's inefficient entries: optional, entries of the table, written back as read (text and JSON). */
+TEST(inefficient_key) {
+        static const char *const text =
+                "[policy0]\ncpus = 0\ndriver = cpufreq-dt\ninefficient_khz = 1000000 1500000\n"
+                "frequencies_khz = 500000 1000000 1500000 2000000\n"
+                "[policy1]\ncpus = 1\ndriver = cpufreq-dt\nfrequencies_khz = 500000 2000000\n";
+        _cleanup_(topology_freep) Topology *t = NULL, *copy = NULL;
+        _cleanup_free_ char *error = NULL, *out = NULL, *json = NULL;
+        size_t size = 0;
+        FILE *f;
+
+        /* The key may come before the table: it is checked when the section ends. */
+        ASSERT_OK(parse_text(text, &t, &error));
+        ASSERT_EQ(t->policies[0].n_inefficient, 2);
+        ASSERT_EQ(t->policies[0].inefficient_khz[0], 1000000);
+        ASSERT_EQ(t->policies[0].inefficient_khz[1], 1500000);
+        ASSERT_TRUE(policy_khz_inefficient(&t->policies[0], 1500000));
+        ASSERT_TRUE(!policy_khz_inefficient(&t->policies[0], 2000000));
+        ASSERT_TRUE(!t->policies[1].inefficient_khz && t->policies[1].n_inefficient == 0);
+        ASSERT_TRUE(roundtrips(t));
+
+        out = topology_to_string(t);
+        ASSERT_TRUE(out && strstr(out, "frequencies_khz = 500000 1000000 1500000 2000000\n"
+                                       "inefficient_khz = 1000000 1500000\n"));
+        ASSERT_TRUE(!strstr(strstr(out, "[policy1]"), "inefficient_khz"));
+        f = open_memstream(&json, &size);
+        ASSERT_TRUE(f);
+        ASSERT_OK(topology_write_json(f, t));
+        fclose(f);
+        ASSERT_TRUE(strstr(json, "\"inefficient_khz\": [1000000, 1500000]"));
+
+        /* topology_add_policy() copies the list as it copies the table. */
+        ASSERT_OK(topology_new(&copy));
+        ASSERT_OK(topology_add_policy(copy, &t->policies[0]));
+        ASSERT_TRUE(copy->policies[0].inefficient_khz != t->policies[0].inefficient_khz);
+        ASSERT_TRUE(policy_equal(&copy->policies[0], &t->policies[0]));
+
+        ASSERT_TRUE(parse_fails_with(POLICY0 "cpuinfo_min_khz = 1000\ncpuinfo_max_khz = 3000\n"
+                                     "inefficient_khz = 2000\n",
+                                     "t.ini:6: inefficient_khz flags entries of frequencies_khz, which [policy0] "
+                                     "lacks"));
+        ASSERT_TRUE(parse_fails_with(POLICY0 "frequencies_khz = 1000 2000 3000\ninefficient_khz = 2000 2500\n",
+                                     "t.ini:5: inefficient_khz: 2500 is not an entry of frequencies_khz"));
+        ASSERT_TRUE(parse_fails_with(POLICY0 "inefficient_khz = 1500\nfrequencies_khz = 1000 2000 3000\n",
+                                     "t.ini:4: inefficient_khz: 1500 is not an entry of frequencies_khz"));
+        ASSERT_TRUE(parse_fails_with(POLICY0 "frequencies_khz = 1000 2000 3000\ninefficient_khz = 2000 1000\n",
+                                     "t.ini:5: inefficient_khz: 1000 after 2000: the list must be strictly ascending"));
+        ASSERT_TRUE(parse_fails_with(POLICY0 "frequencies_khz = 1000 2000 3000\ninefficient_khz =\n",
+                                     "t.ini:5: inefficient_khz: the list is empty"));
+        ASSERT_TRUE(parse_fails_with(POLICY0 "frequencies_khz = 1000 2000 3000\ninefficient_khz = 2GHz\n",
+                                     "t.ini:5: inefficient_khz: \"2GHz\" is not a frequency in kHz"));
+        ASSERT_TRUE(parse_fails_with(POLICY0 "frequencies_khz = 1000 2000\ninefficient_khz = 1000\n"
+                                     "inefficient_khz = 1000\n",
+                                     "t.ini:6: inefficient_khz is set twice (first on line 5)"));
+}
+
 /* Text for @n per-CPU policies, or one policy of @n CPUs when !per_cpu. */
 static char *big_topology_text(unsigned n, bool per_cpu) {
         char *buf = NULL;
@@ -590,6 +649,58 @@ TEST(resolve_table) {
         ASSERT_EQ(policy_resolve_khz(&p, 800000, 3000000, 2900000), 2400000);
         /* Inverted limits collapse to max (cpufreq_driver_resolve_freq()). */
         ASSERT_EQ(policy_resolve_khz(&p, 2000000, 1200000, 100), 1200000);
+}
+
+/* CPUFREQ_RELATION_LE (schedutil, 5.16+): inefficient entries skipped, unless that leaves the limits. */
+TEST(resolve_inefficient) {
+        uint32_t table[] = { 800000, 1200000, 1600000, 2000000, 2400000 };
+        uint32_t middle[] = { 1200000, 1600000 }, all_but_top[] = { 800000, 1200000, 1600000, 2000000 };
+        uint32_t top[] = { 2400000 };
+        PolicyDesc p = { .frequencies_khz = table, .n_frequencies = ELEMENTSOF(table),
+                         .inefficient_khz = middle, .n_inefficient = ELEMENTSOF(middle) };
+
+        /* The lowest *efficient* entry >= the value: 1200000 and 1600000 are passed over for 2000000. */
+        ASSERT_EQ(policy_resolve_khz(&p, 800000, 2400000, 800000), 800000);
+        ASSERT_EQ(policy_resolve_khz(&p, 800000, 2400000, 800001), 2000000);
+        ASSERT_EQ(policy_resolve_khz(&p, 800000, 2400000, 1200000), 2000000);
+        ASSERT_EQ(policy_resolve_khz(&p, 800000, 2400000, 1600000), 2000000);
+        ASSERT_EQ(policy_resolve_khz(&p, 800000, 2400000, 2000001), 2400000);
+        ASSERT_EQ(policy_resolve_khz(&p, 800000, 2400000, 0), 800000);
+        /* CPUFREQ_RELATION_L alone (a scaling_setspeed write) takes them. */
+        ASSERT_EQ(policy_resolve_l_khz(&p, 800000, 2400000, 800001), 1200000);
+        ASSERT_EQ(policy_resolve_l_khz(&p, 800000, 2400000, 1600000), 1600000);
+
+        /* The efficient entry is above max: looked up again over every entry (cpufreq_is_in_limits()). */
+        ASSERT_EQ(policy_resolve_khz(&p, 800000, 1600000, 1000000), 1200000);
+        ASSERT_EQ(policy_resolve_khz(&p, 800000, 1600000, 2400000), 1600000);
+        /* A min that is inefficient: the value clamped to it still resolves to the next efficient entry. */
+        ASSERT_EQ(policy_resolve_khz(&p, 1600000, 2400000, 0), 2000000);
+        /* Inverted limits collapse to max first. */
+        ASSERT_EQ(policy_resolve_khz(&p, 2400000, 1200000, 100), 1200000);
+
+        /* Only the top efficient: every value resolves to it while it is within the limits. */
+        p.inefficient_khz = all_but_top;
+        p.n_inefficient = ELEMENTSOF(all_but_top);
+        ASSERT_EQ(policy_resolve_khz(&p, 800000, 2400000, 0), 2400000);
+        ASSERT_EQ(policy_resolve_khz(&p, 800000, 2000000, 0), 800000);
+
+        /* The top inefficient and the value above every efficient entry: the highest efficient one, below
+         * the value, as cpufreq_table_find_index_al() gives it (within the limits, so kept). */
+        p.inefficient_khz = top;
+        p.n_inefficient = ELEMENTSOF(top);
+        ASSERT_EQ(policy_resolve_khz(&p, 800000, 2400000, 2100000), 2000000);
+
+        /* Every entry inefficient: nothing efficient at all, so plain RELATION_L. */
+        p.inefficient_khz = table;
+        p.n_inefficient = ELEMENTSOF(table);
+        ASSERT_EQ(policy_resolve_khz(&p, 800000, 2400000, 1000000), 1200000);
+        ASSERT_EQ(policy_resolve_khz(&p, 800000, 2400000, 2400000), 2400000);
+
+        /* No inefficient entries: RELATION_LE is RELATION_L. */
+        p.inefficient_khz = NULL;
+        p.n_inefficient = 0;
+        for (uint32_t khz = 0; khz <= 2500000; khz += 50000)
+                ASSERT_EQ(policy_resolve_khz(&p, 800000, 2400000, khz), policy_resolve_l_khz(&p, 800000, 2400000, khz));
 }
 
 TEST(resolve_single_entry_and_continuous) {
