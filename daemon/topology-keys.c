@@ -147,33 +147,29 @@ static int parse_khz_list(Parser *p, const char *key, const char *what, const ch
         return 0;
 }
 
-static int key_frequencies(Parser *p, PolicyDesc *d, const char *value) {
-        uint32_t *table = NULL;
-        size_t n = 0;
+/* A kHz list key into *@list / *@n, replacing what an earlier line gave. */
+static int set_khz_list(Parser *p, const char *key, const char *what, const char *value, uint32_t **list,
+                        size_t *n) {
+        uint32_t *parsed = NULL;
+        size_t n_parsed = 0;
         int r;
 
-        r = parse_khz_list(p, "frequencies_khz", "table", value, &table, &n);
+        r = parse_khz_list(p, key, what, value, &parsed, &n_parsed);
         if (r < 0)
                 return r;
-        free(d->frequencies_khz);
-        d->frequencies_khz = table;
-        d->n_frequencies = n;
+        free(*list);
+        *list = parsed;
+        *n = n_parsed;
         return 0;
+}
+
+static int key_frequencies(Parser *p, PolicyDesc *d, const char *value) {
+        return set_khz_list(p, "frequencies_khz", "table", value, &d->frequencies_khz, &d->n_frequencies);
 }
 
 /* Each must be an entry of frequencies_khz, checked when the section ends (the table may come later). */
 static int key_inefficient(Parser *p, PolicyDesc *d, const char *value) {
-        uint32_t *list = NULL;
-        size_t n = 0;
-        int r;
-
-        r = parse_khz_list(p, "inefficient_khz", "list", value, &list, &n);
-        if (r < 0)
-                return r;
-        free(d->inefficient_khz);
-        d->inefficient_khz = list;
-        d->n_inefficient = n;
-        return 0;
+        return set_khz_list(p, "inefficient_khz", "list", value, &d->inefficient_khz, &d->n_inefficient);
 }
 
 static int key_capacity(Parser *p, PolicyDesc *d, const char *value) {

@@ -17,53 +17,23 @@
 
 #include "energy-model.h"
 #include "macro.h"
+#include "scratch-tree.h"
 #include "test.h"
 
 DEFINE_TEST_MAIN;
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-        return remove(path);
-}
-
-static void treep(char **root) {
-        if (*root)
-                (void) nftw(*root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-        free(*root);
-}
-
 static char *tree_new(void) {
-        char *d = strdup("/tmp/test-energy-model.XXXXXX");
-
-        if (d && !mkdtemp(d)) {
-                free(d);
-                return NULL;
-        }
-        return d;
+        return scratch_tree_new("test-energy-model");
 }
 
-/* Writes @content to ROOT/@fmt…, creating the directories on the way. */
-_printf_(3, 4) static void tree_write(const char *root, const char *content, const char *fmt, ...) {
-        char rel[256], path[512];
-        va_list ap;
-        FILE *f;
+#define treep scratch_tree_freep
 
-        va_start(ap, fmt);
-        (void) vsnprintf(rel, sizeof(rel), fmt, ap);
-        va_end(ap);
-        (void) snprintf(path, sizeof(path), "%s/%s", root, rel);
-        for (char *s = path + strlen(root) + 1; (s = strchr(s, '/')); s++) {
-                *s = 0;
-                if (mkdir(path, 0755) < 0 && errno != EEXIST)
-                        abort();
-                *s = '/';
-        }
-        f = fopen(path, "we");
-        if (!f)
-                abort();
-        fputs(content, f);
-        if (fclose(f) != 0)
-                abort();
-}
+/* scratch_tree_write(), which these fixtures cannot do without. */
+#define tree_write(root, content, ...) \
+        do { \
+                if (scratch_tree_write(root, content, __VA_ARGS__) < 0) \
+                        abort(); \
+        } while (0)
 
 /* One performance state of domain @pd: ps:KHZ/{frequency,power,cost,performance,inefficient}. */
 static void tree_state(const char *root, const char *pd, unsigned long khz, const char *inefficient) {

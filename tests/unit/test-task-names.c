@@ -12,56 +12,17 @@
 
 #include "macro.h"
 #include "task-names.h"
+#include "scratch-tree.h"
 #include "test.h"
 
 /* ---- fake /proc trees ----------------------------------------------------------------------------- */
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-        return remove(path);
-}
-
-static void tree_remove(char *root) {
-        if (root)
-                (void) nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-        free(root);
-}
-
 static char *tree_new(void) {
-        char *d = strdup("/tmp/test-task-names.XXXXXX");
-
-        if (d && !mkdtemp(d)) {
-                free(d);
-                return NULL;
-        }
-        return d;
+        return scratch_tree_new("test-task-names");
 }
 
-/* Writes @content to ROOT/@fmt…, creating the directories on the way. */
-_printf_(3, 4) static int tree_write(const char *root, const char *content, const char *fmt, ...) {
-        char rel[256], path[512];
-        va_list ap;
-        FILE *f;
-
-        va_start(ap, fmt);
-        (void) vsnprintf(rel, sizeof(rel), fmt, ap);
-        va_end(ap);
-        (void) snprintf(path, sizeof(path), "%s/%s", root, rel);
-        for (char *s = path + strlen(root) + 1; (s = strchr(s, '/')); s++) {
-                *s = 0;
-                if (mkdir(path, 0755) < 0 && errno != EEXIST)
-                        return -errno;
-                *s = '/';
-        }
-        f = fopen(path, "we");
-        if (!f)
-                return -errno;
-        fputs(content, f);
-        return fclose(f) == 0 ? 0 : -errno;
-}
-
-static void treep(char **p) {
-        tree_remove(*p);
-}
+#define tree_write scratch_tree_write
+#define treep scratch_tree_freep
 
 /* ---- basics ----------------------------------------------------------------------------------------- */
 
