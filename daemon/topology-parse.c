@@ -12,7 +12,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,30 +24,6 @@
 #include "topology-parse-internal.h"
 #include "topology.h"
 
-/* analyze: false positive: reason is initialised to NULL and set by vasprintf(); gcc 12 at -O2 loses the
- * initialiser of a _cleanup_free_ variable on an early return (docs/reliability.md, "Static analysis") */
-ANALYZER_FALSE_POSITIVE_BEGIN("-Wanalyzer-use-of-uninitialized-value")
-int parser_error(Parser *p, unsigned line, const char *format, ...) {
-        _cleanup_free_ char *reason = NULL;
-        va_list ap;
-        int r;
-
-        if (p->error)
-                return -EINVAL; /* keep the first error: later ones are usually consequences */
-
-        va_start(ap, format);
-        r = vasprintf(&reason, format, ap);
-        va_end(ap);
-        if (r < 0)
-                return -ENOMEM;
-
-        if (asprintf(&p->error, "%s:%u: %s", p->name, line, reason) < 0) {
-                p->error = NULL;
-                return -ENOMEM;
-        }
-        return -EINVAL;
-}
-ANALYZER_FALSE_POSITIVE_END
 
 /* An error about the whole file, without a line: "NAME: reason". */
 static int parser_error_file(Parser *p, const char *reason) {
