@@ -65,8 +65,9 @@ n_progs=$(grep -c . <<<"$progs")
 [ "$n_progs" -ge 4 ] && ok "the daemon holds $n_progs BPF programs" || fail "the daemon holds BPF programs" "$(bpftool prog show 2>&1 | tail)"
 
 # Idle cost, judged within one window whatever the machine's background (lib.sh idle_counts): every context
-# switch of the daemon is a decision record and its write, the kernel side's once-a-second record, or a proc
-# connector message; nothing else wakes it (no tick, no drain timer, no bus here).
+# switch of the daemon is a decision record and its write, a sysfs read that blocks on the emulator (the scaling
+# limits, at most once a second), the kernel side's once-a-second record, or a proc connector message; nothing else
+# wakes it (no tick, no drain timer, no bus here), and no timer re-arms itself (the window is traced).
 if ! under_valgrind; then
 	if idle_counts "$pid" "$TMP/err"; then
 		ok "idle: $IDLE_SAYS"

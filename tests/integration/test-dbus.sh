@@ -45,9 +45,10 @@ fi
 # --- on the bus, a quiet machine still wakes it for nothing ---------------------------------------------------
 # PropertiesChanged is looked for after the loop's wake-ups (a one-shot timer only for a trailing announcement),
 # not by a timer of its own, and the timer's own wake-up does not look again. On bpf, judged by counts within one
-# window (lib.sh idle_counts: each wake-up is a decision record, its write and its trailing announcement, or the
-# kernel side's once-a-second record): the announcement timer re-arming itself on the counters the kernel keeps
-# between wake-ups made a 10/s tick there (a CI run: 49 wake-ups in 5 s for 4-6 writes). On perf, whose wake-ups
+# window (lib.sh idle_counts: each wake-up is a decision record, its write and its trailing announcement, a sysfs
+# read, or the kernel side's once-a-second record; and, traced, no timer armed again from its own expiry): the
+# announcement timer re-arming itself on the counters the kernel keeps between wake-ups made a 10/s tick there
+# (a CI run: 49 wake-ups in 5 s for 4-6 writes; traced, 30 self re-arms in the window). On perf, whose wake-ups
 # follow the machine's events, the bound of test-daemon normalised to a quiet machine (lib.sh idle_wakeups: 6/s),
 # with 3 wake-ups per frequency write (a CI run on a busy host: 214 writes in the window, 13.6/s normalised with 2).
 # Not under valgrind (its own CPU use is load on the CPUs it governs).
