@@ -53,7 +53,7 @@ LOADED=0
 LOAD_PIDS=()
 MAX_P50=
 MAX_P90=
-EVENTS='sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_migrate_task,sched:sched_process_exit'
+EVENTS='sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_migrate_task,sched:sched_process_exit,sched:sched_stat_runtime'
 FMAX_KHZ=2000000
 export PATH="$PATH:/usr/sbin:/sbin"
 
