@@ -43,6 +43,7 @@
 #include "cpufreq-sysfs.h"
 #include "cpulist.h"
 #include "energy-model.h"
+#include "fs-util.h"
 #include "log.h"
 #include "macro.h"
 
@@ -85,24 +86,7 @@ int cpufreq_sysfs_parse_u32(const char *s, uint32_t *ret) {
 }
 
 int cpufreq_sysfs_read_at(int dir_fd, const char *name, char *buf, size_t size) {
-        _cleanup_close_ int fd = -EBADF;
-        ssize_t n;
-
-        if (size < 2)
-                return -EINVAL;
-        fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        /* sysfs hands out the whole attribute (<= PAGE_SIZE) in the first read (fs/sysfs/file.c). */
-        n = read(fd, buf, size);
-        if (n < 0)
-                return -errno;
-        if ((size_t) n >= size)
-                return -EFBIG;
-        buf[n] = '\0';
-        if (n > 0 && buf[n - 1] == '\n')
-                buf[n - 1] = '\0';
-        return 0;
+        return read_small_file_at(dir_fd, name, buf, size);
 }
 
 int cpufreq_sysfs_read(const char *path, char *buf, size_t size) {

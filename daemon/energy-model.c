@@ -29,6 +29,7 @@
 
 #include "cpulist.h"
 #include "energy-model.h"
+#include "fs-util.h"
 #include "log.h"
 #include "macro.h"
 
@@ -36,22 +37,6 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir);
 
 /* EM_PERF_STATE_INEFFICIENT (include/linux/energy_model.h). */
 #define EM_PERF_STATE_INEFFICIENT 1UL
-
-/* Reads the small file @name under @dir_fd into @buf, without its trailing newline. */
-static int read_small_at(int dir_fd, const char *name, char *buf, size_t size) {
-        _cleanup_close_ int fd = -EBADF;
-        ssize_t n;
-
-        fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return negative_errno();
-        n = read(fd, buf, size - 1);
-        if (n < 0)
-                return negative_errno();
-        buf[n] = '\0';
-        buf[strcspn(buf, "\n")] = '\0';
-        return 0;
-}
 
 /* A debugfs_create_ulong()/"%lu" value: decimal digits only. */
 static int parse_ulong(const char *s, unsigned long *ret) {
@@ -75,7 +60,7 @@ static bool domain_spans(int fd, const cpu_set_t *cpus) {
         cpu_set_t domain;
         char buf[4096];
 
-        if (read_small_at(fd, "cpus", buf, sizeof(buf)) < 0 || cpulist_parse(buf, &domain) < 0)
+        if (read_small_file_at(fd, "cpus", buf, sizeof(buf)) < 0 || cpulist_parse(buf, &domain) < 0)
                 return false;
         CPU_AND(&domain, &domain, cpus);
         return CPU_COUNT(&domain) > 0;
@@ -112,12 +97,12 @@ static bool state_inefficient(int domain_fd, const char *name, unsigned long *re
         fd = openat(domain_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (fd < 0)
                 return false;
-        if (read_small_at(fd, "inefficient", buf, sizeof(buf)) < 0 || parse_ulong(buf, &flags) < 0)
+        if (read_small_file_at(fd, "inefficient", buf, sizeof(buf)) < 0 || parse_ulong(buf, &flags) < 0)
                 return false;
         if (!(flags & EM_PERF_STATE_INEFFICIENT))
                 return false;
         /* "frequency" holds it; the directory's name too (snprintf(name, ..., "ps:%lu", freq)). */
-        if ((read_small_at(fd, "frequency", buf, sizeof(buf)) < 0 || parse_ulong(buf, &khz) < 0) &&
+        if ((read_small_file_at(fd, "frequency", buf, sizeof(buf)) < 0 || parse_ulong(buf, &khz) < 0) &&
             parse_ulong(name + 3, &khz) < 0)
                 return false;
         *ret_khz = khz;

@@ -134,11 +134,6 @@ static int engine_add_policy(Engine *e, size_t i, const Topology *t, const Confi
 }
 ANALYZER_FALSE_POSITIVE_END
 
-/* TICK_NSEC: the config's tick, resolved by the caller (manager.c, replay.c); an unresolved auto is 4 ms. */
-static uint64_t engine_tick_ns(const Config *cfg) {
-        return config_tick_ns(cfg);
-}
-
 static int engine_set_rules(Engine *e, const RuleSet *rules);
 
 int engine_new(const Topology *topo, const Config *cfg, EngineCommitFn commit, void *userdata, Engine **ret) {
@@ -172,7 +167,7 @@ int engine_new(const Topology *topo, const Config *cfg, EngineCommitFn commit, v
         if (!e->policy_of_cpu || !e->policies || !e->iowait || !e->seen_updates || !e->hooked || !e->offline ||
             !e->policy_cpus)
                 return -ENOMEM;
-        e->tick_ns = engine_tick_ns(cfg);
+        e->tick_ns = config_tick_ns(cfg); /* resolved by the caller (manager.c, replay.c) */
         for (unsigned cpu = 0; cpu < n_cpus; cpu++)
                 e->policy_of_cpu[cpu] = -1;
 
@@ -240,7 +235,7 @@ int engine_reconfigure(Engine *e, const Config *cfg) {
         if (r < 0)
                 return r;
 
-        e->tick_ns = engine_tick_ns(cfg);
+        e->tick_ns = config_tick_ns(cfg);
         engine_set_runtime_reported(e, e->runtime_reported);
         /* The managed set stays: taking a policy over or giving it back is the actuator's business. */
         for (size_t i = 0; i < e->n_policies; i++)

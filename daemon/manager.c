@@ -278,6 +278,11 @@ static bool manager_tick_resolve(const Manager *m, Config *c) {
         return true;
 }
 
+/* The tick timer's accuracy, a sixteenth of a tick: sd-event's default (250 ms) would coalesce it away. */
+static uint64_t tick_accuracy_usec(const Config *c) {
+        return MAX(config_tick_ns(c) / 16000, (uint64_t) 1);
+}
+
 /* One line saying the tick in force and where it came from. */
 static void manager_log_tick(const Manager *m, const Config *c, bool from_kernel) {
         const KernelHz *k = &m->kernel_hz;
@@ -359,7 +364,7 @@ int manager_reload(Manager *m, char **ret_error) {
                 manager_apply_realtime(c.realtime_priority);
         if (c.tick_usec != m->config.tick_usec) {
                 manager_log_tick(m, &c, from_kernel);
-                (void) sd_event_source_set_time_accuracy(m->tick_source, MAX(c.tick_usec / 16, (uint64_t) 1));
+                (void) sd_event_source_set_time_accuracy(m->tick_source, tick_accuracy_usec(&c));
         }
         m->config = c;
         manager_apply_log_level(m);
@@ -729,9 +734,8 @@ int manager_start(Manager *m) {
                 return log_error_errno(r, "Failed to set up the governor: %m");
         engine_set_self(m->engine, m->self_pid);
 
-        /* Accuracy of a sixteenth of a tick: sd-event's default (250 ms) would coalesce it away. */
         r = sd_event_add_time(m->event, &m->tick_source, CLOCK_MONOTONIC, UINT64_MAX,
-                              MAX(config_tick_ns(&m->config) / 16000, (uint64_t) 1), on_tick, m);
+                              tick_accuracy_usec(&m->config), on_tick, m);
         if (r < 0)
                 return log_error_errno(r, "Failed to add the tick timer: %m");
         (void) sd_event_source_set_enabled(m->tick_source, SD_EVENT_OFF);

@@ -251,6 +251,16 @@ static int write_cpulist(FILE *f, const char *key, const cpu_set_t *set) {
         return 0;
 }
 
+/* "KEY = N N ..." of kHz values; nothing for an empty list (an optional key left out). */
+static void write_khz_list(FILE *f, const char *key, const uint32_t *khz, size_t n) {
+        if (!khz || n == 0)
+                return;
+        fprintf(f, "%s =", key);
+        for (size_t i = 0; i < n; i++)
+                fprintf(f, " %" PRIu32, khz[i]);
+        fputc('\n', f);
+}
+
 static int write_policy(FILE *f, const PolicyDesc *d) {
         int r;
 
@@ -263,18 +273,8 @@ static int write_policy(FILE *f, const PolicyDesc *d) {
         fprintf(f, "cpuinfo_max_khz = %" PRIu32 "\n", d->cpuinfo_max_khz);
         fprintf(f, "scaling_min_khz = %" PRIu32 "\n", d->scaling_min_khz);
         fprintf(f, "scaling_max_khz = %" PRIu32 "\n", d->scaling_max_khz);
-        if (d->frequencies_khz && d->n_frequencies > 0) {
-                fputs("frequencies_khz =", f);
-                for (size_t i = 0; i < d->n_frequencies; i++)
-                        fprintf(f, " %" PRIu32, d->frequencies_khz[i]);
-                fputc('\n', f);
-        }
-        if (d->inefficient_khz && d->n_inefficient > 0) {
-                fputs("inefficient_khz =", f);
-                for (size_t i = 0; i < d->n_inefficient; i++)
-                        fprintf(f, " %" PRIu32, d->inefficient_khz[i]);
-                fputc('\n', f);
-        }
+        write_khz_list(f, "frequencies_khz", d->frequencies_khz, d->n_frequencies);
+        write_khz_list(f, "inefficient_khz", d->inefficient_khz, d->n_inefficient);
         if (d->capacity > 0)
                 fprintf(f, "capacity = %u\n", d->capacity);
         fprintf(f, "transition_latency_ns = %" PRIu64 "\n", d->transition_latency_ns);
