@@ -19,22 +19,31 @@
 #include "tp-format.h"
 #include "trace-dat.h"
 
+/*
+ * The largest CPU index a buffer may have: NR_CPUS at its Kconfig maximum (arch/x86/Kconfig, MAXSMP: 8192).
+ * libtracecmd does not say how many CPUs a buffer has; tracecmd_read_data() of an index past them is NULL.
+ */
+#define DAT_CPU_INDEX_MAX 8192
+
+/* One CPU of one buffer: its next record, read ahead (NULL: the CPU has no more). */
+typedef struct DatStream {
+        struct tracecmd_input *handle;
+        int cpu_index;          /* libtracecmd's index of the CPU in that buffer (record->cpu is its number) */
+        struct tep_record *next;
+} DatStream;
+
 struct TraceDat {
         struct tracecmd_input *input;
         struct tracecmd_input **handles; /* input, then one per buffer instance (trace-cmd record -B) */
         int n_handles;
         struct tep_handle *tep;
         TpFormat format;
+        TpField common_pid;      /* where each record holds the pid it ran in (tep_data_pid()'s field) */
+        DatStream *streams;      /* the CPUs with records left, in buffer then CPU order (ties go to the first) */
+        size_t n_streams;
+        bool started;            /* streams read: trace_dat_iterate() was called once */
+        uint64_t index;          /* records handed out so far */
 };
-
-typedef struct IterateContext {
-        TraceDat *dat;
-        TraceDatHandler handler;
-        void *userdata;
-        uint64_t index;
-        int error;             /* the handler's, or -EBADMSG with reason */
-        char *reason;
-} IterateContext;
 
 bool trace_dat_magic(const void *head, size_t size) {
         return size >= TRACE_DAT_MAGIC_LEN && memcmp(head, TRACE_DAT_MAGIC, TRACE_DAT_MAGIC_LEN) == 0;
@@ -43,6 +52,9 @@ bool trace_dat_magic(const void *head, size_t size) {
 TraceDat *trace_dat_free(TraceDat *d) {
         if (!d)
                 return NULL;
+        for (size_t i = 0; i < d->n_streams; i++)
+                tracecmd_free_record(d->streams[i].next);
+        free(d->streams);
         /* An instance's handle holds a reference on the input (tracecmd_close() of it drops it). */
         for (int i = d->n_handles - 1; i >= 1; i--)
                 tracecmd_close(d->handles[i]);
@@ -110,6 +122,20 @@ static int dat_read_format(TraceDat *d, char **ret_error) {
         return r;
 }
 
+/*
+ * common_pid, as tep_data_pid() finds it (the common fields of the file's first event; every event has them).
+ * Not present: every record's context pid is unknown (-1), as tep_data_pid() says then.
+ */
+static void dat_find_common_pid(TraceDat *d) {
+        struct tep_event *event = tep_get_first_event(d->tep);
+        struct tep_format_field *field = event ? tep_find_common_field(event, "common_pid") : NULL;
+
+        if (!field || (field->size != 1 && field->size != 2 && field->size != 4 && field->size != 8))
+                return;
+        d->common_pid = (TpField) { .present = true, .offset = (uint16_t) field->offset,
+                                    .size = (uint16_t) field->size };
+}
+
 int trace_dat_open(int fd, TraceDat **ret, char **ret_error) {
         _cleanup_(trace_dat_freep) TraceDat *d = NULL;
         int own_fd, r;
@@ -149,60 +175,134 @@ int trace_dat_open(int fd, TraceDat **ret, char **ret_error) {
         r = dat_read_format(d, ret_error);
         if (r < 0)
                 return r;
+        dat_find_common_pid(d);
         *ret = TAKE_PTR(d);
         return 0;
 }
 
-static int iterate_error(IterateContext *c, const char *reason) {
-        c->error = -EBADMSG;
-        c->reason = strdup(reason);
-        return -1;
+/*
+ * tep_data_pid() without its lookups: the number at common_pid, truncated to an int as it does (tep_read_number()
+ * of the field's size; tp_format_from_tep() refused a file of the other byte order). -1 when the file has no such
+ * field or the record is shorter.
+ */
+static int dat_record_pid(const TraceDat *d, const struct tep_record *record) {
+        const TpField *f = &d->common_pid;
+        const uint8_t *p = record->data;
+        uint64_t u64 = 0;
+        uint32_t u32;
+        uint16_t u16;
+
+        if (!f->present || (size_t) record->size < (size_t) f->offset + f->size)
+                return -1;
+        switch (f->size) {
+        case 1:
+                return p[f->offset];
+        case 2:
+                memcpy(&u16, p + f->offset, 2);
+                return u16;
+        case 4:
+                memcpy(&u32, p + f->offset, 4);
+                return (int) u32;
+        default:
+                memcpy(&u64, p + f->offset, 8);
+                return (int) u64;
+        }
 }
 
-static int on_record(struct tracecmd_input *handle, struct tep_record *record, int cpu, void *userdata) {
-        IterateContext *c = ASSERT_PTR(userdata);
-        const TpFormat *f = &c->dat->format;
+/* @record (of @d's next index) → the handler. Returns its result, or -EBADMSG with *ret_reason. */
+static int dat_dispatch(TraceDat *d, const struct tep_record *record, TraceDatHandler handler, void *userdata,
+                        const char **ret_reason) {
+        const TpFormat *f = &d->format;
         uint64_t lost = record->missed_events > 0 ? (uint64_t) record->missed_events :
                         record->missed_events < 0 ? UINT64_MAX : 0;
         SchedEvent ev;
-        int r;
 
-        c->index++;
-        if (record->size < 0 || !record->data)
-                return iterate_error(c, "a record without data");
-        if (sched_event_decode_type(f, record->data, (size_t) record->size) < 0) {
-                r = c->handler(NULL, c->index, lost, c->userdata);
-                if (r < 0) {
-                        c->error = r;
-                        return -1;
-                }
-                return 0;
+        if (record->size < 0 || !record->data) {
+                *ret_reason = "a record without data";
+                return -EBADMSG;
         }
-        if (sched_event_decode(f, record->data, (size_t) record->size, &ev) < 0)
-                return iterate_error(c, "a record shorter than its event's format, or with a string outside it");
+        if (sched_event_decode_type(f, record->data, (size_t) record->size) < 0)
+                return handler(NULL, d->index, lost, userdata);
+        if (sched_event_decode(f, record->data, (size_t) record->size, &ev) < 0) {
+                *ret_reason = "a record shorter than its event's format, or with a string outside it";
+                return -EBADMSG;
+        }
         ev.time_ns = record->ts;
         ev.cpu = record->cpu;
-        ev.context_pid = tep_data_pid(c->dat->tep, record);
+        ev.context_pid = dat_record_pid(d, record);
         ev.has_context = ev.context_pid >= 0;
-        r = c->handler(&ev, c->index, lost, c->userdata);
-        if (r < 0) {
-                c->error = r;
-                return -1;
-        }
+        return handler(&ev, d->index, lost, userdata);
+}
+
+/* Each buffer's CPUs that have a record, in buffer then CPU order: the order tracecmd_iterate_events_multi() uses. */
+static int dat_start(TraceDat *d) {
+        for (int h = 0; h < d->n_handles; h++)
+                for (int cpu = 0; cpu < DAT_CPU_INDEX_MAX; cpu++) {
+                        struct tep_record *record = tracecmd_read_data(d->handles[h], cpu);
+                        DatStream *streams;
+
+                        if (!record)
+                                continue;
+                        streams = reallocarray(d->streams, d->n_streams + 1, sizeof(DatStream));
+                        if (!streams) {
+                                tracecmd_free_record(record);
+                                return -ENOMEM;
+                        }
+                        d->streams = streams;
+                        d->streams[d->n_streams++] = (DatStream) { .handle = d->handles[h], .cpu_index = cpu,
+                                                                   .next = record };
+                }
+        d->started = true;
         return 0;
 }
 
-int trace_dat_iterate(TraceDat *d, TraceDatHandler handler, void *userdata, uint64_t *ret_index, char **ret_reason) {
-        IterateContext c = { .dat = d, .handler = handler, .userdata = userdata };
+/* The stream whose next record is the earliest; on a tie the first (tracecmd_iterate_events_multi()'s "<"). */
+static DatStream *dat_earliest(TraceDat *d) {
+        DatStream *best = NULL;
 
-        (void) tracecmd_iterate_events_multi(d->handles, d->n_handles, on_record, &c);
-        *ret_index = c.index;
-        if (c.error < 0) {
-                if (ret_reason)
-                        *ret_reason = c.reason;
-                else
-                        free(c.reason);
-                return c.error;
+        for (size_t i = 0; i < d->n_streams; i++)
+                if (!best || d->streams[i].next->ts < best->next->ts)
+                        best = &d->streams[i];
+        return best;
+}
+
+/* @s's record was handed out: read its next one, or drop the stream (keeping the others' order). */
+static void dat_advance(TraceDat *d, DatStream *s) {
+        size_t i = (size_t) (s - d->streams);
+
+        tracecmd_free_record(s->next);
+        s->next = tracecmd_read_data(s->handle, s->cpu_index);
+        if (s->next)
+                return;
+        memmove(s, s + 1, (d->n_streams - i - 1) * sizeof(DatStream));
+        d->n_streams--;
+}
+
+/*
+ * The records in time order across every buffer and CPU, as tracecmd_iterate_events_multi() merges them, without
+ * its callbacks' layers (issue #25: replay's throughput). Each record libtracecmd hands out is still its own
+ * allocation (tracecmd_read_data()); there is no API to read a CPU's pages without one.
+ */
+int trace_dat_iterate(TraceDat *d, TraceDatHandler handler, void *userdata, uint64_t *ret_index, char **ret_reason) {
+        const char *reason = NULL;
+        DatStream *s;
+        int r = 0;
+
+        if (!d->started) {
+                r = dat_start(d);
+                if (r < 0)
+                        return r;
         }
-        return 0;
+        while (r >= 0 && (s = dat_earliest(d))) {
+                d->index++;
+                r = dat_dispatch(d, s->next, handler, userdata, &reason);
+                dat_advance(d, s);
+        }
+        *ret_index = d->index;
+        if (r == -EBADMSG && reason) {
+                if (ret_reason)
+                        *ret_reason = strdup(reason);
+                return r;
+        }
+        return MIN(r, 0);
 }

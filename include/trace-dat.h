@@ -40,9 +40,11 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(TraceDat *, trace_dat_free);
 typedef int (*TraceDatHandler)(const SchedEvent *ev, uint64_t index, uint64_t lost, void *userdata);
 
 /*
- * Runs @handler over every record. Returns 0, the handler's error, or -EBADMSG with *ret_reason a malloc'd reason
- * and *ret_index the record (a record of a modelled event shorter than its format, a __data_loc pointing outside
- * it, a CPU number out of range).
+ * Runs @handler over the records not handed out yet, in time order. A negative return of the handler stops the
+ * iteration after its record, and is returned: a later call goes on from the next record (replay reads ahead to
+ * measure the tick, then replays). Returns 0 at the end, the handler's error, or -EBADMSG with *ret_reason a
+ * malloc'd reason (a record of a modelled event shorter than its format, a __data_loc pointing outside it);
+ * *ret_index is the last record handed out (or refused), counted from 1 over every call.
  */
 int trace_dat_iterate(TraceDat *d, TraceDatHandler handler, void *userdata, uint64_t *ret_index, char **ret_reason);
 
