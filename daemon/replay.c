@@ -660,7 +660,83 @@ static int on_dat_record(const SchedEvent *ev, uint64_t index, uint64_t lost, vo
         return replay_kernel_frequency_at(ctx, &f);
 }
 
-/* An opened .dat's records through the engine; its cleanups declared before any return (see replay_dat()). */
+/* A .dat's record read ahead (tick_ms = auto), to be replayed once the tick is set. */
+typedef struct DatRecord {
+        SchedEvent ev;
+        bool has_ev;            /* a modelled event or a power:cpu_frequency (ev), or another record */
+        uint64_t index;
+        uint64_t lost;
+} DatRecord;
+
+typedef struct DatLookahead {
+        TickEstimate *tick;
+        DatRecord *records;
+        size_t n, allocated;
+} DatLookahead;
+
+static void dat_lookahead_done(DatLookahead *la) {
+        tick_estimate_free(la->tick);
+        free(la->records);
+}
+
+/*
+ * The read-ahead's handler: keeps the record and measures; stops (-ECANCELED) once the tick is measured or
+ * REPLAY_LOOKAHEAD_LINES records on, as replay_text_read_ahead() does for lines.
+ */
+static int on_dat_read_ahead(const SchedEvent *ev, uint64_t index, uint64_t lost, void *userdata) {
+        DatLookahead *la = ASSERT_PTR(userdata);
+        DatRecord *rec;
+
+        if (la->n == la->allocated) {
+                size_t n = MAX(la->allocated * 2, (size_t) 1024);
+                DatRecord *records = reallocarray(la->records, n, sizeof(DatRecord));
+
+                if (!records)
+                        return -ENOMEM;
+                la->records = records;
+                la->allocated = n;
+        }
+        rec = &la->records[la->n++];
+        *rec = (DatRecord) { .has_ev = ev, .index = index, .lost = lost };
+        if (ev) {
+                rec->ev = *ev;
+                tick_estimate_event(la->tick, ev);
+        }
+        return tick_estimate_enough(la->tick) || index >= REPLAY_LOOKAHEAD_LINES ? -ECANCELED : 0;
+}
+
+/*
+ * tick_ms = auto on a .dat: reads its first records, sets the tick from them, then replays them. Returns what
+ * stopped the reading (trace_dat_iterate()): -ECANCELED when records are left to replay, 0 at the end of the
+ * file, -EBADMSG at a bad record (*@ret_index, *@ret_reason): a bad record, like a read error of a text, is
+ * reported after the records before it were replayed, as the replay would have come to it. Or the replay's error.
+ */
+static int replay_dat_read_ahead(ReplayContext *ctx, TraceDat *dat, ReplayDatContext *d, uint64_t *ret_index,
+                                 char **ret_reason) {
+        _cleanup_(dat_lookahead_done) DatLookahead la = {};
+        int r, stop;
+
+        r = tick_estimate_new(&la.tick);
+        if (r < 0)
+                return r;
+        stop = trace_dat_iterate(dat, on_dat_read_ahead, &la, ret_index, ret_reason);
+        if (stop == -ENOMEM)
+                return stop;
+        replay_tick_set(ctx, la.tick);
+        for (size_t i = 0; i < la.n; i++) {
+                const DatRecord *rec = &la.records[i];
+
+                r = on_dat_record(rec->has_ev ? &rec->ev : NULL, rec->index, rec->lost, d);
+                if (r < 0)
+                        return r;
+        }
+        return stop;
+}
+
+/*
+ * An opened .dat's records through the engine (with tick_ms = auto, the first ones read ahead to measure the tick:
+ * one open and one pass, issue #25); its cleanups declared before any return (see replay_dat()).
+ */
 static int replay_dat_records(ReplayContext *ctx, int fd, const char *name, char **ret_error) {
         _cleanup_(trace_dat_freep) TraceDat *dat = NULL;
         _cleanup_free_ char *reason = NULL;
@@ -676,49 +752,12 @@ static int replay_dat_records(ReplayContext *ctx, int fd, const char *name, char
                         *ret_error = NULL;
                 return -EINVAL;
         }
-        r = trace_dat_iterate(dat, on_dat_record, &d, &index, &reason);
+        r = ctx->tick_auto ? replay_dat_read_ahead(ctx, dat, &d, &index, &reason) : -ECANCELED;
+        if (r == -ECANCELED)
+                r = trace_dat_iterate(dat, on_dat_record, &d, &index, &reason);
         if (r == -EBADMSG)
                 return make_error(ret_error, name, ctx->unit, index, reason ? reason : "malformed record");
         return r;
-}
-
-/* The measuring pass's handler: stops (-ECANCELED) once the tick is measured or REPLAY_LOOKAHEAD_LINES records on. */
-static int on_dat_measure(const SchedEvent *ev, uint64_t index, uint64_t lost, void *userdata) {
-        TickEstimate *t = ASSERT_PTR(userdata);
-
-        if (ev)
-                tick_estimate_event(t, ev);
-        return tick_estimate_enough(t) || index >= REPLAY_LOOKAHEAD_LINES ? -ECANCELED : 0;
-}
-
-/*
- * tick_ms = auto on a .dat: a first pass over its first records (a .dat is a file: libtracecmd opens it again
- * for the replay). Its errors are the replay's to report: the replay reads the same records next.
- */
-static int replay_dat_measure_records(TickEstimate *t, int fd) {
-        _cleanup_(trace_dat_freep) TraceDat *dat = NULL;
-        _cleanup_free_ char *reason = NULL;
-        uint64_t index = 0;
-        int r;
-
-        r = trace_dat_open(fd, &dat, &reason);
-        if (r >= 0)
-                r = trace_dat_iterate(dat, on_dat_measure, t, &index, &reason);
-        return r == -ENOMEM ? r : 0;
-}
-
-static int replay_dat_measure(ReplayContext *ctx, int fd) {
-        _cleanup_(tick_estimate_freep) TickEstimate *t = NULL;
-        int r;
-
-        r = tick_estimate_new(&t);
-        if (r < 0)
-                return r;
-        r = replay_dat_measure_records(t, fd);
-        if (r < 0)
-                return r;
-        replay_tick_set(ctx, t);
-        return 0;
 }
 
 /*
@@ -735,12 +774,6 @@ static int replay_dat(ReplayContext *ctx, FILE *in, const char *name, char **ret
                                   "does, without the rest of its magic");
         if (fileno(in) < 0)
                 return make_error(ret_error, name, "", 1, "a trace-cmd .dat is read from a file: give its path");
-        if (ctx->tick_auto) {
-                int r = replay_dat_measure(ctx, fileno(in));
-
-                if (r < 0)
-                        return r;
-        }
         return replay_dat_records(ctx, fileno(in), name, ret_error);
 }
 
