@@ -18,6 +18,7 @@
 #include "tp-decode.h"
 #include "tp-format.h"
 #include "trace-dat.h"
+#include "trace-dat-kallsyms.h"
 
 /*
  * The largest CPU index a buffer may have: NR_CPUS at its Kconfig maximum (arch/x86/Kconfig, MAXSMP: 8192).
@@ -84,7 +85,9 @@ static struct tracecmd_input *open_quietly(int fd) {
                 }
                 (void) close(null_fd);
         }
+        trace_dat_kallsyms_skip(true);
         input = tracecmd_open_fd(fd, TRACECMD_FL_LOAD_NO_PLUGINS | TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+        trace_dat_kallsyms_skip(false);
         if (saved >= 0) {
                 (void) dup2(saved, STDOUT_FILENO);
                 (void) close(saved);
