@@ -88,21 +88,7 @@ static uint64_t accumulate_sum(PeltSignal *s, uint64_t delta, unsigned weight) {
         return periods;
 }
 
-bool pelt_update(PeltSignal *s, uint64_t now_ns, unsigned weight) {
-        uint64_t delta;
-
-        /*
-         * ___update_load_sum(): a clock that went backwards only resets the reference point. Then work in
-         * 1024 ns units and carry the sub-unit remainder forward by advancing last_update_time only by
-         * whole units.
-         */
-        if (now_ns < s->last_update_time_ns) {
-                s->last_update_time_ns = now_ns;
-                return false;
-        }
-        delta = (now_ns - s->last_update_time_ns) >> 10;
-        if (delta == 0)
-                return false;
+bool pelt_update_periods(PeltSignal *s, uint64_t delta, unsigned weight) {
         s->last_update_time_ns += delta << 10;
 
         /*
