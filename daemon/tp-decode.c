@@ -10,8 +10,11 @@
 #include "macro.h"
 #include "tp-decode.h"
 
-/* An integer field, sign-extended per the format's `signed:`. The caller checked it lies inside the record. */
-static int64_t field_int(const TpField *fl, const uint8_t *raw) {
+/*
+ * An integer field, sign-extended per the format's `signed:`. The caller checked it lies inside the record.
+ * Inlined: a record has up to seven of them, and replay decodes millions of records (issue #25).
+ */
+static _always_inline_ int64_t field_int(const TpField *fl, const uint8_t *raw) {
         const uint8_t *p = raw + fl->offset;
         uint8_t u8;
         uint16_t u16;
@@ -145,15 +148,20 @@ SchedEventType sched_event_decode_type(const TpFormat *f, const void *raw, size_
 }
 
 int sched_event_decode(const TpFormat *f, const void *raw, size_t size, SchedEvent *ret) {
+        SchedEventType type = sched_event_decode_type(f, raw, size);
+
+        if (type < 0)
+                return -EBADMSG;
+        return sched_event_decode_as(f, type, raw, size, ret);
+}
+
+int sched_event_decode_as(const TpFormat *f, SchedEventType type, const void *raw, size_t size, SchedEvent *ret) {
         const uint8_t *p = raw;
-        SchedEvent ev = { .cpu = -1 };
+        SchedEvent ev = { .cpu = -1, .type = type };
         const TpEvent *e;
         int r;
 
-        if (!f->common_type.present || size < (size_t) f->common_type.offset + f->common_type.size)
-                return -EBADMSG;
-        ev.type = tp_format_type_from_id(f, (uint32_t) field_int(&f->common_type, p));
-        if (ev.type < 0)
+        if (type < 0 || type >= _SCHED_EVENT_TYPE_MAX || !f->events[type].present)
                 return -EBADMSG;
         e = &f->events[ev.type];
         if (size < e->min_size)

@@ -218,15 +218,17 @@ static int dat_dispatch(TraceDat *d, const struct tep_record *record, TraceDatHa
         const TpFormat *f = &d->format;
         uint64_t lost = record->missed_events > 0 ? (uint64_t) record->missed_events :
                         record->missed_events < 0 ? UINT64_MAX : 0;
+        SchedEventType type;
         SchedEvent ev;
 
         if (record->size < 0 || !record->data) {
                 *ret_reason = "a record without data";
                 return -EBADMSG;
         }
-        if (sched_event_decode_type(f, record->data, (size_t) record->size) < 0)
+        type = sched_event_decode_type(f, record->data, (size_t) record->size);
+        if (type < 0)
                 return handler(NULL, d->index, lost, userdata);
-        if (sched_event_decode(f, record->data, (size_t) record->size, &ev) < 0) {
+        if (sched_event_decode_as(f, type, record->data, (size_t) record->size, &ev) < 0) {
                 *ret_reason = "a record shorter than its event's format, or with a string outside it";
                 return -EBADMSG;
         }

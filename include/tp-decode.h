@@ -23,3 +23,6 @@ int sched_event_decode(const TpFormat *f, const void *raw, size_t size, SchedEve
 
 /* The modelled event a raw record is (its common_type), or _SCHED_EVENT_TYPE_INVALID for another or a short one. */
 SchedEventType sched_event_decode_type(const TpFormat *f, const void *raw, size_t size);
+
+/* sched_event_decode() of a record whose type sched_event_decode_type() gave (@type): the lookup done once. */
+int sched_event_decode_as(const TpFormat *f, SchedEventType type, const void *raw, size_t size, SchedEvent *ret);
