@@ -12,16 +12,22 @@
 # default (3.1: version 7, zstd-compressed), and RUNS times, interleaved:
 #   - `schedfreqd replay` of each .dat (binary records, libtracecmd + tp-decode.c);
 #   - `trace-cmd report -t` of the v6 .dat to /dev/null (the producer of the ftrace text) and replay of that text.
-# Prints the trace sizes, the medians, events/s and MB/s for each, and replay's time as a ratio of perf
-# script's (below 1: replay keeps up with the pipe's producer). Needs root (perf -a), stress-ng and trace-cmd
-# (without it the trace-cmd rows are left out).
-# Usage: bench/bench-replay.sh [BUILD] [RUNS] [SECONDS]
+# With BASE_BUILD (another build directory, e.g. of the previous commit in a worktree of its own), every replay is
+# run with both builds in the same rounds, alternating which goes first, on the same files: the side by side that
+# issue #25 asks for. Each run is timed for wall and CPU (user + sys, bash's `time`), and the medians are printed
+# with events/s by each. SECONDS = 8 gives ~5 M events in the v6 .dat on a 2-vCPU VM.
+# Prints the trace sizes, the medians, events/s and MB/s, and replay's time as a ratio of perf script's (below 1:
+# replay keeps up with the pipe's producer). Needs root (perf -a), stress-ng and trace-cmd (without it the
+# trace-cmd rows are left out).
+# Usage: bench/bench-replay.sh [BUILD] [RUNS] [SECONDS] [BASE_BUILD]
 set -u
 BUILD=${1:-build}
 RUNS=${2:-5}
 SECS=${3:-3}
+BASE=${4:-}
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 SFD="$BUILD/schedfreqd"
+BASE_SFD=${BASE:+$BASE/schedfreqd}
 TOPO="$REPO/tests/fixtures/topology/two-policies.ini"
 EVENTS='sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_migrate_task,sched:sched_process_exit'
 TMP=$(mktemp -d /tmp/schedfreqd-bench-replay.XXXXXX)
@@ -29,17 +35,52 @@ trap 'rm -rf "$TMP"' EXIT
 
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) { print "n/a"; exit } m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print m }'; }
 
-now_ns() { date +%s%N; }
+# The median of column COL of FILE.
+median_col() { awk -v c="$1" '{ print $c }' "$2" | median; }
 
-timed() { # COMMAND...: prints the wall ns it took, fails if it failed
-	local t0 t1
-	t0=$(now_ns)
-	"$@" >/dev/null 2>"$TMP/timed.err" || { cat "$TMP/timed.err" >&2; return 1; }
-	t1=$(now_ns)
-	echo $((t1 - t0))
+timed() { # OUT COMMAND...: appends "wall_s cpu_s" (cpu = user + sys) to OUT, fails if COMMAND failed
+	local out=$1 TIMEFORMAT='%R %U %S'
+	shift
+	{ time "$@" >/dev/null 2>"$TMP/timed.err"; } 2>"$TMP/timed.t" || { cat "$TMP/timed.err" >&2; return 1; }
+	awk '{ printf "%.3f %.3f\n", $1, $2 + $3 }' "$TMP/timed.t" >>"$out"
 }
 
+# replay_pair RUN NAME TRACE: `schedfreqd replay` of TRACE by BUILD (into NAME.t) and BASE_BUILD (NAME.base.t),
+# the base first on odd runs, second on even ones.
+replay_pair() {
+	local run=$1 name=$2 trace=$3
+	if [ -n "$BASE_SFD" ] && [ $((run % 2)) -eq 1 ]; then
+		timed "$TMP/$name.base.t" "$BASE_SFD" replay --topology "$TOPO" "$trace" || return 1
+	fi
+	timed "$TMP/$name.t" "$SFD" replay --topology "$TOPO" "$trace" || return 1
+	if [ -n "$BASE_SFD" ] && [ $((run % 2)) -eq 0 ]; then
+		timed "$TMP/$name.base.t" "$BASE_SFD" replay --topology "$TOPO" "$trace" || return 1
+	fi
+	return 0
+}
+
+# row LABEL EVENTS FILE: the medians of FILE's runs and the events/s by wall and by CPU time.
+row() {
+	awk -v l="$1" -v ev="$2" -v w="$(median_col 1 "$3")" -v c="$(median_col 2 "$3")" 'BEGIN {
+		if (ev > 0) printf "%-44s %10.0f %9.0f %9.0f %14.0f %14.0f\n", l, ev, w * 1000, c * 1000, ev / w, ev / c
+		else printf "%-44s %10s %9.0f %9.0f %14s %14s\n", l, "-", w * 1000, c * 1000, "-", "-"
+	}'
+}
+
+# replay_rows LABEL EVENTS NAME: the build's row, and with BASE_BUILD the base's and the speed-up (medians).
+replay_rows() {
+	row "$1" "$2" "$TMP/$3.t"
+	[ -n "$BASE_SFD" ] || return 0
+	row "  base build ($BASE)" "$2" "$TMP/$3.base.t"
+	awk -v w="$(median_col 1 "$TMP/$3.t")" -v c="$(median_col 2 "$TMP/$3.t")" \
+		-v bw="$(median_col 1 "$TMP/$3.base.t")" -v bc="$(median_col 2 "$TMP/$3.base.t")" \
+		'BEGIN { printf "  speed-up over the base: %.2fx wall, %.2fx CPU\n", bw / w, bc / c }'
+}
+
+header() { printf "%-44s %10s %9s %9s %14s %14s\n" "" events "wall ms" "CPU ms" "events/s wall" "events/s CPU"; }
+
 [ -x "$SFD" ] || { echo "bench-replay: $SFD not built (make)" >&2; exit 1; }
+[ -z "$BASE_SFD" ] || [ -x "$BASE_SFD" ] || { echo "bench-replay: $BASE_SFD not built" >&2; exit 1; }
 command -v stress-ng >/dev/null || { echo "bench-replay: needs stress-ng" >&2; exit 1; }
 
 record() {
@@ -86,40 +127,33 @@ else
 fi
 
 for run in $(seq "$RUNS"); do
-	timed perf script -i "$TMP/big.data" >>"$TMP/perf-script.ns" || exit 1
-	timed "$SFD" replay --topology "$TOPO" "$TMP/big.txt" >>"$TMP/replay.ns" || exit 1
-	timed cat "$TMP/big.txt" >>"$TMP/cat.ns" || exit 1
+	timed "$TMP/perf-script.t" perf script -i "$TMP/big.data" || exit 1
+	replay_pair "$run" replay "$TMP/big.txt" || exit 1
+	timed "$TMP/cat.t" cat "$TMP/big.txt" || exit 1
 	if [ -n "$TC" ]; then
-		timed "$SFD" replay --topology "$TOPO" "$TMP/v6.dat" >>"$TMP/v6.ns" || exit 1
-		timed "$SFD" replay --topology "$TOPO" "$TMP/v7.dat" >>"$TMP/v7.ns" || exit 1
-		timed trace-cmd report -t "$TMP/v6.dat" >>"$TMP/report.ns" || exit 1
-		timed "$SFD" replay --topology "$TOPO" "$TMP/v6.txt" >>"$TMP/v6-text.ns" || exit 1
+		replay_pair "$run" v6 "$TMP/v6.dat" || exit 1
+		replay_pair "$run" v7 "$TMP/v7.dat" || exit 1
+		timed "$TMP/report.t" trace-cmd report -t "$TMP/v6.dat" || exit 1
+		replay_pair "$run" v6-text "$TMP/v6.txt" || exit 1
 	fi
 done
 
-ps_ns=$(median <"$TMP/perf-script.ns")
-rp_ns=$(median <"$TMP/replay.ns")
-cat_ns=$(median <"$TMP/cat.ns")
-
 echo "trace: $SECS s of stress-ng --switch 2, $events sched events in $lines lines, $((bytes / 1048576)) MiB; $changes decisions"
-echo "runs: $RUNS, medians; build: $BUILD"
-awk -v ps="$ps_ns" -v rp="$rp_ns" -v c="$cat_ns" -v ev="$events" -v b="$bytes" 'BEGIN {
-	printf "%-34s %10s %14s %10s\n", "", "ms", "events/s", "MB/s"
-	printf "%-34s %10.0f %14.0f %10.1f\n", "perf script (the pipe'\''s producer)", ps / 1e6, ev / (ps / 1e9), b / 1e6 / (ps / 1e9)
-	printf "%-34s %10.0f %14.0f %10.1f\n", "schedfreqd replay FILE", rp / 1e6, ev / (rp / 1e9), b / 1e6 / (rp / 1e9)
-	printf "%-34s %10.0f %14s %10.1f\n", "cat FILE", c / 1e6, "-", b / 1e6 / (c / 1e9)
-	printf "replay / perf script time: %.2f\n", rp / ps
-}'
+echo "runs: $RUNS, medians; build: $BUILD${BASE:+; base build: $BASE}; $(nproc) CPUs, $(uname -r)"
+header
+row "perf script (the pipe's producer)" "$events" "$TMP/perf-script.t"
+replay_rows "schedfreqd replay FILE (perf script text)" "$events" replay
+row "cat FILE" 0 "$TMP/cat.t"
+awk -v rp="$(median_col 1 "$TMP/replay.t")" -v ps="$(median_col 1 "$TMP/perf-script.t")" -v c="$(median_col 1 "$TMP/cat.t")" \
+	-v b="$bytes" 'BEGIN { printf "replay / perf script time: %.2f; replay %.1f MB/s, cat %.1f MB/s\n", rp / ps, b / 1e6 / rp,
+	b / 1e6 / c }'
 [ -n "$TC" ] || exit 0
 echo
 echo "trace-cmd: $SECS s of stress-ng --switch 2: v6 .dat $v6_events events, $(($(stat -c %s "$TMP/v6.dat") / 1048576)) MiB" \
 	"($(($(stat -c %s "$TMP/v6.txt") / 1048576)) MiB as trace-cmd report -t text); v7 .dat $v7_events events," \
 	"$(($(stat -c %s "$TMP/v7.dat") / 1048576)) MiB"
-awk -v v6="$(median <"$TMP/v6.ns")" -v v7="$(median <"$TMP/v7.ns")" -v rep="$(median <"$TMP/report.ns")" \
-	-v txt="$(median <"$TMP/v6-text.ns")" -v e6="$v6_events" -v e7="$v7_events" 'BEGIN {
-	printf "%-34s %10s %14s\n", "", "ms", "events/s"
-	printf "%-34s %10.0f %14.0f\n", "schedfreqd replay v6.dat", v6 / 1e6, e6 / (v6 / 1e9)
-	printf "%-34s %10.0f %14.0f\n", "schedfreqd replay v7.dat (zstd)", v7 / 1e6, e7 / (v7 / 1e9)
-	printf "%-34s %10.0f %14.0f\n", "trace-cmd report -t v6.dat", rep / 1e6, e6 / (rep / 1e9)
-	printf "%-34s %10.0f %14.0f\n", "schedfreqd replay v6.txt (report -t)", txt / 1e6, e6 / (txt / 1e9)
-}'
+header
+replay_rows "schedfreqd replay v6.dat" "$v6_events" v6
+replay_rows "schedfreqd replay v7.dat (zstd)" "$v7_events" v7
+row "trace-cmd report -t v6.dat" "$v6_events" "$TMP/report.t"
+replay_rows "schedfreqd replay v6.txt (report -t)" "$v6_events" v6-text
