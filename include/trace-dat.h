@@ -3,7 +3,8 @@
 
 /*
  * A trace-cmd .dat file (`trace-cmd record`, the file KernelShark reads): its binary records of the sched
- * tracepoints, read with libtracecmd and decoded as the live daemon decodes a perf ring's (tp-decode.c), with the
+ * tracepoints, read with libtracecmd (a version 6 file's ring-buffer pages directly, with libtraceevent's kbuffer:
+ * trace-dat.c) and decoded as the live daemon decodes a perf ring's (tp-decode.c), with the
  * event formats the file itself holds (the recording kernel's: tp_format_from_tep()). No text on the way. Every
  * buffer of the file (the top one, those of `trace-cmd record -B`) in one time order, as `trace-cmd report`
  * shows them. Record times are the trace clock's ns (trace-cmd's default clock, "local").
