@@ -24,6 +24,9 @@ struct TaskTable {
         int32_t free_head;        /* free slots chained through Task.next */
         size_t n_tasks;
         uint64_t evictions;
+        Task *last;               /* the task task_table_get() found last (NULL after a removal): the model looks
+                                   * the same few pids up several times per event (the running task at each
+                                   * demand_advance()) */
 };
 
 static Task *slot(const TaskTable *t, int32_t i) {
@@ -72,9 +75,11 @@ TaskTable *task_table_free(TaskTable *t) {
 }
 
 Task *task_table_get(TaskTable *t, int32_t pid) {
+        if (t->last && t->last->pid == pid)
+                return t->last;
         for (int32_t i = t->buckets[bucket_of(t, pid)]; i >= 0; i = slot(t, i)->next)
                 if (slot(t, i)->pid == pid)
-                        return slot(t, i);
+                        return t->last = slot(t, i);
         return NULL;
 }
 
@@ -153,6 +158,7 @@ void task_table_remove(TaskTable *t, int32_t pid) {
                 if (slot(t, i)->pid != pid)
                         continue;
                 *link = slot(t, i)->next;
+                t->last = NULL;
                 slot(t, i)->next = t->free_head;
                 t->free_head = i;
                 t->n_tasks--;
