@@ -104,15 +104,21 @@ bytes=$(stat -c %s "$TMP/big.txt")
 events=$(grep -Ec ':[[:space:]]+sched:sched_(switch|wakeup|wakeup_new|migrate_task|process_exit):' "$TMP/big.txt")
 changes=$("$SFD" replay --kv --topology "$TOPO" "$TMP/big.txt" 2>/dev/null | wc -l)
 
-# trace-cmd record VERSION OUT: the same load into a private instance, the five events.
+# trace-cmd record VERSION OUT: the same load into a private instance, the five events. Up to three tries: on the
+# shared VM trace-cmd 3.1 now and then fails at the end with "error in size of file '/proc/kallsyms'" and "Error
+# creating output file" (kallsyms changed size while it was copied: symbols come and go, e.g. BPF programs').
 tc_record() {
-	local inst="schedfreqd-bench-$$" rc
-	(cd "$TMP" && trace-cmd record -q -B "$inst" -d -k -b 65536 --file-version "$1" -o "$2" \
-		-e sched:sched_switch -e sched:sched_wakeup -e sched:sched_wakeup_new -e sched:sched_migrate_task \
-		-e sched:sched_process_exit -- stress-ng --switch 2 --timeout "$SECS" -q) >"$TMP/tc-record.err" 2>&1
-	rc=$?
-	rmdir "/sys/kernel/tracing/instances/$inst" 2>/dev/null
-	[ $rc -eq 0 ] && [ -s "$2" ]
+	local inst="schedfreqd-bench-$$" rc try
+	for try in 1 2 3; do
+		(cd "$TMP" && trace-cmd record -q -B "$inst" -d -k -b 65536 --file-version "$1" -o "$2" \
+			-e sched:sched_switch -e sched:sched_wakeup -e sched:sched_wakeup_new -e sched:sched_migrate_task \
+			-e sched:sched_process_exit -- stress-ng --switch 2 --timeout "$SECS" -q) >"$TMP/tc-record.err" 2>&1
+		rc=$?
+		rmdir "/sys/kernel/tracing/instances/$inst" 2>/dev/null
+		[ $rc -eq 0 ] && [ -s "$2" ] && return 0
+		echo "bench-replay: trace-cmd record failed (try $try): $(tail -n 1 "$TMP/tc-record.err")" >&2
+	done
+	return 1
 }
 TC=
 if command -v trace-cmd >/dev/null && tc_record 6 "$TMP/v6.dat" && tc_record 7 "$TMP/v7.dat"; then
