@@ -182,11 +182,11 @@ int verb_status(sd_bus *bus, const CtlOptions *o, char **args) {
         if (r < 0)
                 return -r;
         if (o->json)
-                print_json(&s);
+                r = print_json(&s);
         else
                 print_status(&s, o->wide);
         snapshot_done(&s);
-        return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAILED;
+        return r >= 0 && fflush(stdout) == 0 ? EXIT_OK : EXIT_FAILED;
 }
 
 static void on_sigint(int sig) {
@@ -217,7 +217,7 @@ int verb_watch(sd_bus *bus, const CtlOptions *o, char **args) {
                 if (r < 0)
                         return -r;
                 if (o->json)
-                        print_json(&s);
+                        r = print_json(&s);
                 else {
                         if (tty)
                                 fputs("\033[H\033[2J", stdout);
@@ -226,7 +226,7 @@ int verb_watch(sd_bus *bus, const CtlOptions *o, char **args) {
                         print_status(&s, o->wide);
                 }
                 snapshot_done(&s);
-                if (fflush(stdout) != 0)
+                if (r < 0 || fflush(stdout) != 0)
                         return EXIT_FAILED;
         }
         return EXIT_OK;
