@@ -271,7 +271,7 @@ static unsigned clamp_util(unsigned util, unsigned min, unsigned max, unsigned h
 static unsigned cpu_headroom_x1024(const Engine *e, unsigned cpu) {
         int p = e->policy_of_cpu[cpu];
 
-        return p >= 0 ? e->policies[p].gov.headroom_x1024 : 1280;
+        return p >= 0 ? e->policies[p].gov.headroom_x1024 : CONFIG_HEADROOM_DEFAULT_X1024;
 }
 
 /*

@@ -88,6 +88,8 @@ void config_set_defaults(Config *c);
  * (manager.c), replay from the trace's sched_stat_runtime spacing (replay.c).
  */
 #define CONFIG_TICK_DEFAULT_USEC 4000
+/* schedutil's map_util_perf(): util + util/4 (kernel/sched/cpufreq_schedutil.c), as a x1024 factor. */
+#define CONFIG_HEADROOM_DEFAULT_X1024 1280
 /* TICK_NSEC as configured: tick_ms, or CONFIG_TICK_DEFAULT_USEC for an auto nobody resolved. */
 uint64_t config_tick_ns(const Config *c);
 
