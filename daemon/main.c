@@ -89,8 +89,8 @@ static void help(void) {
                "Exit status: 0 success, 1 failure, 2 usage error.\n");
 }
 
-/* A usage error (include/usage.h): the sentence, the hint; returns EXIT_USAGE. */
-#define usage_fail(...) (usage_error("schedfreqd", __VA_ARGS__), EXIT_USAGE)
+/* A usage error (include/usage.h): the sentence, the hint; returns -EINVAL (main() exits EXIT_USAGE). */
+#define usage_fail(...) (usage_error("schedfreqd", __VA_ARGS__), -EINVAL)
 
 /*
  * The daemon: the manager, and its D-Bus face put on last, once the policies are taken over (an observer takes
@@ -319,7 +319,7 @@ static const struct option options[] = {
         {}
 };
 
-/* Options into @a. -1 to go on; else the exit status (0 after --help or --version, EXIT_USAGE after an error). */
+/* Options into @a: 1 to go on, 0 when done (--help, --version), -EINVAL after printing a usage error. */
 static int parse_options(int argc, char **argv, Args *a) {
         ManagerOptions *opts = &a->opts;
         int c, r;
@@ -393,19 +393,19 @@ static int parse_options(int argc, char **argv, Args *a) {
                         break;
                 case 'h':
                         help();
-                        return EXIT_SUCCESS;
+                        return 0;
                 case ARG_VERSION:
                         printf("schedfreqd %s\n", VERSION_STRING);
-                        return EXIT_SUCCESS;
+                        return 0;
                 default:
                         usage_option_error("schedfreqd", argv, c, SHORT_OPTIONS);
-                        return EXIT_USAGE;
+                        return -EINVAL;
                 }
         }
-        return -1;
+        return 1;
 }
 
-/* The verb, its arguments, and which options go with it. -1 to go on, or EXIT_USAGE (the error printed). */
+/* The verb, its arguments, and which options go with it: 0, or -EINVAL after printing the usage error. */
 static int check_verb(int argc, char **argv, Args *a) {
         const char *verb = optind < argc ? argv[optind] : "";
         int n_args = optind < argc ? argc - optind - 1 : 0;
@@ -441,7 +441,7 @@ static int check_verb(int argc, char **argv, Args *a) {
                 return usage_fail("'replay' needs --topology FILE: the traced machine's cpufreq policies\n"
                                   "('schedfreqd topology' run there), or one of tests/fixtures/topology/*.ini\n"
                                   "(format: schedfreqd(8), 'topology').");
-        return -1;
+        return 0;
 }
 
 static int run_verb(const Args *a) {
@@ -472,12 +472,13 @@ int main(int argc, char **argv) {
         _cleanup_free_ char *default_lock_path = NULL;
         int r;
 
+        /* The edge: errnos inside, exit codes here. */
         r = parse_options(argc, argv, &a);
-        if (r >= 0)
-                return r;
+        if (r <= 0)
+                return r < 0 ? EXIT_USAGE : EXIT_SUCCESS;
         r = check_verb(argc, argv, &a);
-        if (r >= 0)
-                return r;
+        if (r < 0)
+                return EXIT_USAGE;
 
         if (a.opts.log_level_set)
                 log_set_max_level(a.opts.log_level);

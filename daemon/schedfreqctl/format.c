@@ -4,6 +4,7 @@
  * {"daemon":{...},"policies":[...],"cpus":[...]}, each object its "path" and every property by its D-Bus name.
  */
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -132,6 +133,17 @@ static void json_objects(JsonWriter *w, const char *key, const Object *objects, 
         for (size_t i = 0; i < n; i++)
                 json_write_object(w, &objects[i]);
         json_array_end(w);
+}
+
+int stdout_done(int r) {
+        if (r < 0)
+                return r;
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+                r = errno > 0 ? -errno : -EIO;
+                fprintf(stderr, "Failed to write the output: %s\n", strerror(-r));
+                return r;
+        }
+        return 0;
 }
 
 int print_json(const Snapshot *s) {

@@ -8,6 +8,7 @@
  * The verbs are in verb-*.c, one concern each; the exit codes in schedfreqctl.h.
  */
 
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include <systemd/sd-bus.h>
 
 #include "call.h"
+#include "format.h"
 #include "json-writer.h"
 #include "macro.h"
 #include "schedfreqctl.h"
@@ -41,7 +43,7 @@ typedef struct Verb {
         unsigned min_args, max_args;    /* after the verb's name; VERB_ANY: no limit */
         VerbFlags flags;
         const char *args_usage;         /* the message when the count is wrong; NULL: "Too few/many arguments" */
-        int (*run)(sd_bus *bus, const CtlOptions *o, char **args); /* @args: NULL-terminated; an ExitCode */
+        int (*run)(sd_bus *bus, const CtlOptions *o, char **args); /* @args: NULL-terminated; 0 or -errno */
 } Verb;
 
 static int verb_version(sd_bus *bus, const CtlOptions *o, char **args) {
@@ -49,13 +51,13 @@ static int verb_version(sd_bus *bus, const CtlOptions *o, char **args) {
 
         if (!o || !o->json) {
                 printf("schedfreqctl %s\n", VERSION_STRING);
-                return EXIT_OK;
+                return stdout_done(0);
         }
         json_writer_init(&w, stdout, 0);
         json_object_begin(&w);
         json_member_string(&w, "version", VERSION_STRING);
         json_object_end(&w);
-        return json_writer_end(&w) < 0 ? EXIT_FAILED : EXIT_OK;
+        return stdout_done(json_writer_end(&w));
 }
 
 static const Verb verbs[] = {
@@ -210,6 +212,23 @@ static int parse_argv(int argc, char **argv, CtlOptions *o) {
         return 1;
 }
 
+/* The edge: what a verb's negative errno means as the exit status (schedfreqctl.h; the failure already said). */
+static int exit_code_from_errno(int r) {
+        if (r >= 0)
+                return EXIT_OK;
+        switch (-r) {
+        case EINVAL:
+                return EXIT_USAGE;
+        case ESRCH:
+                return EXIT_NOT_RUNNING;
+        case EACCES:
+        case EPERM:
+                return EXIT_DENIED;
+        default:
+                return EXIT_FAILED;
+        }
+}
+
 static const Verb *verb_find(const char *name) {
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
                 if (name ? streq(verbs[i].name, name) : (verbs[i].flags & VERB_DEFAULT))
@@ -255,9 +274,9 @@ static int dispatch_verb(int argc, char **argv, const CtlOptions *o) {
         if (!(v->flags & VERB_OFFLINE)) {
                 r = connect_bus(o->address, &bus);
                 if (r < 0)
-                        return -r;
+                        return exit_code_from_errno(r);
         }
-        return v->run(bus, o, argc > 0 ? argv + 1 : argv); /* none: argv[0] is argv's NULL */
+        return exit_code_from_errno(v->run(bus, o, argc > 0 ? argv + 1 : argv)); /* none: argv[0] is argv's NULL */
 }
 
 int main(int argc, char **argv) {

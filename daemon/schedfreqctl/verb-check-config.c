@@ -5,11 +5,13 @@
  * policy is a warning, an error with --strict. The only verb that speaks no D-Bus.
  */
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "config.h"
 #include "cpufreq-sysfs.h"
+#include "format.h"
 #include "json-writer.h"
 #include "macro.h"
 #include "topology.h"
@@ -94,7 +96,7 @@ static int print_verdict_json(const Verdict *v, bool valid) {
         if (v->skipped)
                 json_member_string(&w, "skipped", v->skipped);
         json_object_end(&w);
-        return json_writer_end(&w) < 0 ? EXIT_FAILED : valid ? EXIT_OK : EXIT_FAILED;
+        return stdout_done(json_writer_end(&w)) < 0 ? -EIO : valid ? 0 : -EBADMSG;
 }
 
 static int print_verdict_text(const Verdict *v) {
@@ -102,27 +104,27 @@ static int print_verdict_text(const Verdict *v) {
 
         if (v->error) {
                 fprintf(stderr, "%s\n", v->error);
-                return EXIT_FAILED;
+                return -EBADMSG;
         }
         /* An OK that checked less than it usually does says so: the policies are the part a machine can refute. */
         if (n == 0 && v->skipped) {
                 printf("%s: OK\n"
                        "Policy sections and policies= not checked against the machine: %s (--topology FILE "
                        "checks them).\n", v->path, v->skipped);
-                return EXIT_OK;
+                return stdout_done(0);
         }
         if (n == 0) {
                 printf("%s: OK\n", v->path);
-                return EXIT_OK;
+                return stdout_done(0);
         }
         fprintf(stderr, "%s\n", v->warnings);
         if (v->strict) {
                 fprintf(stderr, "%s: rejected by --strict: %d policy reference%s that do%s not exist.\n", v->path, n,
                         n == 1 ? "" : "s", n == 1 ? "es" : "");
-                return EXIT_FAILED;
+                return -EBADMSG;
         }
         printf("%s: OK, with %d warning%s (errors with --strict)\n", v->path, n, n == 1 ? "" : "s");
-        return EXIT_OK;
+        return stdout_done(0);
 }
 
 /* analyze: false positive: warnings is initialised to NULL; gcc 12 at -O2 reports freep() reading it
@@ -143,12 +145,12 @@ int verb_check_config(sd_bus *bus, const CtlOptions *o, char **args) {
 
         r = check_config_topology(o, &t, &v.skipped);
         if (r < 0)
-                return EXIT_FAILED;
+                return r == -EINVAL ? -EBADMSG : r; /* reported; a bad --topology file is no usage error */
         if (t) {
                 v.n_warnings = config_check_topology(&c, t, &warnings);
                 if (v.n_warnings < 0) {
                         fprintf(stderr, "%s: %s\n", v.path, strerror(-v.n_warnings));
-                        return EXIT_FAILED;
+                        return v.n_warnings == -EINVAL ? -EBADMSG : v.n_warnings;
                 }
                 v.warnings = warnings;
         }

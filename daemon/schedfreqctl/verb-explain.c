@@ -343,7 +343,7 @@ static int parse_policy_arg(const char *s, unsigned *ret) {
 
 /*
  * GetDecisions(0) into @rows (which point into @reply); both are the caller's, to free also after a failure.
- * Returns 0, or an exit code (already reported).
+ * Returns 0, or a negative errno (already reported, schedfreqctl.h).
  */
 static int decisions_read(sd_bus *bus, const char *address, sd_bus_message **reply, DecisionRow **rows,
                           size_t *n_rows) {
@@ -373,9 +373,9 @@ static int decisions_read(sd_bus *bus, const char *address, sd_bus_message **rep
         }
         if (r < 0) {
                 fprintf(stderr, "Failed to parse the GetDecisions reply: %s\n", strerror(-r));
-                return EXIT_FAILED;
+                return -EBADMSG;
         }
-        return EXIT_OK;
+        return 0;
 }
 
 /*
@@ -429,14 +429,14 @@ int verb_explain(sd_bus *bus, const CtlOptions *o, char **args) {
 
         if (policy_arg && parse_policy_arg(policy_arg, &want) < 0) {
                 fprintf(stderr, "Invalid policy '%s': expected N or policyN.\n", policy_arg);
-                return EXIT_USAGE;
+                return -EINVAL;
         }
 
         r = snapshot_read(bus, o->address, &s);
         if (r < 0)
-                return -r;
+                return r;
         r = decisions_read(bus, o->address, &reply, &rows, &n_rows);
-        if (r != EXIT_OK) {
+        if (r < 0) {
                 snapshot_done(&s);
                 return r;
         }
@@ -445,7 +445,7 @@ int verb_explain(sd_bus *bus, const CtlOptions *o, char **args) {
         if (r < 0) {
                 snapshot_done(&s);
                 fprintf(stderr, "Failed to format the explanation: %s\n", strerror(-r));
-                return EXIT_FAILED;
+                return r;
         }
         if (!found) {
                 fprintf(stderr, "No policy%u here; policies:", want);
@@ -454,6 +454,6 @@ int verb_explain(sd_bus *bus, const CtlOptions *o, char **args) {
                 fputc('\n', stderr);
         }
         snapshot_done(&s);
-        return found ? EXIT_OK : EXIT_FAILED;
+        return stdout_done(found ? 0 : -ENOENT);
 }
 ANALYZER_FALSE_POSITIVE_END

@@ -94,7 +94,7 @@ int rules_read(sd_bus *bus, const char *address, RuleRow **ret_rows, size_t *ret
         r = sd_bus_call_method(bus, SCHEDFREQD_BUS_NAME, SCHEDFREQD_BUS_PATH, SCHEDFREQD_BUS_INTERFACE, "GetRules",
                                &error, &reply, NULL);
         if (r < 0)
-                return -call_failed(address, "read the rules", &error, r);
+                return call_failed(address, "read the rules", &error, r);
 
         r = sd_bus_message_enter_container(reply, 'a', SCHEDFREQD_RULE_TYPE);
         while (r >= 0) {
@@ -115,7 +115,7 @@ int rules_read(sd_bus *bus, const char *address, RuleRow **ret_rows, size_t *ret
         if (r < 0) {
                 rule_rows_free(rows, n_rows);
                 fprintf(stderr, "Failed to parse the GetRules reply: %s\n", strerror(-r));
-                return -EXIT_FAILED;
+                return -EBADMSG;
         }
         *ret_rows = rows;
         *ret_n = n_rows;
@@ -209,7 +209,7 @@ int verb_rules(sd_bus *bus, const CtlOptions *o, char **args) {
 
         r = rules_read(bus, o->address, &rows, &n_rows);
         if (r < 0)
-                return -r;
+                return r;
 
         if (o->json)
                 r = print_rules_json(rows, n_rows);
@@ -221,5 +221,5 @@ int verb_rules(sd_bus *bus, const CtlOptions *o, char **args) {
                 print_rule(&rows[i]);
         }
         rule_rows_free(rows, n_rows);
-        return r >= 0 && fflush(stdout) == 0 ? EXIT_OK : EXIT_FAILED;
+        return stdout_done(r);
 }

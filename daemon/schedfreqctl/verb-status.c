@@ -180,13 +180,13 @@ int verb_status(sd_bus *bus, const CtlOptions *o, char **args) {
 
         r = snapshot_read(bus, o->address, &s);
         if (r < 0)
-                return -r;
+                return r;
         if (o->json)
                 r = print_json(&s);
         else
                 print_status(&s, o->wide);
         snapshot_done(&s);
-        return r >= 0 && fflush(stdout) == 0 ? EXIT_OK : EXIT_FAILED;
+        return stdout_done(r);
 }
 
 static void on_sigint(int sig) {
@@ -215,7 +215,7 @@ int verb_watch(sd_bus *bus, const CtlOptions *o, char **args) {
                 }
                 r = snapshot_read(bus, o->address, &s);
                 if (r < 0)
-                        return -r;
+                        return r;
                 if (o->json)
                         r = print_json(&s);
                 else {
@@ -226,8 +226,9 @@ int verb_watch(sd_bus *bus, const CtlOptions *o, char **args) {
                         print_status(&s, o->wide);
                 }
                 snapshot_done(&s);
-                if (r < 0 || fflush(stdout) != 0)
-                        return EXIT_FAILED;
+                r = stdout_done(r);
+                if (r < 0)
+                        return r;
         }
-        return EXIT_OK;
+        return 0;
 }
