@@ -18,10 +18,11 @@
  * quarters of a 1024-CPU daemon start-up's requests were lookups). Nothing else is cached, and every request
  * resolves its path again (emu_resolve()), so a node that goes away (cpuN/topology when its CPU goes offline,
  * schedutil/ when the governor changes) still fails as on sysfs: stat(2) with ENOENT (attributes are not
- * cached, so the kernel asks: GETATTR), open(2), opendir(3), access(2) and readlink(2) with ENOENT (op_open,
- * op_opendir, op_access, op_readlink); and a node that appears is seen at once (negative timeout 0: no
- * cached "no such file"). The names never change type or target (cpuN/cpufreq always links to the same
- * policy), so a cached name is never wrong, only possibly gone.
+ * cached, so the kernel asks: GETATTR), open(2), opendir(3) and access(2) with ENOENT (op_open, op_opendir,
+ * op_access); and a node that appears is seen at once (negative timeout 0: no cached "no such file"). Link
+ * targets are cached as well (FUSE_CAP_CACHE_SYMLINKS; kernfs builds them in memory): the links never go
+ * away or change (cpuN/cpufreq stays once its policy exists, always to the same policyM), and no name changes
+ * type, so a cached name is never wrong, only possibly gone.
  *
  * Hotplug announcements (--uevents): a write to cpuN/online that changes the CPU's state also sends the
  * kernel's uevent (emu-uevent.c). Refused in the initial network namespace, where the host's udev would hear
@@ -96,6 +97,10 @@ static int injected_fault(Emu *e, const Node *n, FaultOp op, const char *path) {
 #define ENTRY_TIMEOUT_S (24.0 * 3600)
 
 static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg) {
+        /* Link targets too (see the top of the file): a walk through cpuN/cpufreq, as every libcpupower path
+         * takes, then costs no READLINK each time, as on sysfs (kernfs_iop_get_link() needs no I/O). */
+        if (conn->capable & FUSE_CAP_CACHE_SYMLINKS)
+                conn->want |= FUSE_CAP_CACHE_SYMLINKS;
         cfg->entry_timeout = ENTRY_TIMEOUT_S;
         cfg->attr_timeout = 0;
         cfg->negative_timeout = 0;
