@@ -54,6 +54,9 @@ LOAD_PIDS=()
 MAX_P50=
 MAX_P90=
 EVENTS='sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_migrate_task,sched:sched_process_exit,sched:sched_stat_runtime'
+# setsid() starts a session, and with autogroup a task group of its own (kernel/sched/autogroup.c,
+# sched_autogroup_create_attach()): the model follows each task's group from it (daemon/demand-groups.c).
+[ -d /sys/kernel/tracing/events/syscalls/sys_exit_setsid ] && EVENTS="$EVENTS,syscalls:sys_exit_setsid"
 FMAX_KHZ=2000000
 export PATH="$PATH:/usr/sbin:/sbin"
 
