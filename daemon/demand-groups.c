@@ -121,7 +121,7 @@ static bool group_empty(Demand *d, DemandGroup *g) {
                 if (!q->live)
                         continue;
                 group_rq_advance(q, dm_cpu_pelt_now(d, cpu), false);
-                if (q->nr_queued > 0 || q->removed_nr > 0 || !signal_zero(&q->util) || !signal_zero(&q->runnable) ||
+                if (q->nr_queued + q->nr_delayed > 0 || q->removed_nr > 0 || !signal_zero(&q->util) || !signal_zero(&q->runnable) ||
                     !signal_zero(&q->load) || !signal_zero(&q->se_util) || !signal_zero(&q->se_runnable))
                         return false;
         }
@@ -209,7 +209,8 @@ static void group_rq_advance(GroupRq *q, uint64_t pelt_now, bool running) {
 
         (void) pelt_update(&q->util, pelt_now, running);
         (void) pelt_update(&q->runnable, pelt_now, nr);
-        (void) pelt_update(&q->load, pelt_now, nr);
+        /* load counts every entity on the cfs_rq (cfs_rq->load.weight), the delayed ones too; runnable does not */
+        (void) pelt_update(&q->load, pelt_now, nr + q->nr_delayed);
         (void) pelt_update(&q->se_util, pelt_now, running);
         (void) pelt_update(&q->se_runnable, pelt_now, nr);
 }
@@ -225,7 +226,7 @@ void dm_groups_advance(Demand *d, unsigned cpu, uint64_t pelt_now) {
                 bool running = d->groups[i].id == curr;
 
                 /* A blocked group contributed nothing since it was last advanced: it decays when next used. */
-                if (q->live && (q->nr_queued > 0 || running))
+                if (q->live && (q->nr_queued + q->nr_delayed > 0 || running))
                         group_rq_advance(q, pelt_now, running);
         }
 }
@@ -254,13 +255,17 @@ static GroupRq *group_rq_sync(Demand *d, DemandGroup *g, unsigned cpu) {
         return q;
 }
 
-/* update_cfs_rq_load_avg()'s removed part, on the group's cfs_rq: what left lazily is subtracted now. */
+/*
+ * update_cfs_rq_load_avg()'s removed part, on the group's cfs_rq: what left lazily is applied now, and the entity
+ * propagates it. The model subtracts it from the group's signals when the task leaves (dm_group_detach()), where
+ * the kernel subtracts it from the sums as of the cfs_rq's last update, before they decay to now: subtracting the
+ * task's util of then from a signal decayed since would take too much (every storm child took a little of its
+ * parent's share, and the group's util fell to 0). What stays lazy is what the root sees, and what a new task's
+ * initial util reads (dm_task_initial_util()).
+ */
 static void group_rq_apply_removed(GroupRq *q) {
         if (q->removed_nr == 0)
                 return;
-        pelt_remove(&q->util, q->removed_util);
-        pelt_remove(&q->runnable, q->removed_runnable);
-        pelt_remove(&q->load, q->removed_load);
         q->removed_util = q->removed_runnable = q->removed_load = q->removed_nr = 0;
         q->propagate = true;     /* add_tg_cfs_propagate() */
 }
@@ -325,15 +330,17 @@ bool dm_group_detach(Demand *d, Task *k, bool lazy) {
         k->attached_group = TASK_GROUP_ROOT;
         if (!g || !g->rq[cpu].live)
                 return true;     /* forgotten while empty: nothing of the task is left there */
-        q = &g->rq[cpu];
+        q = group_rq_sync(d, g, cpu);
         if (lazy) {
+                pelt_remove(&q->util, k->util.util_avg);
+                pelt_remove(&q->runnable, k->runnable.util_avg);
+                pelt_remove(&q->load, k->load.util_avg);
                 q->removed_util += k->util.util_avg;
                 q->removed_runnable += k->runnable.util_avg;
                 q->removed_load += k->load.util_avg;
                 q->removed_nr++;
                 return true;
         }
-        q = group_rq_sync(d, g, cpu);
         group_rq_apply_removed(q);
         pelt_detach(&q->util, &k->util);
         pelt_detach(&q->runnable, &k->runnable);
@@ -343,23 +350,60 @@ bool dm_group_detach(Demand *d, Task *k, bool lazy) {
         return true;
 }
 
+/* Every delayed task of the group's cfs_rq is dequeued: picked at last, or the CPU went idle. */
+static void group_rq_flush_delayed(GroupRq *q) {
+        q->nr_delayed = 0;
+        q->delay_epoch++;
+}
+
 /*
  * An update of @k's group on its CPU (its enqueue, dequeue, pick, tick), before @delta_queued changes the group's
  * queued count there (enqueue_entity()/dequeue_entity() update the averages first). Returns whether the root changed.
  */
-bool dm_group_touch(Demand *d, const Task *k, int delta_queued) {
+bool dm_group_touch(Demand *d, Task *k, int delta_queued) {
         unsigned cpu = (unsigned) k->cpu;
         DemandGroup *g;
+        GroupRq *q;
         bool changed;
 
         if (k->attached_group == TASK_GROUP_ROOT || !(g = group_find(d, k->attached_group)))
                 return false;
         changed = group_rq_update(d, g, cpu);
-        if (delta_queued > 0)
-                g->rq[cpu].nr_queued++;
-        else if (delta_queued < 0)
-                g->rq[cpu].nr_queued -= g->rq[cpu].nr_queued > 0;
+        q = &g->rq[cpu];
+        if (delta_queued > 0) {
+                /* requeue_delayed_entity(): a delayed task woken where it sleeps was still on the cfs_rq */
+                if (k->delayed && k->delay_epoch == q->delay_epoch && q->nr_delayed > 0)
+                        q->nr_delayed--;
+                k->delayed = false;
+                q->nr_queued++;
+        } else if (delta_queued < 0) {
+                q->nr_queued -= q->nr_queued > 0;
+                if (q->nr_queued == 0)
+                        group_rq_flush_delayed(q);
+        }
         return changed;
+}
+
+/*
+ * EEVDF delayed dequeue (6.12+, dequeue_entity(): DELAY_DEQUEUE): a task that goes to sleep while not eligible stays
+ * on its cfs_rq, its load still counted, until it is picked (then dequeued) or woken. Eligibility is not modelled: a
+ * task that sleeps while others of its group are queued there (it has just run: its lag is negative) is taken as
+ * delayed until the group's queue there empties. What it changes is the group's load_avg, which scales a new task's
+ * initial util: measured on this kernel (pelt-oracle at sched_wakeup_new), a storm's group held load ~430 for
+ * runnable ~150.
+ */
+void dm_group_sleep(Demand *d, Task *k) {
+        DemandGroup *g;
+        GroupRq *q;
+
+        if (k->attached_group == TASK_GROUP_ROOT || !(g = group_find(d, k->attached_group)))
+                return;
+        q = &g->rq[k->cpu];
+        if (q->nr_queued == 0)
+                return;
+        q->nr_delayed++;
+        k->delayed = true;
+        k->delay_epoch = q->delay_epoch;
 }
 
 /* __update_blocked_fair() for @cpu: every group's cfs_rq there, then its entity. Returns whether the root changed. */
@@ -374,8 +418,10 @@ bool dm_groups_blocked_update(Demand *d, unsigned cpu) {
 
 /* The CPU's run queue is empty (idle, or forgotten): no group has a task queued there. */
 void dm_groups_cpu_empty(Demand *d, unsigned cpu) {
-        for (size_t i = 0; i < d->n_groups; i++)
+        for (size_t i = 0; i < d->n_groups; i++) {
                 d->groups[i].rq[cpu].nr_queued = 0;
+                group_rq_flush_delayed(&d->groups[i].rq[cpu]);
+        }
 }
 
 /*
@@ -394,11 +440,12 @@ unsigned dm_task_initial_util(Demand *d, const Task *k, int cpu) {
                 return util_initial(c->pelt.util_avg, c->cpu_scale);
         g = group_find(d, task_group_id(d, k));
         q = g ? &g->rq[cpu] : NULL;
-        util = q && q->live ? q->util.util_avg : 0;
+        /* the kernel's cfs_rq still holds what left lazily (dm_group_detach()) */
+        util = q && q->live ? q->util.util_avg + q->removed_util : 0;
         if (util >= c->cpu_scale)
                 return 0;
         cap = (c->cpu_scale - util) / 2;
         if (util == 0)
                 return (unsigned) cap;
-        return (unsigned) MIN(util * NICE_0_LOAD / (q->load.util_avg + 1), cap);
+        return (unsigned) MIN(util * NICE_0_LOAD / (q->load.util_avg + q->removed_load + 1), cap);
 }

@@ -61,6 +61,8 @@ typedef struct GroupRq {
         uint32_t removed_util, removed_runnable, removed_load; /* gcfs_rq->removed: applied at its next update */
         uint32_t removed_nr;
         uint32_t nr_queued;                     /* the group's queued CFS tasks here (h_nr_runnable) */
+        uint32_t nr_delayed;                    /* asleep but still queued (EEVDF delayed dequeue): load only */
+        uint32_t delay_epoch;                   /* bumped when the delayed ones are all dequeued */
         bool propagate;                         /* gcfs_rq->propagate: the root learns at the entity's next update */
         bool live;                              /* its windows were started */
 } GroupRq;
@@ -115,7 +117,8 @@ unsigned dm_task_initial_util(Demand *d, const Task *k, int cpu);
 void dm_groups_advance(Demand *d, unsigned cpu, uint64_t pelt_now);
 bool dm_group_attach(Demand *d, Task *k);
 bool dm_group_detach(Demand *d, Task *k, bool lazy);
-bool dm_group_touch(Demand *d, const Task *k, int delta_queued);
+bool dm_group_touch(Demand *d, Task *k, int delta_queued);
+void dm_group_sleep(Demand *d, Task *k);
 bool dm_groups_blocked_update(Demand *d, unsigned cpu);
 void dm_groups_cpu_empty(Demand *d, unsigned cpu);
 void dm_groups_free(Demand *d);

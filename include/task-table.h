@@ -49,6 +49,8 @@ typedef struct Task {
         int32_t group;            /* its task group (demand-groups.c): TASK_GROUP_ROOT, its session's key (a pid),
                                    * or 0 = not known (a group of its own, keyed by its pid) */
         int32_t attached_group;   /* where its util is attached while attached: TASK_GROUP_ROOT = the root cfs_rq */
+        bool delayed;             /* went to sleep still queued in its group (demand-groups.c), in epoch delay_epoch */
+        uint32_t delay_epoch;
         int32_t next;             /* hash chain / free list (index), -1 = end */
 } Task;
 
