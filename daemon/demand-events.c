@@ -346,6 +346,7 @@ static int demand_runtime(Demand *d, int cpu, const SchedEvent *ev, uint64_t now
                 k = dm_task_get(d, ev->runtime.pid);
                 if (k && k->cpu == cpu && !k->rt)
                         c->updates += dm_group_touch(d, k, 0);
+                c->updates += dm_groups_busy_balance(d, (unsigned) cpu, now_ns);
                 return 0;
         }
         r = dm_task_lookup_or_add(d, ev->runtime.pid, now_ns, &k);
