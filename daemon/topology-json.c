@@ -139,10 +139,6 @@ int topology_write_json(FILE *f, const Topology *t) {
         r = json_cpulist(f, &first, "possible", &t->possible);
         if (r < 0)
                 return r;
-        if (t->autogroup) {
-                json_key(f, &first, "autogroup");
-                fputs("true", f);
-        }
         fputs("\n  }", f);
 
         for (size_t i = 0; i < t->n_policies; i++) {
