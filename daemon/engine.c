@@ -154,6 +154,7 @@ int engine_new(const Topology *topo, const Config *cfg, EngineCommitFn commit, v
         r = demand_new(n_cpus, &e->demand);
         if (r < 0)
                 return r;
+        demand_set_autogroup(e->demand, topo->autogroup);
 
         e->policy_of_cpu = malloc(MAX(n_cpus, 1u) * sizeof(int));
         e->policies = calloc(MAX(topo->n_policies, (size_t) 1), sizeof(EnginePolicy));

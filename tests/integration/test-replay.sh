@@ -88,6 +88,15 @@ expect migrate "$(replay two-dt.ini migrate.txt | grep -E "^t=130")" "\
 t=1302100000 policy=0 freq=500000 cpu=1 kind=remote util=0
 t=1302100000 policy=1 freq=2000000 cpu=1 kind=local util=1017"
 
+# The same with autogroup (two-dt-autogroup.ini: every session a task group, demand-groups.c): the mover's util
+# arrives on cpu1 at once (the attach propagates up enqueue_task_fair()'s walk), but leaves cpu0 lazily: the
+# kernel's remove_entity_load_avg() only queues it on the mover's GROUP cfs_rq on cpu0, which nothing updates while
+# cpu0 sleeps, so cpu0's root keeps it and policy0 stays at its maximum; it falls at 1.303, when cpu1 goes idle and
+# its newidle balance runs the blocked-load update of idle cpu0 (nohz_newidle_balance() → _nohz_idle_balance()).
+expect migrate-autogroup "$(replay two-dt-autogroup.ini migrate.txt | grep -E "^t=130")" "\
+t=1302100000 policy=1 freq=2000000 cpu=1 kind=local util=1017
+t=1303000000 policy=0 freq=500000 cpu=1 kind=remote util=0"
+
 # A running task moved by the stopper after 400 ms on cpu0 carries its whole util (attach_entity_load_avg()):
 # policy1 goes to its maximum at the migration, a remote change from cpu0 (it climbed from util 335 before).
 expect migrate-running "$(replay two-dt.ini migrate-running.txt | grep -E "policy=1")" "\
