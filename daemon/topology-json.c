@@ -3,7 +3,7 @@
  * topology-json.c: `schedfreqd topology --json`, the topology INI (topology.h) as one JSON object for scripts:
  * a member per section ("system", "policyN"), holding the section's keys with the same names and the same
  * optional keys left out. Numbers are numbers; CPU lists stay the kernel's list strings ("0-3,6") as in
- * sysfs and the INI; frequencies_khz, inefficient_khz and governors are arrays.
+ * sysfs and the INI; frequencies_khz, inefficient_khz and governors are arrays; autogroup a boolean.
  */
 
 #include <errno.h>
@@ -104,6 +104,8 @@ int topology_write_json(FILE *f, const Topology *t) {
         r = json_cpulist(&w, "possible", &t->possible);
         if (r < 0)
                 return r;
+        if (t->autogroup) /* as the INI: only when set */
+                json_member_bool(&w, "autogroup", true);
         json_object_end(&w);
 
         for (size_t i = 0; i < t->n_policies; i++) {
