@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "decision.h"
 #include "engine.h"
@@ -24,6 +25,7 @@
 #include "time-util.h"
 #include "trace-dat.h"
 #include "trace-parse.h"
+#include "trace-perfdata.h"
 
 /*
  * --csv (replay.h): seconds with all nine decimals, so that rows sort and join like the text's t=<ns>. With
@@ -744,6 +746,73 @@ static int replay_dat(ReplayContext *ctx, FILE *in, const char *name, char **ret
         return replay_dat_records(ctx, fileno(in), name, ret_error);
 }
 
+/* ---- a perf.data (trace-perfdata.h): its samples, decoded, in perf script's order ---- */
+
+/* Whether @in is a file that starts as a perf.data; pread() leaves the stream untouched for the other readers. */
+static bool replay_is_perf_data_file(FILE *in) {
+        char head[PERF_DATA_MAGIC_LEN];
+        int fd = fileno(in);
+
+        return fd >= 0 && lseek(fd, 0, SEEK_CUR) == 0 &&
+               pread(fd, head, sizeof(head), 0) == (ssize_t) sizeof(head) && perf_data_magic(head, sizeof(head));
+}
+
+/* tick_ms = auto: a first pass over the first samples (on_dat_measure()); the replay reports their errors. */
+static int replay_perf_data_measure(ReplayContext *ctx, PerfData *pd) {
+        _cleanup_(tick_estimate_freep) TickEstimate *t = NULL;
+        uint64_t index = 0;
+        int r;
+
+        r = tick_estimate_new(&t);
+        if (r < 0)
+                return r;
+        r = perf_data_iterate(pd, on_dat_measure, t, &index, NULL);
+        if (r == -ENOMEM)
+                return r;
+        replay_tick_set(ctx, t);
+        return 0;
+}
+
+static int replay_perf_data_samples(ReplayContext *ctx, PerfData *pd, const char *name, char **ret_error) {
+        _cleanup_free_ char *reason = NULL;
+        ReplayDatContext d = { .ctx = ctx, .name = name, .ret_error = ret_error };
+        uint64_t index = 0;
+        int r;
+
+        r = perf_data_iterate(pd, on_dat_record, &d, &index, &reason);
+        /* perf script does not show lost events; the file says where they were, for the same warning as a .dat's. */
+        ctx->stats->lost_gaps += perf_data_stats(pd)->lost_records;
+        if (r == -EBADMSG) {
+                if (ret_error && asprintf(ret_error, "%s: %s", name, reason ? reason : "malformed record") < 0)
+                        *ret_error = NULL;
+                return -EINVAL;
+        }
+        return r;
+}
+
+/* A perf.data from its file: positions in messages are "sample N", the line perf script prints it on. */
+static int replay_perf_data(ReplayContext *ctx, int fd, const char *name, char **ret_error) {
+        _cleanup_(perf_data_freep) PerfData *pd = NULL;
+        _cleanup_free_ char *reason = NULL;
+        int r;
+
+        ctx->unit = "sample ";
+        r = perf_data_open_fd(fd, &pd, &reason);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                if (ret_error && asprintf(ret_error, "%s: %s", name, reason ? reason : strerror(-r)) < 0)
+                        *ret_error = NULL;
+                return -EINVAL;
+        }
+        if (ctx->tick_auto) {
+                r = replay_perf_data_measure(ctx, pd);
+                if (r < 0)
+                        return r;
+        }
+        return replay_perf_data_samples(ctx, pd, name, ret_error);
+}
+
 int replay_run(FILE *in, const char *name, const Topology *topo, const Config *cfg, ReplayFlags flags, FILE *out,
                ReplayStats *ret_stats, char **ret_error) {
         _cleanup_(engine_freep) Engine *e = NULL;
@@ -800,11 +869,16 @@ int replay_run(FILE *in, const char *name, const Topology *topo, const Config *c
         (void) snprintf(ctx.tick_text, sizeof(ctx.tick_text), "%s%s", tick,
                         ctx.tick_auto ? "" : " ([governor] tick_ms)");
 
-        /* The format from the content: a .dat starts with a byte no text trace starts with. */
-        c = getc(in);
-        if (c != EOF && ungetc(c, in) == EOF)
-                return -EIO;
-        r = c == TRACE_DAT_MAGIC[0] ? replay_dat(&ctx, in, name, ret_error) : replay_text(&ctx, in, name, ret_error);
+        /* The format from the content: a perf.data file by its magic, a .dat by a first byte no text starts with. */
+        if (replay_is_perf_data_file(in))
+                r = replay_perf_data(&ctx, fileno(in), name, ret_error);
+        else {
+                c = getc(in);
+                if (c != EOF && ungetc(c, in) == EOF)
+                        return -EIO;
+                r = c == TRACE_DAT_MAGIC[0] ? replay_dat(&ctx, in, name, ret_error) :
+                                              replay_text(&ctx, in, name, ret_error);
+        }
         if (r < 0)
                 return r;
         if (freq_compare_any_kernel(compare)) {
