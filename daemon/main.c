@@ -242,7 +242,7 @@ static int verb_replay(const char *topology_path, const char *config_path, bool 
         if (stats.lost_gaps > 0)
                 log_warning("%s: a CPU's buffer lost events in %" PRIu64 " place%s: the model missed them,\n"
                             "so its decisions after each may differ from the kernel's (a larger buffer:\n"
-                            "trace-cmd record -b, buffer_size_kb).", trace, stats.lost_gaps,
+                            "perf record -m, trace-cmd record -b, buffer_size_kb).", trace, stats.lost_gaps,
                             stats.lost_gaps == 1 ? "" : "s");
         /*
          * Said with its cause: perf script sorts what it read in each flush round by time (ordered_events), so

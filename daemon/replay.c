@@ -489,7 +489,8 @@ static int replay_event(ReplayContext *ctx, const SchedEvent *ev, const char *na
 
 /*
  * The magic numbers of a perf.data (tools/perf/util/header.c: "PERFILE2" as a little- or big-endian u64, and
- * version 1's "PERFFILE"): replay reads its text, which `perf script` prints.
+ * version 1's "PERFFILE"), seen at the first line of a stream: a perf.data file is read by trace-perfdata.c
+ * (replay_is_perf_data_file()), one on a pipe is refused.
  */
 static bool is_perf_data(const char *line) {
         return strncmp(line, "PERFILE2", 8) == 0 || strncmp(line, "2ELIFREP", 8) == 0 ||
@@ -503,9 +504,9 @@ static int replay_line(ReplayContext *ctx, const char *line, const char *name, c
         int r;
 
         if (ctx->stats->lines == 1 && is_perf_data(line))
-                return make_error(ret_error, name, ctx->unit, 1, "a perf.data file, which replay does not read: "
-                                  "give it the text `perf script -i FILE` prints (`perf script -i FILE | schedfreqd "
-                                  "replay --topology … -`)");
+                return make_error(ret_error, name, ctx->unit, 1, "a perf.data on a pipe, which replay reads from "
+                                  "its path only (its feature sections come after the data): `schedfreqd replay "
+                                  "--topology … FILE`, or pipe the text `perf script -i FILE` prints");
         r = trace_parse_line_format(line, &ctx->text_format, &ev, &reason);
         if (r < 0)
                 return make_error(ret_error, name, ctx->unit, ctx->stats->lines, reason);

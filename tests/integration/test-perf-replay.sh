@@ -104,6 +104,45 @@ for style in us ns; do
 	fi
 done
 
+# --- the perf.data itself (issue #25): read directly, the same as perf script --ns of it ---------------------------
+# The decisions (stdout) and the summary and warnings (stderr), byte for byte, for the key=value lines and for the
+# default table; perf's own stderr aside.
+for mode in --kv --table; do
+	margs=()
+	[ $mode = --kv ] && margs=(--kv)
+	"$SFD" replay "${margs[@]}" --topology "$TOPO" "$TMP/small.data" >"$TMP/direct$mode" 2>"$TMP/direct$mode.err"
+	rc=$?
+	perf script --ns -i "$TMP/small.data" 2>/dev/null |
+		"$SFD" replay "${margs[@]}" --topology "$TOPO" - >"$TMP/piped$mode" 2>"$TMP/piped$mode.err"
+	if [ $rc -eq 0 ] && [ -s "$TMP/direct$mode" ] && cmp -s "$TMP/direct$mode" "$TMP/piped$mode" &&
+		cmp -s "$TMP/direct$mode.err" "$TMP/piped$mode.err"; then
+		ok "replay $mode perf.data: exit 0, the same $(wc -l <"$TMP/direct$mode") lines and summary as perf script --ns | replay -"
+	else
+		fail "replay $mode perf.data: the same output as perf script --ns | replay -" "rc=$rc" \
+			"$(diff "$TMP/direct$mode" "$TMP/piped$mode" | head -n 10)" "$(diff "$TMP/direct$mode.err" "$TMP/piped$mode.err" | head -n 10)"
+	fi
+done
+# Refused on a pipe (perf.data needs its feature sections, after the data): the path is asked for.
+out=$(cat "$TMP/small.data" | "$SFD" replay --kv --topology "$TOPO" - 2>&1)
+rc=$?
+if [ $rc -ne 0 ] && [[ $out == *"<stdin>:1: a perf.data on a pipe"* ]]; then
+	ok "a perf.data on a pipe: refused, its path asked for"
+else
+	fail "a perf.data on a pipe: refused, its path asked for" "rc=$rc" "$out"
+fi
+# A CPU the topology lacks: the error of the other formats, naming both (one CPU in a one-CPU topology).
+printf '[policy0]\ncpus = 0\ndriver = acpi-cpufreq\ncpuinfo_min_khz = 800000\ncpuinfo_max_khz = 2400000\n' >"$TMP/one-cpu.ini"
+printf 'scaling_min_khz = 800000\nscaling_max_khz = 2400000\n' >>"$TMP/one-cpu.ini"
+out=$("$SFD" replay --kv --topology "$TMP/one-cpu.ini" "$TMP/small.data" 2>&1 >/dev/null)
+rc=$?
+want=$(perf script --ns -i "$TMP/small.data" 2>/dev/null | "$SFD" replay --kv --topology "$TMP/one-cpu.ini" - 2>&1 >/dev/null |
+	sed -n 's/^<stdin>:\([0-9]*\): \(.*\)/sample \1: \2/p')
+if [ $rc -ne 0 ] && [ -n "$want" ] && [[ $out == "$TMP/small.data:$want" ]]; then
+	ok "perf.data with a CPU the topology lacks: '$out'"
+else
+	fail "perf.data with a CPU the topology lacks: the text path's error, at the same sample" "rc=$rc" "$out" "want: $want"
+fi
+
 # µs timestamps move every event by less than 1 µs, which can put it on the other side of a rate-limit or
 # PELT-period boundary: the decisions must agree, but for a few (at most 5 % of the lines may differ).
 diff <(awk '{ print $2, $3 }' "$TMP/replay.us") <(awk '{ print $2, $3 }' "$TMP/replay.ns") >"$TMP/us-ns.diff"
@@ -162,6 +201,22 @@ if record -m 2048 -o "$TMP/big.data" -- stress-ng --switch 2 --timeout 2 -q 2>"$
 		fail "replay of a large trace: exit 0 and decisions" "rc=$rc, $events events" "$(head -n 5 "$TMP/big.err")"
 	fi
 	echo "# replay throughput ($(basename "$BUILD")): $events events in $(( (t1 - t0) / 1000 )) ms:" \
+		"$(( events * 1000000 / (t1 - t0 > 0 ? t1 - t0 : 1) )) events/s"
+	# The perf.data of it, read directly: the same decisions and summary (its lost-events warning aside, which
+	# perf script does not show), and its speed.
+	t0=$(now_us)
+	"$SFD" replay --kv --topology "$TOPO" "$TMP/big.data" >"$TMP/big-direct.out" 2>"$TMP/big-direct.err"
+	rc=$?
+	t1=$(now_us)
+	grep -v -e 'lost events in' -e '^so its decisions after' -e '^trace-cmd record -b\|^perf record -m' \
+		"$TMP/big-direct.err" >"$TMP/big-direct.summary"
+	if [ $rc -eq 0 ] && cmp -s "$TMP/big.out" "$TMP/big-direct.out" && cmp -s "$TMP/big.err" "$TMP/big-direct.summary"; then
+		ok "replay of the large perf.data: the same $(wc -l <"$TMP/big.out") decisions and summary as its perf script"
+	else
+		fail "replay of the large perf.data: the same decisions and summary as its perf script" "rc=$rc" \
+			"$(diff "$TMP/big.out" "$TMP/big-direct.out" | head -n 10)" "$(diff "$TMP/big.err" "$TMP/big-direct.summary" | head -n 10)"
+	fi
+	echo "# replay perf.data throughput ($(basename "$BUILD")): $events events in $(( (t1 - t0) / 1000 )) ms:" \
 		"$(( events * 1000000 / (t1 - t0 > 0 ? t1 - t0 : 1) )) events/s"
 else
 	fail "perf record of stress-ng --switch 2" "$(tail -n 20 "$TMP/record-big.err")"
