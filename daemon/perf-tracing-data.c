@@ -41,7 +41,7 @@ _printf_(2, 3) static int cursor_error(Cursor *c, const char *format, ...) {
         va_start(ap, format);
         (void) vsnprintf(reason, sizeof(reason), format, ap);
         va_end(ap);
-        if (asprintf(c->ret_error, "%s, byte %zu: %s", c->where, c->off, reason) < 0) {
+        if (asprintf(c->ret_error, "%s, byte %zu of it: %s", c->where, c->off, reason) < 0) {
                 *c->ret_error = NULL;
                 return -ENOMEM;
         }

@@ -241,7 +241,7 @@ static int read_tracing_data(PerfData *d, const PerfFileHeader *h, char **ret_er
                 return set_reason(ret_error, "header: tracepoints recorded without their formats (no "
                                   "HEADER_TRACING_DATA feature section)");
         }
-        if (asprintf(&where, "tracing data (byte %" PRIu64 ")", s.offset) < 0)
+        if (asprintf(&where, "tracing data (the section at byte %" PRIu64 ")", s.offset) < 0)
                 return -ENOMEM;
         return perf_tracing_data_parse(d->p + s.offset, (size_t) s.size, where, &d->layout.format, ret_error);
 }
@@ -322,8 +322,7 @@ const PerfDataStats *perf_data_stats(const PerfData *d) {
 /* ---- the data section ---- */
 
 static int record_error(IterateContext *c, uint64_t offset, const char *reason) {
-        return set_reason(c->ret_reason, "data section, record at byte %" PRIu64 " (after sample %" PRIu64 "): %s",
-                          offset, c->index, reason);
+        return set_reason(c->ret_reason, "data section, record at byte %" PRIu64 ": %s", offset, reason);
 }
 
 /* A queued record, in perf's order: a sample goes to the handler decoded, any other only counted its time. */
@@ -343,7 +342,8 @@ static int deliver(uint64_t offset, void *userdata) {
         if (r >= 0)
                 r = perf_sample_decode(&c->d->layout, &s, &ev, &reason);
         if (r < 0)
-                return record_error(c, offset, reason);
+                return set_reason(c->ret_reason, "data section, sample %" PRIu64 " (the record at byte %" PRIu64 "): %s",
+                                  c->index + 1, offset, reason);
         c->index++;
         c->d->stats.samples++;
         return c->handler(r > 0 ? &ev : NULL, c->index, 0, c->userdata);
