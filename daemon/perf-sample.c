@@ -181,18 +181,19 @@ static const PerfSampleAttr *attr_of_id(const PerfSampleLayout *l, uint64_t id) 
 /* The attr of a record (evlist__event2evsel()), or NULL with *@ret_reason. */
 static const PerfSampleAttr *record_attr(const PerfSampleLayout *l, const uint8_t *rec, size_t size,
                                          const char **ret_reason) {
-        const struct perf_event_header *h = (const void *) rec;
         const PerfSampleAttr *a;
+        uint32_t type;
         size_t at;
         uint64_t id;
 
         if (l->n_attrs == 1)
                 return &l->attrs[0];
-        if (h->type != PERF_RECORD_SAMPLE && !l->attrs[0].sample_id_all)
+        memcpy(&type, rec, sizeof(type)); /* perf_event_header.type; a record need not be aligned */
+        if (type != PERF_RECORD_SAMPLE && !l->attrs[0].sample_id_all)
                 return &l->attrs[0];
-        if (h->type == PERF_RECORD_SAMPLE)
-                at = sizeof(*h) + 8 * (size_t) l->id_pos;
-        else if (l->is_pos > 0 && size >= sizeof(*h) + 8 * (size_t) l->is_pos)
+        if (type == PERF_RECORD_SAMPLE)
+                at = sizeof(struct perf_event_header) + 8 * (size_t) l->id_pos;
+        else if (l->is_pos > 0 && size >= sizeof(struct perf_event_header) + 8 * (size_t) l->is_pos)
                 at = size - 8 * (size_t) l->is_pos;
         else
                 at = SIZE_MAX;
@@ -305,12 +306,13 @@ int perf_sample_parse(const PerfSampleLayout *l, const uint8_t *rec, size_t size
 
 int perf_sample_time(const PerfSampleLayout *l, const uint8_t *rec, size_t size, uint64_t *ret_ns,
                      const char **ret_reason) {
-        const struct perf_event_header *h = (const void *) rec;
         const PerfSampleAttr *a;
         PerfSample s;
+        uint32_t type;
         int r;
 
-        if (h->type == PERF_RECORD_SAMPLE) {
+        memcpy(&type, rec, sizeof(type)); /* perf_event_header.type; a record need not be aligned */
+        if (type == PERF_RECORD_SAMPLE) {
                 r = perf_sample_parse(l, rec, size, &s, ret_reason);
                 if (r < 0)
                         return r;
