@@ -13,7 +13,9 @@
  * `trace-cmd report`, systrace), each line parsed by trace_parse_line_format() (include/trace-parse.h, which
  * lists the layouts and the modelled events; sched_stat_iowait is the iowait boost, recorded where schedstats
  * are on), lines of other events skipped and counted, blank and '#' lines ignored; or a trace-cmd .dat, its
- * records decoded by trace-dat.c (positions in messages are then "record N"). A perf.data is refused.
+ * records decoded by trace-dat.c (positions in messages are then "record N"); or a perf.data file, its samples
+ * decoded by trace-perfdata.c in perf script's order ("sample N": the line perf script prints it on), the same
+ * replay as of its `perf script --ns` text (a perf.data on a pipe is refused: it is read from its path).
  */
 
 #include <stdint.h>
