@@ -39,9 +39,10 @@ typedef struct PerfFileHeader {
 #define PERF_MAGIC1 "PERFFILE"
 /* struct perf_pipe_file_header { u64 magic; u64 size; }: what `perf record -o -` writes. */
 #define PERF_PIPE_HEADER_SIZE 16
-/* tools/perf/util/header.h, enum: HEADER_TRACING_DATA = 1, HEADER_DIR_FORMAT = 24. */
+/* tools/perf/util/header.h, enum: HEADER_TRACING_DATA = 1, HEADER_DIR_FORMAT = 24, HEADER_COMPRESSED = 27. */
 #define HEADER_TRACING_DATA 1
 #define HEADER_DIR_FORMAT 24
+#define HEADER_COMPRESSED 27
 /* include/uapi/linux/perf_event.h: PERF_ATTR_SIZE_VER0, the size of the first perf_event_attr. */
 #define ATTR_SIZE_VER0 64
 /* tools/lib/perf/include/perf/event.h, enum perf_user_event_type. */
@@ -145,6 +146,10 @@ static int read_header(PerfData *d, PerfFileHeader *h, char **ret_error) {
         if (h->adds_features[HEADER_DIR_FORMAT / 64] & (UINT64_C(1) << (HEADER_DIR_FORMAT % 64)))
                 return set_reason(ret_error, "header: a directory-format perf.data (`perf record --threads`), which "
                                   "replay does not read");
+        /* Whatever record type a perf version packs them in (PERF_RECORD_COMPRESSED, later ones), say so at once. */
+        if (h->adds_features[HEADER_COMPRESSED / 64] & (UINT64_C(1) << (HEADER_COMPRESSED % 64)))
+                return set_reason(ret_error, "header: compressed records (`perf record -z`), which replay does not "
+                                  "read: record without -z");
         return 0;
 }
 

@@ -12,7 +12,12 @@
 #   - the µs and ns replays agree on the decisions (same policies and frequencies, in the same order);
 #   - a copy of the trace with a line cut in half in the middle fails with "FILE:LINE: reason" naming that line,
 #     and a non-zero exit;
-#   - throughput: a large trace (2 s of `stress-ng --switch 2`) replays with exit 0; events/s printed as `# `.
+#   - throughput: a large trace (2 s of `stress-ng --switch 2`) replays with exit 0; events/s printed as `# `;
+#   - the perf.data itself (issue #25): `schedfreqd replay perf.data` prints byte for byte what `perf script --ns |
+#     schedfreqd replay -` prints (decisions and summary, --kv and the table; for the large one too, but for its
+#     lost-events warning, which perf script does not show), and its events/s; on a pipe it is refused asking for
+#     its path, compressed records (-z) are refused, a CPU outside the topology is the text path's error at the
+#     same sample.
 # tracefs is used where it is mounted; if it is not, perf runs in a private mount namespace that mounts it, so
 # nothing is left mounted.
 
@@ -129,6 +134,16 @@ if [ $rc -ne 0 ] && [[ $out == *"<stdin>:1: a perf.data on a pipe"* ]]; then
 	ok "a perf.data on a pipe: refused, its path asked for"
 else
 	fail "a perf.data on a pipe: refused, its path asked for" "rc=$rc" "$out"
+fi
+# Compressed records (perf record -z, where perf has zstd): refused with the reason at once.
+if record -z -o "$TMP/z.data" -- sleep 0.1 2>/dev/null; then
+	out=$("$SFD" replay --kv --topology "$TOPO" "$TMP/z.data" 2>&1)
+	rc=$?
+	if [ $rc -ne 0 ] && [[ $out == *"z.data: header: compressed records (\`perf record -z\`)"* ]]; then
+		ok "a perf.data of compressed records: refused, the reason named"
+	else
+		fail "a perf.data of compressed records: refused, the reason named" "rc=$rc" "$out"
+	fi
 fi
 # A CPU the topology lacks: the error of the other formats, naming both (one CPU in a one-CPU topology).
 printf '[policy0]\ncpus = 0\ndriver = acpi-cpufreq\ncpuinfo_min_khz = 800000\ncpuinfo_max_khz = 2400000\n' >"$TMP/one-cpu.ini"
