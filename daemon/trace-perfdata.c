@@ -47,6 +47,7 @@ typedef struct PerfFileHeader {
 #define ATTR_SIZE_VER0 64
 /* tools/lib/perf/include/perf/event.h, enum perf_user_event_type. */
 #define PERF_RECORD_HEADER_ATTR 64
+#define PERF_RECORD_HEADER_TRACING_DATA 66
 #define PERF_RECORD_FINISHED_ROUND 68
 #define PERF_RECORD_AUXTRACE 71
 #define PERF_RECORD_COMPRESSED 81
@@ -58,6 +59,7 @@ struct PerfData {
         size_t map_size;
         const uint8_t *p;
         size_t size;
+        bool pipe_mode;           /* `perf record -o -`: attrs and tracing data are records of the data */
         uint64_t data_offset, data_size;
         PerfSampleLayout layout;  /* the attrs, their ids, the formats */
         PerfDataStats stats;
@@ -125,10 +127,13 @@ static int read_header(PerfData *d, PerfFileHeader *h, char **ret_error) {
         memcpy(h, d->p, MIN(d->size, sizeof(*h)));
         if (check_magic(h, ret_error) < 0)
                 return -EBADMSG;
-        if (h->size == PERF_PIPE_HEADER_SIZE)
-                return set_reason(ret_error, "header: a pipe-mode perf.data (`perf record -o -`), which replay does not "
-                                  "read: record to a file (`perf record -o FILE`), or give replay the text "
-                                  "`perf script -i FILE` prints");
+        if (h->size == PERF_PIPE_HEADER_SIZE) {
+                /* struct perf_pipe_file_header: the records follow at once, to the end. */
+                d->pipe_mode = true;
+                d->data_offset = PERF_PIPE_HEADER_SIZE;
+                d->data_size = d->size - PERF_PIPE_HEADER_SIZE;
+                return 0;
+        }
         if (h->size != sizeof(*h) || d->size < sizeof(*h))
                 return set_reason(ret_error, "header: size %" PRIu64 ", not the %zu of a perf_file_header%s", h->size,
                                   sizeof(*h), d->size < sizeof(*h) ? " (truncated file)" : "");
@@ -251,22 +256,134 @@ static int read_tracing_data(PerfData *d, const PerfFileHeader *h, char **ret_er
         return perf_tracing_data_parse(d->p + s.offset, (size_t) s.size, where, &d->layout.format, ret_error);
 }
 
+/* ---- pipe mode: the attrs and the tracing data as the stream's first records ---- */
+
+/*
+ * A record's extra bytes after it, not counted in its size (session.c, reader__read_event() and
+ * perf_session__process_user_event()): PERF_RECORD_HEADER_TRACING_DATA's { header, u32 size, u32 pad } is
+ * followed by that much tracing data, PERF_RECORD_AUXTRACE's { header, u64 size, … } by that much AUX data.
+ * Returns 0 with *@ret_skip, or -EBADMSG with a static *@ret_reason.
+ */
+static int record_payload(const uint8_t *rec, const struct perf_event_header *h, uint64_t *ret_skip,
+                          const char **ret_reason) {
+        uint32_t size32;
+
+        *ret_skip = 0;
+        if (h->type == PERF_RECORD_HEADER_TRACING_DATA) {
+                if (h->size < sizeof(*h) + 4) {
+                        *ret_reason = "a PERF_RECORD_HEADER_TRACING_DATA shorter than its size field";
+                        return -EBADMSG;
+                }
+                memcpy(&size32, rec + sizeof(*h), 4);
+                *ret_skip = size32;
+        } else if (h->type == PERF_RECORD_AUXTRACE) {
+                if (h->size < sizeof(*h) + 8) {
+                        *ret_reason = "a PERF_RECORD_AUXTRACE shorter than its size field";
+                        return -EBADMSG;
+                }
+                memcpy(ret_skip, rec + sizeof(*h), 8);
+        }
+        return 0;
+}
+
+/* PERF_RECORD_HEADER_ATTR: { header, struct perf_event_attr (attr.size bytes), u64 id[] } (perf_event__process_attr()). */
+static int pipe_attr(PerfData *d, uint64_t offset, const struct perf_event_header *h, char **ret_error) {
+        const uint8_t *body = d->p + offset + sizeof(*h);
+        size_t n = h->size - sizeof(*h), index = d->layout.n_attrs;
+        struct perf_event_attr attr = {};
+        uint32_t attr_size;
+        int r;
+
+        if (n < ATTR_SIZE_VER0)
+                return set_reason(ret_error, "data section, record at byte %" PRIu64 ": a PERF_RECORD_HEADER_ATTR "
+                                  "shorter than an attr", offset);
+        memcpy(&attr_size, body + offsetof(struct perf_event_attr, size), 4);
+        if (attr_size == 0)
+                attr_size = ATTR_SIZE_VER0;
+        if (attr_size < ATTR_SIZE_VER0 || attr_size > n || (n - attr_size) % 8 != 0)
+                return set_reason(ret_error, "data section, record at byte %" PRIu64 ": an attr of %" PRIu32 " bytes "
+                                  "in a PERF_RECORD_HEADER_ATTR of %zu", offset, attr_size, n);
+        if (index >= PERF_SAMPLE_ATTRS_MAX || d->layout.n_ids + (n - attr_size) / 8 > IDS_MAX)
+                return set_reason(ret_error, "data section, record at byte %" PRIu64 ": more attrs or ids than a "
+                                  "recording has", offset);
+        memcpy(&attr, body, MIN((size_t) attr_size, sizeof(attr)));
+        r = perf_sample_layout_add_attr(&d->layout, &attr);
+        for (size_t at = attr_size; r >= 0 && at < n; at += 8) {
+                uint64_t id;
+
+                memcpy(&id, body + at, 8);
+                r = perf_sample_layout_add_id(&d->layout, id, index);
+        }
+        return r;
+}
+
+/* The tracing data after a PERF_RECORD_HEADER_TRACING_DATA (no early return before the _cleanup_ variable is set:
+ * gcc 12's -fanalyzer takes it for uninitialised then, docs/reliability.md). */
+static int pipe_tracing_data(PerfData *d, uint64_t offset, uint64_t size, char **ret_error) {
+        _cleanup_free_ char *where = NULL;
+
+        if (asprintf(&where, "tracing data (after the record at byte %" PRIu64 ")", offset) < 0)
+                return -ENOMEM;
+        return perf_tracing_data_parse(d->p + offset, (size_t) size, where, &d->layout.format, ret_error);
+}
+
+/* One pass over the records for the attrs and the formats, before any sample is read (they come first). */
+static int read_pipe_headers(PerfData *d, char **ret_error) {
+        uint64_t off = d->data_offset, end = d->data_offset + d->data_size;
+        bool tracing = false;
+
+        while (off < end) {
+                struct perf_event_header h;
+                const char *reason = NULL;
+                uint64_t skip;
+                int r = 0;
+
+                if (end - off < sizeof(h))
+                        break; /* the iteration says what is wrong there */
+                memcpy(&h, d->p + off, sizeof(h));
+                if (h.size < sizeof(h) || h.size > end - off || record_payload(d->p + off, &h, &skip, &reason) < 0 ||
+                    skip > end - off - h.size)
+                        break;
+                if (h.type == PERF_RECORD_HEADER_ATTR)
+                        r = pipe_attr(d, off, &h, ret_error);
+                else if (h.type == PERF_RECORD_HEADER_TRACING_DATA && tracing)
+                        return set_reason(ret_error, "data section, record at byte %" PRIu64 ": a second "
+                                          "PERF_RECORD_HEADER_TRACING_DATA", off);
+                else if (h.type == PERF_RECORD_HEADER_TRACING_DATA) {
+                        r = pipe_tracing_data(d, off + h.size, skip, ret_error);
+                        tracing = true;
+                }
+                if (r < 0)
+                        return r;
+                off += h.size + skip;
+        }
+        if (d->layout.n_attrs == 0)
+                return set_reason(ret_error, "a pipe-mode perf.data without attrs (no PERF_RECORD_HEADER_ATTR)");
+        if (!tracing && perf_sample_layout_has_tracepoints(&d->layout))
+                return set_reason(ret_error, "a pipe-mode perf.data of tracepoints without their formats (no "
+                                  "PERF_RECORD_HEADER_TRACING_DATA)");
+        return 0;
+}
+
 static int perf_data_parse(PerfData *d, char **ret_error) {
         PerfFileHeader h;
         int r;
 
         r = read_header(d, &h, ret_error);
-        if (r >= 0)
-                r = read_attrs(d, &h, ret_error);
-        if (r >= 0)
-                r = read_tracing_data(d, &h, ret_error);
-        if (r >= 0)
-                r = perf_sample_layout_finish(&d->layout, ret_error);
         if (r < 0)
                 return r;
-        d->data_offset = h.data.offset;
-        d->data_size = h.data.size;
-        return 0;
+        if (d->pipe_mode)
+                r = read_pipe_headers(d, ret_error);
+        else {
+                r = read_attrs(d, &h, ret_error);
+                if (r >= 0)
+                        r = read_tracing_data(d, &h, ret_error);
+                d->data_offset = h.data.offset;
+                d->data_size = h.data.size;
+        }
+        if (r >= 0)
+                r = perf_sample_layout_finish(&d->layout, ret_error);
+        return r;
 }
 
 int perf_data_open_memory(const void *p, size_t size, PerfData **ret, char **ret_error) {
@@ -386,9 +503,10 @@ static int read_record(IterateContext *c, PerfRoundQueue *q, const struct perf_e
                 return record_error(c, offset, "a compressed record (`perf record -z`), which replay does not read: "
                                     "record without -z");
         case PERF_RECORD_AUXTRACE:
-                if (h->size < sizeof(*h) + 8)
-                        return record_error(c, offset, "a PERF_RECORD_AUXTRACE shorter than its size field");
-                memcpy(ret_skip, rec + sizeof(*h), 8);
+        case PERF_RECORD_HEADER_TRACING_DATA:
+                c->d->stats.other++;
+                if (record_payload(rec, h, ret_skip, &reason) < 0)
+                        return record_error(c, offset, reason);
                 return 0;
         case PERF_RECORD_LOST:
         case PERF_RECORD_LOST_SAMPLES:
@@ -433,7 +551,8 @@ static int iterate_records(IterateContext *c, PerfRoundQueue *q) {
                 if (r < 0)
                         return r;
                 if (skip > end - off - h.size)
-                        return record_error(c, off, "truncated: the AUX area data runs past the data section's end");
+                        return record_error(c, off, "truncated: the data after the record runs past the data section's "
+                                            "end");
                 off += h.size + skip;
         }
         return perf_round_queue_finish(q);

@@ -15,9 +15,9 @@
 #   - throughput: a large trace (2 s of `stress-ng --switch 2`) replays with exit 0; events/s printed as `# `;
 #   - the perf.data itself (issue #25): `schedfreqd replay perf.data` prints byte for byte what `perf script --ns |
 #     schedfreqd replay -` prints (decisions and summary, --kv and the table; for the large one too, but for its
-#     lost-events warning, which perf script does not show), and its events/s; on a pipe it is refused asking for
-#     its path, compressed records (-z) are refused, a CPU outside the topology is the text path's error at the
-#     same sample.
+#     lost-events warning, which perf script does not show), and its events/s; on a pipe the same as from its
+#     file; a pipe-mode one (perf record -o -) too; compressed records (-z) are refused; a CPU outside the
+#     topology is the text path's error at the same sample.
 # tracefs is used where it is mounted; if it is not, perf runs in a private mount namespace that mounts it, so
 # nothing is left mounted.
 
@@ -127,13 +127,31 @@ for mode in --kv --table; do
 			"$(diff "$TMP/direct$mode" "$TMP/piped$mode" | head -n 10)" "$(diff "$TMP/direct$mode.err" "$TMP/piped$mode.err" | head -n 10)"
 	fi
 done
-# Refused on a pipe (perf.data needs its feature sections, after the data): the path is asked for.
-out=$(cat "$TMP/small.data" | "$SFD" replay --kv --topology "$TOPO" - 2>&1)
+# On a pipe (read whole: a pipe cannot be sought), the same as from the file.
+cat "$TMP/small.data" | "$SFD" replay --kv --topology "$TOPO" - >"$TMP/stdin.out" 2>"$TMP/stdin.err"
 rc=$?
-if [ $rc -ne 0 ] && [[ $out == *"<stdin>:1: a perf.data on a pipe"* ]]; then
-	ok "a perf.data on a pipe: refused, its path asked for"
+if [ $rc -eq 0 ] && cmp -s "$TMP/stdin.out" "$TMP/direct--kv" && cmp -s "$TMP/stdin.err" "$TMP/direct--kv.err"; then
+	ok "a perf.data on a pipe: the same as from its file"
 else
-	fail "a perf.data on a pipe: refused, its path asked for" "rc=$rc" "$out"
+	fail "a perf.data on a pipe: the same as from its file" "rc=$rc" "$(head -n 5 "$TMP/stdin.err")"
+fi
+# Pipe mode (`perf record -o -`: attrs and formats as records in the stream), from a file and on a pipe: the same
+# as its perf script --ns.
+if record -o - -- sleep 0.2 >"$TMP/pipe.data" 2>"$TMP/record-pipe.err"; then
+	perf script --ns -i "$TMP/pipe.data" 2>/dev/null | "$SFD" replay --kv --topology "$TOPO" - >"$TMP/pipe.want" 2>&1
+	"$SFD" replay --kv --topology "$TOPO" "$TMP/pipe.data" >"$TMP/pipe.file" 2>&1
+	rc1=$?
+	cat "$TMP/pipe.data" | "$SFD" replay --kv --topology "$TOPO" - >"$TMP/pipe.stdin" 2>&1
+	rc2=$?
+	if [ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && [ -s "$TMP/pipe.want" ] && cmp -s "$TMP/pipe.file" "$TMP/pipe.want" &&
+		cmp -s "$TMP/pipe.stdin" "$TMP/pipe.want"; then
+		ok "a pipe-mode perf.data (perf record -o -), from its file and on a pipe: the same as its perf script --ns"
+	else
+		fail "a pipe-mode perf.data: the same as its perf script --ns" "rc=$rc1/$rc2" \
+			"$(diff "$TMP/pipe.want" "$TMP/pipe.file" | head -n 5)" "$(diff "$TMP/pipe.want" "$TMP/pipe.stdin" | head -n 5)"
+	fi
+else
+	fail "perf record -o - (pipe mode)" "$(tail -n 5 "$TMP/record-pipe.err")"
 fi
 # Compressed records (perf record -z, where perf has zstd): refused with the reason at once.
 if record -z -o "$TMP/z.data" -- sleep 0.1 2>/dev/null; then

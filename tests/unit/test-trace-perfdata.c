@@ -42,6 +42,8 @@ static uint8_t *read_file(const char *path, size_t *ret_size) {
         return buf;
 }
 
+static bool read_ok_or_reason(const uint8_t *p, size_t size, int *ret);
+
 /* ---- the same events as perf script's text ---- */
 
 typedef struct Compare {
@@ -136,6 +138,88 @@ TEST(same_events_as_perf_script) {
         c = (Compare) { .text = text };
         ASSERT_OK(perf_data_iterate(d, on_compare, &c, &index, &error));
         ASSERT_U64_EQ(c.matched + c.others, index);
+}
+
+/*
+ * hog.data rewritten in pipe mode, as `perf record -o -` writes it: { magic, 16 }, a PERF_RECORD_HEADER_ATTR per
+ * attr (the attr, then its ids), a PERF_RECORD_HEADER_TRACING_DATA { header, u32 size, u32 pad } followed by the
+ * tracing data padded to 8 bytes, then the data section's records. Returns the malloc'd file, or NULL.
+ */
+static uint8_t *to_pipe_mode(const uint8_t *buf, size_t size, size_t *ret_size) {
+        uint64_t attr_size, attrs[2], data[2], feat[4], tracing[2], magic_size[2] = { 0, 16 };
+        uint8_t *out, *p;
+
+        memcpy(&attr_size, buf + 16, 8);
+        memcpy(attrs, buf + 24, 16);
+        memcpy(data, buf + 40, 16);
+        memcpy(feat, buf + 72, 32);
+        if (!(feat[0] & 2))
+                return NULL;
+        memcpy(tracing, buf + data[0] + data[1], 16); /* HEADER_TRACING_DATA, the first feature section */
+        out = p = calloc(1, size + attrs[1] * 4 + 64);
+        if (!out)
+                return NULL;
+        memcpy(magic_size, buf, 8);
+        memcpy(p, magic_size, 16);
+        p += 16;
+        for (uint64_t a = attrs[0]; a < attrs[0] + attrs[1]; a += attr_size) {
+                uint32_t size_of_attr;
+                uint64_t ids[2];
+                struct perf_event_header h = { .type = 64 };
+
+                memcpy(&size_of_attr, buf + a + 4, 4);
+                memcpy(ids, buf + a + size_of_attr, 16);
+                h.size = (uint16_t) (sizeof(h) + size_of_attr + ids[1]);
+                memcpy(p, &h, sizeof(h));
+                memcpy(p + sizeof(h), buf + a, size_of_attr);
+                memcpy(p + sizeof(h) + size_of_attr, buf + ids[0], ids[1]);
+                p += h.size;
+        }
+        {
+                struct perf_event_header h = { .type = 66, .size = 16 };
+                uint32_t aligned = (uint32_t) ((tracing[1] + 7) / 8 * 8);
+
+                memcpy(p, &h, sizeof(h));
+                memcpy(p + 8, &aligned, 4);
+                memcpy(p + 16, buf + tracing[0], tracing[1]);
+                p += 16 + aligned;
+        }
+        memcpy(p, buf + data[0], data[1]);
+        p += data[1];
+        *ret_size = (size_t) (p - out);
+        return out;
+}
+
+TEST(pipe_mode_same_events) {
+        _cleanup_(perf_data_freep) PerfData *d = NULL;
+        _cleanup_free_ char *error = NULL;
+        _cleanup_fclose_ FILE *text = fopen(HOG_TEXT, "re");
+        _cleanup_free_ uint8_t *buf = NULL, *pipe = NULL;
+        Compare c = { .text = text };
+        size_t size = 0, pipe_size = 0;
+        uint64_t index = 0;
+        int r;
+
+        ASSERT_TRUE(text);
+        buf = read_file(HOG_DATA, &size);
+        ASSERT_TRUE(buf);
+        pipe = to_pipe_mode(buf, size, &pipe_size);
+        ASSERT_TRUE(pipe);
+        r = perf_data_open_memory(pipe, pipe_size, &d, &error);
+        if (r < 0)
+                TEST_FAIL("open: %s", error ? error : strerror(-r));
+        r = perf_data_iterate(d, on_compare, &c, &index, &error);
+        if (r < 0)
+                TEST_FAIL("%s", r == -EIO ? c.why : error ? error : strerror(-r));
+        ASSERT_TRUE(c.matched > 500);
+        ASSERT_U64_EQ(c.matched + c.others, index);
+        /* Cut short anywhere: 0 or an error with its reason. */
+        for (size_t n = 16; n < pipe_size; n += n < 2000 ? 7 : 997) {
+                int rn;
+
+                if (!read_ok_or_reason(pipe, n, &rn))
+                        TEST_FAIL("pipe mode cut at %zu: %d without a reason", n, rn);
+        }
 }
 
 /* ---- malformed files ---- */
@@ -269,7 +353,7 @@ TEST(refused_forms) {
         memcpy(head, "PERFILE2", 8);
         v = 16;
         memcpy(head + 8, &v, 8);
-        expect_open_error(head, sizeof(head), "pipe-mode");
+        expect_open_error(head, sizeof(head), "pipe-mode perf.data without attrs");
         expect_open_error(head, 10, "truncated");
 
         /* No data: what a perf record killed before it finished leaves. */
