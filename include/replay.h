@@ -15,7 +15,8 @@
  * are on), lines of other events skipped and counted, blank and '#' lines ignored; or a trace-cmd .dat, its
  * records decoded by trace-dat.c (positions in messages are then "record N"); or a perf.data file, its samples
  * decoded by trace-perfdata.c in perf script's order ("sample N": the line perf script prints it on), the same
- * replay as of its `perf script --ns` text (a perf.data on a pipe is refused: it is read from its path).
+ * replay as of its `perf script --ns` text (on a pipe, `perf record -o - | schedfreqd replay -`, it is read whole
+ * into memory first).
  */
 
 #include <stdint.h>

@@ -11,10 +11,11 @@
  * daemon decodes its own rings' (tp-decode.c) with those formats. Samples come in the order perf script prints
  * them (perf-round-queue.h), so replaying a perf.data gives what replaying `perf script --ns` of it gives.
  *
- * Read: files written by `perf record` in file mode on a machine of the host's byte order. Refused with a reason:
- * pipe mode (`perf record -o -`), another byte order ("2ELIFREP"), version 1 ("PERFFILE"), compressed records
- * (`perf record -z`), the directory format (`perf record --threads`), modelled events recorded without their time,
- * CPU or raw data.
+ * Read: what `perf record` writes on a machine of the host's byte order, in file mode and in pipe mode (`perf record
+ * -o -`: a 16-byte header, then the attrs and the tracing data as PERF_RECORD_HEADER_ATTR and
+ * PERF_RECORD_HEADER_TRACING_DATA records before the others). Refused with a reason: another byte order
+ * ("2ELIFREP"), version 1 ("PERFFILE"), compressed records (`perf record -z`), the directory format (`perf record
+ * --threads`), modelled events recorded without their time, CPU or raw data.
  */
 
 #include <stdbool.h>
