@@ -108,7 +108,8 @@ _printf_(2, 3) static int layout_error(char **ret_error, const char *format, ...
 
 /* The sorted ids: each names one attr. */
 static int check_ids(PerfSampleLayout *l, char **ret_error) {
-        qsort(l->ids, l->n_ids, sizeof(*l->ids), id_compare);
+        if (l->n_ids > 1) /* none: l->ids is NULL, which qsort() must not be given */
+                qsort(l->ids, l->n_ids, sizeof(*l->ids), id_compare);
         for (size_t i = 1; i < l->n_ids; i++)
                 if (l->ids[i].id == l->ids[i - 1].id && l->ids[i].attr != l->ids[i - 1].attr)
                         return layout_error(ret_error, "attrs %" PRIu32 " and %" PRIu32 ": the same sample id %" PRIu64,
@@ -174,6 +175,8 @@ static const PerfSampleAttr *attr_of_id(const PerfSampleLayout *l, uint64_t id) 
 
         if (id == 0)
                 return &l->attrs[0];
+        if (l->n_ids == 0)
+                return NULL;
         found = bsearch(&key, l->ids, l->n_ids, sizeof(*l->ids), id_compare);
         return found ? &l->attrs[found->attr] : NULL;
 }
