@@ -6,7 +6,9 @@
 # tracepoints, turned into text once with `perf script`, then, RUNS times and interleaved:
 #   - `perf script` of the same perf.data to /dev/null (what produces replay's input in the documented pipe);
 #   - `schedfreqd replay --topology two-policies.ini TRACE.txt` to /dev/null (the model alone, from a file);
-#   - `cat TRACE.txt` to /dev/null (the floor: reading the text).
+#   - `cat TRACE.txt` to /dev/null (the floor: reading the text);
+#   - `schedfreqd replay --topology two-policies.ini perf.data` (the binary file read directly, trace-perfdata.c);
+#   - `perf script -i perf.data | schedfreqd replay -` (the text pipe end to end: what follows the recording).
 # Then the same load recorded by trace-cmd (issue #25) into a private tracefs instance (trace-cmd record -B, -d -k
 # as tests/integration/test-trace-cmd-replay.sh explains), twice: --file-version 6 (uncompressed) and trace-cmd's
 # default (3.1: version 7, zstd-compressed), and RUNS times, interleaved:
@@ -89,6 +91,9 @@ for run in $(seq "$RUNS"); do
 	timed perf script -i "$TMP/big.data" >>"$TMP/perf-script.ns" || exit 1
 	timed "$SFD" replay --topology "$TOPO" "$TMP/big.txt" >>"$TMP/replay.ns" || exit 1
 	timed cat "$TMP/big.txt" >>"$TMP/cat.ns" || exit 1
+	timed "$SFD" replay --topology "$TOPO" "$TMP/big.data" >>"$TMP/replay-data.ns" || exit 1
+	timed sh -c 'perf script -i "$1" 2>/dev/null | "$2" replay --topology "$3" -' sh "$TMP/big.data" "$SFD" "$TOPO" \
+		>>"$TMP/pipe.ns" || exit 1
 	if [ -n "$TC" ]; then
 		timed "$SFD" replay --topology "$TOPO" "$TMP/v6.dat" >>"$TMP/v6.ns" || exit 1
 		timed "$SFD" replay --topology "$TOPO" "$TMP/v7.dat" >>"$TMP/v7.ns" || exit 1
@@ -100,15 +105,21 @@ done
 ps_ns=$(median <"$TMP/perf-script.ns")
 rp_ns=$(median <"$TMP/replay.ns")
 cat_ns=$(median <"$TMP/cat.ns")
+data_ns=$(median <"$TMP/replay-data.ns")
+pipe_ns=$(median <"$TMP/pipe.ns")
+data_bytes=$(stat -c %s "$TMP/big.data")
 
 echo "trace: $SECS s of stress-ng --switch 2, $events sched events in $lines lines, $((bytes / 1048576)) MiB; $changes decisions"
 echo "runs: $RUNS, medians; build: $BUILD"
-awk -v ps="$ps_ns" -v rp="$rp_ns" -v c="$cat_ns" -v ev="$events" -v b="$bytes" 'BEGIN {
+awk -v ps="$ps_ns" -v rp="$rp_ns" -v c="$cat_ns" -v ev="$events" -v b="$bytes" -v d="$data_ns" -v p="$pipe_ns" \
+	-v db="$data_bytes" 'BEGIN {
 	printf "%-34s %10s %14s %10s\n", "", "ms", "events/s", "MB/s"
 	printf "%-34s %10.0f %14.0f %10.1f\n", "perf script (the pipe'\''s producer)", ps / 1e6, ev / (ps / 1e9), b / 1e6 / (ps / 1e9)
 	printf "%-34s %10.0f %14.0f %10.1f\n", "schedfreqd replay FILE", rp / 1e6, ev / (rp / 1e9), b / 1e6 / (rp / 1e9)
 	printf "%-34s %10.0f %14s %10.1f\n", "cat FILE", c / 1e6, "-", b / 1e6 / (c / 1e9)
-	printf "replay / perf script time: %.2f\n", rp / ps
+	printf "%-34s %10.0f %14.0f %10.1f\n", "schedfreqd replay perf.data", d / 1e6, ev / (d / 1e9), db / 1e6 / (d / 1e9)
+	printf "%-34s %10.0f %14.0f %10s\n", "perf script | schedfreqd replay -", p / 1e6, ev / (p / 1e9), "-"
+	printf "replay / perf script time: %.2f; replay perf.data / the pipe: %.2f\n", rp / ps, d / p
 }'
 [ -n "$TC" ] || exit 0
 echo

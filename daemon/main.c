@@ -7,7 +7,7 @@
  *                                   topology-json.c)
  *   schedfreqd restore              put back what a crashed daemon's state file says (actuator.c), never
  *                                   under a live daemon unless --force
- *   schedfreqd replay [--kv|--csv]  run a trace (perf script or ftrace text, a trace-cmd .dat) through the
+ *   schedfreqd replay [--kv|--csv]  run a trace (a perf.data, perf script or ftrace text, a .dat) through the
  *                                   engine (replay.c): a table and a summary for a person (replay-report.c),
  *                                   lines or CSV for scripts
  * Usage errors (an unknown option or verb, a missing or bad value, an extra argument) are one sentence and the
@@ -49,9 +49,9 @@ static void help(void) {
                "                       changed=<ours|kernel> (the kernel's from power:cpu_frequency)\n"
                "  topology             print this machine's cpufreq policies (topology INI; --json: JSON)\n"
                "  restore              restore policies from a crashed daemon's state file\n"
-               "  replay [TRACE|-]     replay a trace (needs --topology): `perf script`\n"
-               "                       or ftrace text (trace-cmd report, tracefs\n"
-               "                       trace), or a trace-cmd .dat; prints a\n"
+               "  replay [TRACE|-]     replay a trace (needs --topology): a perf.data,\n"
+               "                       `perf script` or ftrace text (trace-cmd report,\n"
+               "                       tracefs trace), or a trace-cmd .dat; prints a\n"
                "                       table, a row per frequency change (time since the\n"
                "                       first event, CPU whose event caused it, policy,\n"
                "                       MHz, util, kind local|remote|deferred, reason,\n"
@@ -242,7 +242,7 @@ static int verb_replay(const char *topology_path, const char *config_path, bool 
         if (stats.lost_gaps > 0)
                 log_warning("%s: a CPU's buffer lost events in %" PRIu64 " place%s: the model missed them,\n"
                             "so its decisions after each may differ from the kernel's (a larger buffer:\n"
-                            "trace-cmd record -b, buffer_size_kb).", trace, stats.lost_gaps,
+                            "perf record -m, trace-cmd record -b, buffer_size_kb).", trace, stats.lost_gaps,
                             stats.lost_gaps == 1 ? "" : "s");
         /*
          * Said with its cause: perf script sorts what it read in each flush round by time (ordered_events), so
