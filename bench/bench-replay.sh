@@ -6,7 +6,9 @@
 # tracepoints, turned into text once with `perf script`, then, RUNS times and interleaved:
 #   - `perf script` of the same perf.data to /dev/null (what produces replay's input in the documented pipe);
 #   - `schedfreqd replay --topology two-policies.ini TRACE.txt` to /dev/null (the model alone, from a file);
-#   - `cat TRACE.txt` to /dev/null (the floor: reading the text).
+#   - `cat TRACE.txt` to /dev/null (the floor: reading the text);
+#   - `schedfreqd replay --topology two-policies.ini perf.data` (the binary file read directly, trace-perfdata.c);
+#   - `perf script -i perf.data | schedfreqd replay -` (the text pipe end to end: what follows the recording).
 # Then the same load recorded by trace-cmd (issue #25) into a private tracefs instance (trace-cmd record -B, -d -k
 # as tests/integration/test-trace-cmd-replay.sh explains), twice: --file-version 6 (uncompressed) and trace-cmd's
 # default (3.1: version 7, zstd-compressed), and RUNS times, interleaved:
@@ -45,16 +47,16 @@ timed() { # OUT COMMAND...: appends "wall_s cpu_s" (cpu = user + sys) to OUT, fa
 	awk '{ printf "%.3f %.3f\n", $1, $2 + $3 }' "$TMP/timed.t" >>"$out"
 }
 
-# replay_pair RUN NAME TRACE: `schedfreqd replay` of TRACE by BUILD (into NAME.t) and BASE_BUILD (NAME.base.t),
-# the base first on odd runs, second on even ones.
+# replay_pair RUN NAME TRACE [BASE_BIN]: `schedfreqd replay` of TRACE by BUILD (into NAME.t) and BASE_BUILD's
+# (NAME.base.t; BASE_BIN, "" for none), the base first on odd runs, second on even ones.
 replay_pair() {
-	local run=$1 name=$2 trace=$3
-	if [ -n "$BASE_SFD" ] && [ $((run % 2)) -eq 1 ]; then
-		timed "$TMP/$name.base.t" "$BASE_SFD" replay --topology "$TOPO" "$trace" || return 1
+	local run=$1 name=$2 trace=$3 base=${4-$BASE_SFD}
+	if [ -n "$base" ] && [ $((run % 2)) -eq 1 ]; then
+		timed "$TMP/$name.base.t" "$base" replay --topology "$TOPO" "$trace" || return 1
 	fi
 	timed "$TMP/$name.t" "$SFD" replay --topology "$TOPO" "$trace" || return 1
-	if [ -n "$BASE_SFD" ] && [ $((run % 2)) -eq 0 ]; then
-		timed "$TMP/$name.base.t" "$BASE_SFD" replay --topology "$TOPO" "$trace" || return 1
+	if [ -n "$base" ] && [ $((run % 2)) -eq 0 ]; then
+		timed "$TMP/$name.base.t" "$base" replay --topology "$TOPO" "$trace" || return 1
 	fi
 	return 0
 }
@@ -70,7 +72,7 @@ row() {
 # replay_rows LABEL EVENTS NAME: the build's row, and with BASE_BUILD the base's and the speed-up (medians).
 replay_rows() {
 	row "$1" "$2" "$TMP/$3.t"
-	[ -n "$BASE_SFD" ] || return 0
+	[ -s "$TMP/$3.base.t" ] || return 0
 	row "  base build ($BASE)" "$2" "$TMP/$3.base.t"
 	awk -v w="$(median_col 1 "$TMP/$3.t")" -v c="$(median_col 2 "$TMP/$3.t")" \
 		-v bw="$(median_col 1 "$TMP/$3.base.t")" -v bc="$(median_col 2 "$TMP/$3.base.t")" \
@@ -132,10 +134,17 @@ else
 	echo "bench-replay: no trace-cmd rows (trace-cmd missing or its recording failed: $(tail -n 2 "$TMP/tc-record.err" 2>/dev/null))" >&2
 fi
 
+# a base build from before replay read perf.data (issue #25 item 1) has no perf.data row
+BASE_DATA_SFD=$BASE_SFD
+[ -z "$BASE_SFD" ] || "$BASE_SFD" replay --topology "$TOPO" "$TMP/big.data" >/dev/null 2>&1 || BASE_DATA_SFD=
+
 for run in $(seq "$RUNS"); do
 	timed "$TMP/perf-script.t" perf script -i "$TMP/big.data" || exit 1
 	replay_pair "$run" replay "$TMP/big.txt" || exit 1
 	timed "$TMP/cat.t" cat "$TMP/big.txt" || exit 1
+	replay_pair "$run" replay-data "$TMP/big.data" "$BASE_DATA_SFD" || exit 1
+	timed "$TMP/pipe.t" sh -c 'perf script -i "$1" 2>/dev/null | "$2" replay --topology "$3" -' sh "$TMP/big.data" "$SFD" \
+		"$TOPO" || exit 1
 	if [ -n "$TC" ]; then
 		replay_pair "$run" v6 "$TMP/v6.dat" || exit 1
 		replay_pair "$run" v7 "$TMP/v7.dat" || exit 1
@@ -150,9 +159,12 @@ header
 row "perf script (the pipe's producer)" "$events" "$TMP/perf-script.t"
 replay_rows "schedfreqd replay FILE (perf script text)" "$events" replay
 row "cat FILE" 0 "$TMP/cat.t"
+replay_rows "schedfreqd replay perf.data" "$events" replay-data
+row "perf script | schedfreqd replay -" "$events" "$TMP/pipe.t"
 awk -v rp="$(median_col 1 "$TMP/replay.t")" -v ps="$(median_col 1 "$TMP/perf-script.t")" -v c="$(median_col 1 "$TMP/cat.t")" \
-	-v b="$bytes" 'BEGIN { printf "replay / perf script time: %.2f; replay %.1f MB/s, cat %.1f MB/s\n", rp / ps, b / 1e6 / rp,
-	b / 1e6 / c }'
+	-v d="$(median_col 1 "$TMP/replay-data.t")" -v p="$(median_col 1 "$TMP/pipe.t")" -v b="$bytes" 'BEGIN {
+	printf "replay / perf script time: %.2f; replay %.1f MB/s, cat %.1f MB/s; replay perf.data / the pipe: %.2f\n",
+		rp / ps, b / 1e6 / rp, b / 1e6 / c, d / p }'
 [ -n "$TC" ] || exit 0
 echo
 echo "trace-cmd: $SECS s of stress-ng --switch 2: v6 .dat $v6_events events, $(($(stat -c %s "$TMP/v6.dat") / 1048576)) MiB" \

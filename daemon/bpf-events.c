@@ -85,9 +85,9 @@ BpfEvents *bpf_events_free(BpfEvents *b) {
 #else /* !SCHEDFREQD_NO_BPF */
 
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "btf-names.h"
 #include "schedfreqd-bpf.h"
 #include "schedfreqd.skel.h"
 
@@ -198,29 +198,43 @@ static const char *program_tracepoint(const struct bpf_program *prog) {
         return slash ? slash + 1 : "";
 }
 
-/* Leaves out the programs whose tracepoint the running kernel lacks (btf_trace_NAME typedef in vmlinux BTF). */
+/* At most this many programs in the object (schedfreqd.bpf.c has 9). */
+#define BPF_PROGRAMS_MAX 32
+
+/*
+ * Leaves out the programs whose tracepoint the running kernel lacks: a tracepoint NAME has the typedef
+ * btf_trace_NAME in vmlinux BTF (include/trace/bpf_probe.h), and that name is nothing else's, so its presence
+ * among the strings of /sys/kernel/btf/vmlinux is the typedef's (btf-names.h: a scan of the strings instead of a
+ * second full parse of the file, which libbpf parses anyway to load the programs).
+ */
 static int disable_missing_tracepoints(struct schedfreqd_bpf *skel, char **ret_reason) {
-        struct btf *vmlinux = btf__load_vmlinux_btf();
+        char names[BPF_PROGRAMS_MAX][128];
+        const char *name_of[BPF_PROGRAMS_MAX];
+        bool found[BPF_PROGRAMS_MAX];
         struct bpf_program *prog;
-        char name[128];
+        size_t n = 0, i;
         int r;
 
-        if (!vmlinux) {
-                r = negative_errno();
-                return fail(ret_reason, r, "cannot read %s: %s", VMLINUX_BTF, strerror(-r));
-        }
         bpf_object__for_each_program(prog, skel->obj) {
-                snprintf(name, sizeof(name), "btf_trace_%s", program_tracepoint(prog));
-                if (btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF) >= 0)
+                if (n == BPF_PROGRAMS_MAX)
+                        return fail(ret_reason, -E2BIG, "more than %d programs", BPF_PROGRAMS_MAX);
+                snprintf(names[n], sizeof(names[n]), "btf_trace_%s", program_tracepoint(prog));
+                name_of[n] = names[n];
+                n++;
+        }
+        r = btf_file_has_names(VMLINUX_BTF, name_of, n, found);
+        if (r < 0)
+                return fail(ret_reason, r, "cannot read %s: %s", VMLINUX_BTF, strerror(-r));
+
+        i = 0;
+        bpf_object__for_each_program(prog, skel->obj) {
+                if (found[i++])
                         continue;
-                if (prog == skel->progs.sfq_pelt_cfs) {
-                        btf__free(vmlinux);
+                if (prog == skel->progs.sfq_pelt_cfs)
                         return fail(ret_reason, -EOPNOTSUPP, "no pelt_cfs_tp tracepoint in this kernel");
-                }
                 log_debug("bpf: %s: not in this kernel, left out.", program_tracepoint(prog));
                 (void) bpf_program__set_autoload(prog, false);
         }
-        btf__free(vmlinux);
         return 0;
 }
 

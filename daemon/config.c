@@ -81,7 +81,7 @@ void config_set_defaults(Config *c) {
                 .event_source = EVENT_SOURCE_AUTO,
                 .wakeup = WAKEUP_MODE_ADAPTIVE,
                 .adaptive_high_per_sec = 20000,
-                .headroom_x1024 = 1280,            /* map_util_perf(): util + util/4 (cpufreq_schedutil.c) */
+                .headroom_x1024 = CONFIG_HEADROOM_DEFAULT_X1024,
                 .rate_limit_usec = 0,              /* auto: from cpuinfo_transition_latency */
                 .tick_usec = 0,                    /* auto: the kernel's CONFIG_HZ (config_tick_ns()) */
                 .manage_all = true,

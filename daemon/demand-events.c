@@ -77,10 +77,15 @@ static void cpu_set_curr(Demand *d, int cpu, Task *k, uint64_t now_ns) {
         c->curr_rt = k->rt && !k->stop;
         c->seen_ns = now_ns;
         c->curr_inferred = false;
+        /* set_next_entity(): the pick updates its group (and the group's entity) */
+        if (!k->rt)
+                c->updates += dm_group_touch(d, k, 0);
 }
 
 /* The CPU runs its idle task from now on (it was advanced to now with its previous curr). */
-static void cpu_set_idle(DemandCpu *c, uint64_t now_ns) {
+static void cpu_set_idle(Demand *d, unsigned cpu, uint64_t now_ns) {
+        DemandCpu *c = &d->cpus[cpu];
+
         /* The idle task: idle entries are what the busy-hold rule counts. */
         c->clock.idle_pending = c->curr_pid != 0;
         c->curr_pid = 0;
@@ -92,15 +97,20 @@ static void cpu_set_idle(DemandCpu *c, uint64_t now_ns) {
         dm_cpu_clear_rules(c);
         c->nr_cfs = c->nr_rt = 0;
         c->util_est_sum = 0;
+        dm_groups_cpu_empty(d, cpu);
+        /*
+         * The newidle balance on the way to idle (sched_balance_newidle() → sched_balance_update_blocked_averages())
+         * updates every group's cfs_rq here: lazily removed util leaves, and reaches the root.
+         */
+        c->updates += dm_groups_blocked_update(d, cpu);
 }
 
 static int switch_next(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_ns) {
-        DemandCpu *c = &d->cpus[cpu];
         Task *k;
         int r;
 
         if (ev->sw.next_pid == 0) {
-                cpu_set_idle(c, now_ns);
+                cpu_set_idle(d, (unsigned) cpu, now_ns);
                 return 0;
         }
         r = dm_task_lookup_or_add(d, ev->sw.next_pid, now_ns, &k);
@@ -146,7 +156,7 @@ static int cpu_lost_switch(Demand *d, int cpu, int32_t pid, uint64_t now_ns) {
                 (void) demand_advance(d, (unsigned) cpu, at_ns);
                 cpu_forget_curr(d, cpu, pid);
                 if (pid == 0) {
-                        cpu_set_idle(c, at_ns);
+                        cpu_set_idle(d, (unsigned) cpu, at_ns);
                         return 0;
                 }
                 /* Another task: the queue is not empty, but what ran until now is not known. */
@@ -223,6 +233,7 @@ void demand_cpu_resync(Demand *d, unsigned cpu, uint64_t now_ns) {
         dm_cpu_clear_rules(c);
         c->nr_cfs = c->nr_rt = 0;
         c->util_est_sum = 0;
+        dm_groups_cpu_empty(d, cpu);
         d->resyncs++;
 }
 
@@ -234,16 +245,22 @@ uint64_t demand_lost_switches(const Demand *d) {
         return d->lost_switches;
 }
 
-static void task_init_new(Demand *d, Task *k, int cpu, uint64_t now_ns) {
-        DemandCpu *c = &d->cpus[cpu];
-
+/* @parent_pid: the task current when sched_wakeup_new was recorded (wake_up_new_task() runs in the parent's
+ * context), 0 when the event does not say. */
+static void task_init_new(Demand *d, Task *k, int cpu, int32_t parent_pid, uint64_t now_ns) {
         /* post_init_entity_util_avg() runs in wake_up_new_task() after select_task_rq() chose @cpu. */
         (void) demand_advance(d, (unsigned) cpu, now_ns);
         pelt_reset(&k->util, now_ns);
         pelt_reset(&k->runnable, now_ns);
+        pelt_reset(&k->load, now_ns);
+        dm_task_inherit_group(d, k, parent_pid);
         if (k->rt)
                 return;
-        k->util.util_avg = util_initial(c->pelt.util_avg, c->cpu_scale);
+        /* init_entity_runnable_average(): "sa->load_avg = scale_load_down(se->load.weight)" */
+        k->load.util_avg = 1024;
+        k->load.util_sum = (uint64_t) k->load.util_avg * pelt_divider(&k->load);
+        /* From the cfs_rq of its task group on @cpu (demand-groups.c), the root's without groups. */
+        k->util.util_avg = dm_task_initial_util(d, k, cpu);
         /* "sa->runnable_avg = sa->util_avg" (reference §1.5); the sums are rebuilt from the averages. */
         k->runnable.util_avg = k->util.util_avg;
         k->runnable.util_sum = (uint64_t) k->runnable.util_avg * pelt_divider(&k->runnable);
@@ -271,7 +288,7 @@ static int demand_wakeup(Demand *d, const SchedEvent *ev, uint64_t now_ns, Deman
         dm_task_set_class(d, k, ev->wakeup.prio, ev->wakeup.comm, target, now_ns);
         k->wakeups += k->wakeups < UINT32_MAX;
         if (is_new && !k->on_rq)
-                task_init_new(d, k, target, now_ns);
+                task_init_new(d, k, target, ev->has_context ? ev->context_pid : 0, now_ns);
 
         old = k->cpu;
         if (k->on_rq && old == target)
@@ -322,8 +339,16 @@ static int demand_runtime(Demand *d, int cpu, const SchedEvent *ev, uint64_t now
         int r;
 
         (void) demand_advance(d, (unsigned) cpu, now_ns);
-        if (ev->runtime.pid == 0 || c->curr_pid == ev->runtime.pid)
+        if (ev->runtime.pid == 0)
                 return 0;
+        if (c->curr_pid == ev->runtime.pid) {
+                /* entity_tick() (or a dequeue) after this update_curr(): update_load_avg(UPDATE_TG) up the groups */
+                k = dm_task_get(d, ev->runtime.pid);
+                if (k && k->cpu == cpu && !k->rt)
+                        c->updates += dm_group_touch(d, k, 0);
+                c->updates += dm_groups_busy_balance(d, (unsigned) cpu, now_ns);
+                return 0;
+        }
         r = dm_task_lookup_or_add(d, ev->runtime.pid, now_ns, &k);
         if (r < 0)
                 return r;

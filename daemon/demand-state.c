@@ -51,6 +51,8 @@ bool demand_blocked_update(Demand *d, unsigned cpu, uint64_t now_ns) {
                 return false;
         /* sched_balance_update_blocked_averages(): "decayed |= __update_blocked_others(); decayed |= __update_blocked_fair()" */
         cfs = dm_cpu_advance(d, cpu, now_ns, &rt);
+        /* __update_blocked_fair(): each group's cfs_rq here, then its entity on the root (demand-groups.c) */
+        cfs |= dm_groups_blocked_update(d, cpu);
         if (cfs || rt)
                 d->cpus[cpu].updates++;
         return cfs || rt;

@@ -19,9 +19,9 @@
  * (update_idle_rq_clock_pelt()). Every signal of a CPU (root cfs_rq util and runnable, avg_rt) and of the
  * tasks on it is updated with rq_clock_pelt() = clock_pelt - lost_idle_time.
  *
- * What is not modelled: EEVDF delayed dequeue (6.12+: a sleeping task may stay queued a while), cgroup
- * hierarchies (everything is the root cfs_rq), load_avg (only its ratio in the new-task rule, see
- * util-est.c), the DL and IRQ PELT signals (DL tasks are counted in avg_rt and ask for max, docs/fidelity.md).
+ * Task groups: with autogroup on, each session's tasks sit in a group cfs_rq per CPU (demand-groups.c); other
+ * cgroup hierarchies are not modelled. What is not modelled either: EEVDF delayed dequeue (6.12+: a sleeping task
+ * may stay queued a while), the root's load_avg (only its ratio in the new-task rule, see util-est.c), the DL and IRQ PELT signals (DL tasks are counted in avg_rt and ask for max, docs/fidelity.md).
  */
 
 #include <errno.h>
@@ -67,6 +67,7 @@ Demand *demand_free(Demand *d) {
         if (!d)
                 return NULL;
         task_table_free(d->tasks);
+        dm_groups_free(d);
         free(d->cpus);
         free(d);
         return NULL;
@@ -141,6 +142,10 @@ static uint64_t cpu_pelt_now(const DemandCpu *c) {
         return c->clock.pelt_ns - MIN(c->clock.lost_idle_ns, c->clock.pelt_ns);
 }
 
+uint64_t dm_cpu_pelt_now(const Demand *d, unsigned cpu) {
+        return cpu_pelt_now(&d->cpus[cpu]);
+}
+
 /* ---- per-task signals ---- */
 
 /*
@@ -160,6 +165,7 @@ void dm_task_advance(Demand *d, Task *k, uint64_t now_ns) {
         if (pelt_update(&k->util, t, k->running && !k->rt))
                 k->util_avg_unchanged = false;
         (void) pelt_update(&k->runnable, t, k->on_rq && !k->rt);
+        (void) pelt_update(&k->load, t, k->on_rq && !k->rt);
 }
 
 /*
@@ -194,6 +200,7 @@ int dm_task_lookup_or_add(Demand *d, int32_t pid, uint64_t now_ns, Task **ret) {
                         return r;
                 pelt_reset(&k->util, now_ns);
                 pelt_reset(&k->runnable, now_ns);
+                pelt_reset(&k->load, now_ns);
         }
         k->last_seen_ns = now_ns;
         *ret = k;
@@ -213,6 +220,8 @@ bool dm_cpu_advance(Demand *d, unsigned cpu, uint64_t now_ns, bool *ret_rt) {
         (void) pelt_update(&c->runnable, t, MAX(c->nr_cfs, (unsigned) c->curr_cfs));
         /* update_rt_rq_load_avg(): running = the curr is RT */
         rt = pelt_update(&c->rt, t, c->curr_rt);
+        /* the task groups' cfs_rqs and entities on this CPU, on the same clock */
+        dm_groups_advance(d, cpu, t);
         if (ret_rt)
                 *ret_rt = rt;
         return decayed;
@@ -256,6 +265,12 @@ void dm_task_detach(Demand *d, Task *k, uint64_t now_ns, bool lazy) {
         c = &d->cpus[k->cpu];
         (void) demand_advance(d, (unsigned) k->cpu, now_ns);
         dm_task_advance(d, k, now_ns);
+        k->attached = false;
+        if (k->attached_group != TASK_GROUP_ROOT) {
+                /* In its task group's cfs_rq: the root learns at once of a detach, lazily of a removal. */
+                c->updates += dm_group_detach(d, k, lazy) && !lazy;
+                return;
+        }
         c->updates++;
         if (lazy) {
                 pelt_remove(&c->pelt, k->util.util_avg);
@@ -276,10 +291,13 @@ static void task_attach(Demand *d, Task *k, uint64_t now_ns) {
          * left (the kernel's se->avg.last_update_time = 0 on migration: nothing more decays).
          */
         (void) demand_advance(d, (unsigned) k->cpu, now_ns);
-        pelt_attach(&c->pelt, &k->util);
-        pelt_attach(&c->runnable, &k->runnable);
         c->updates++;
         k->attached = true;
+        /* In its task group's cfs_rq (demand-groups.c): the root gets what the group's entity propagates. */
+        if (dm_group_attach(d, k))
+                return;
+        pelt_attach(&c->pelt, &k->util);
+        pelt_attach(&c->runnable, &k->runnable);
 }
 
 /*
@@ -382,6 +400,7 @@ void dm_task_set_class(Demand *d, Task *k, int32_t prio, const char *comm, int c
         bool rt = prio < MAX_RT_PRIO || ignored, stop = (rt && comm_is_stopper(comm, cpu)) || ignored;
         int queued_on = k->on_rq && dm_cpu_valid(d, k->cpu) ? k->cpu : -1;
 
+        dm_task_guess_group(d, k, comm);
         if (rt == k->rt && stop == k->stop)
                 return;
         /* __sched_setscheduler()/rt_mutex_setprio(): a queued task is dequeued from its old class, enqueued in the new. */
@@ -409,6 +428,7 @@ static void task_rebase(Demand *d, Task *k) {
 
         k->util.last_update_time_ns = t;
         k->runnable.last_update_time_ns = t;
+        k->load.last_update_time_ns = t;
         k->clock_unset = false;
 }
 
@@ -467,6 +487,8 @@ void dm_task_enqueue(Demand *d, Task *k, int cpu, uint64_t now_ns) {
         }
         if (!k->attached)
                 task_attach(d, k, now_ns);
+        /* enqueue_entity() of its group's entity: the group's update, then one more queued task there */
+        c->updates += dm_group_touch(d, k, +1);
         c->nr_cfs++;
         /* util_est_enqueue(): cfs_rq->avg.util_est += _task_util_est(p), unless sched_stat_iowait did it already */
         if (early)
@@ -494,6 +516,9 @@ void dm_task_run_if_idle(Demand *d, Task *k, uint64_t now_ns) {
         c->curr_rt = k->rt && !k->stop;
         c->seen_ns = now_ns;
         c->curr_inferred = true;
+        /* set_next_entity(): the pick updates its group (and the group's entity) */
+        if (!k->rt)
+                c->updates += dm_group_touch(d, k, 0);
 }
 
 /* dequeue_task_fair() / dequeue_task_rt() of @k; @sleep: a dequeue-to-sleep (the util_est sample point). */
@@ -512,6 +537,9 @@ void dm_task_dequeue(Demand *d, Task *k, uint64_t now_ns, bool sleep) {
                 k->queued_rt = k->queued_stop = false;
                 return;
         }
+        c->updates += dm_group_touch(d, k, -1);
+        if (sleep)
+                dm_group_sleep(d, k);
         c->nr_cfs -= c->nr_cfs > 0;
         /* util_est_dequeue(): sub_positive(&cfs_rq->avg.util_est, _task_util_est(p)) */
         c->util_est_sum -= MIN(c->util_est_sum, k->util_est_enqueued);

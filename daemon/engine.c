@@ -154,6 +154,7 @@ int engine_new(const Topology *topo, const Config *cfg, EngineCommitFn commit, v
         r = demand_new(n_cpus, &e->demand);
         if (r < 0)
                 return r;
+        demand_set_autogroup(e->demand, topo->autogroup);
 
         e->policy_of_cpu = malloc(MAX(n_cpus, 1u) * sizeof(int));
         e->policies = calloc(MAX(topo->n_policies, (size_t) 1), sizeof(EnginePolicy));
@@ -271,7 +272,7 @@ static unsigned clamp_util(unsigned util, unsigned min, unsigned max, unsigned h
 static unsigned cpu_headroom_x1024(const Engine *e, unsigned cpu) {
         int p = e->policy_of_cpu[cpu];
 
-        return p >= 0 ? e->policies[p].gov.headroom_x1024 : 1280;
+        return p >= 0 ? e->policies[p].gov.headroom_x1024 : CONFIG_HEADROOM_DEFAULT_X1024;
 }
 
 /*

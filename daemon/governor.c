@@ -11,7 +11,6 @@
 #include "cpufreq-driver.h"
 #include "governor.h"
 #include "kernel-version.h"
-#include "log.h"
 #include "macro.h"
 #include "time-util.h"
 
@@ -97,11 +96,7 @@ RateLimit governor_rate_limit_for_version(const PolicyDesc *p, const Config *cfg
 }
 
 RateLimit governor_rate_limit(const PolicyDesc *p, const Config *cfg) {
-        unsigned version = 0;
-
-        /* An unparsable release leaves 0: the newest rule, and the log line says the version is unknown. */
-        (void) kernel_version_running(&version);
-        return governor_rate_limit_for_version(p, cfg, version);
+        return governor_rate_limit_for_version(p, cfg, cfg ? cfg->kernel_version_code : 0);
 }
 
 void governor_rate_limit_format(const RateLimit *rl, const PolicyDesc *p, char *buf, size_t size) {
@@ -124,14 +119,6 @@ void governor_rate_limit_format(const RateLimit *rl, const PolicyDesc *p, char *
                                                       "rule" : "");
                 return;
         }
-}
-
-void governor_log_rate_limit(const PolicyDesc *p, const Config *cfg) {
-        RateLimit rl = governor_rate_limit(p, cfg);
-        char buf[256];
-
-        governor_rate_limit_format(&rl, p, buf, sizeof(buf));
-        log_info("policy%u: %s.", p->id, buf);
 }
 
 void governor_configure(Governor *g, const PolicyDesc *p, const Config *cfg) {

@@ -7,7 +7,7 @@
  *                                   topology-json.c)
  *   schedfreqd restore              put back what a crashed daemon's state file says (actuator.c), never
  *                                   under a live daemon unless --force
- *   schedfreqd replay [--kv|--csv]  run a trace (perf script or ftrace text, a trace-cmd .dat) through the
+ *   schedfreqd replay [--kv|--csv]  run a trace (a perf.data, perf script or ftrace text, a .dat) through the
  *                                   engine (replay.c): a table and a summary for a person (replay-report.c),
  *                                   lines or CSV for scripts
  * Usage errors (an unknown option or verb, a missing or bad value, an extra argument) are one sentence and the
@@ -49,9 +49,9 @@ static void help(void) {
                "                       changed=<ours|kernel> (the kernel's from power:cpu_frequency)\n"
                "  topology             print this machine's cpufreq policies (topology INI; --json: JSON)\n"
                "  restore              restore policies from a crashed daemon's state file\n"
-               "  replay [TRACE|-]     replay a trace (needs --topology): `perf script`\n"
-               "                       or ftrace text (trace-cmd report, tracefs\n"
-               "                       trace), or a trace-cmd .dat; prints a\n"
+               "  replay [TRACE|-]     replay a trace (needs --topology): a perf.data,\n"
+               "                       `perf script` or ftrace text (trace-cmd report,\n"
+               "                       tracefs trace), or a trace-cmd .dat; prints a\n"
                "                       table, a row per frequency change (time since the\n"
                "                       first event, CPU whose event caused it, policy,\n"
                "                       MHz, util, kind local|remote|deferred, reason,\n"
@@ -89,8 +89,8 @@ static void help(void) {
                "Exit status: 0 success, 1 failure, 2 usage error.\n");
 }
 
-/* A usage error (include/usage.h): the sentence, the hint; returns EXIT_USAGE. */
-#define usage_fail(...) (usage_error("schedfreqd", __VA_ARGS__), EXIT_USAGE)
+/* A usage error (include/usage.h): the sentence, the hint; returns -EINVAL (main() exits EXIT_USAGE). */
+#define usage_fail(...) (usage_error("schedfreqd", __VA_ARGS__), -EINVAL)
 
 /*
  * The daemon: the manager, and its D-Bus face put on last, once the policies are taken over (an observer takes
@@ -242,7 +242,7 @@ static int verb_replay(const char *topology_path, const char *config_path, bool 
         if (stats.lost_gaps > 0)
                 log_warning("%s: a CPU's buffer lost events in %" PRIu64 " place%s: the model missed them,\n"
                             "so its decisions after each may differ from the kernel's (a larger buffer:\n"
-                            "trace-cmd record -b, buffer_size_kb).", trace, stats.lost_gaps,
+                            "perf record -m, trace-cmd record -b, buffer_size_kb).", trace, stats.lost_gaps,
                             stats.lost_gaps == 1 ? "" : "s");
         /*
          * Said with its cause: perf script sorts what it read in each flush round by time (ordered_events), so
@@ -319,7 +319,7 @@ static const struct option options[] = {
         {}
 };
 
-/* Options into @a. -1 to go on; else the exit status (0 after --help or --version, EXIT_USAGE after an error). */
+/* Options into @a: 1 to go on, 0 when done (--help, --version), -EINVAL after printing a usage error. */
 static int parse_options(int argc, char **argv, Args *a) {
         ManagerOptions *opts = &a->opts;
         int c, r;
@@ -393,19 +393,19 @@ static int parse_options(int argc, char **argv, Args *a) {
                         break;
                 case 'h':
                         help();
-                        return EXIT_SUCCESS;
+                        return 0;
                 case ARG_VERSION:
                         printf("schedfreqd %s\n", VERSION_STRING);
-                        return EXIT_SUCCESS;
+                        return 0;
                 default:
                         usage_option_error("schedfreqd", argv, c, SHORT_OPTIONS);
-                        return EXIT_USAGE;
+                        return -EINVAL;
                 }
         }
-        return -1;
+        return 1;
 }
 
-/* The verb, its arguments, and which options go with it. -1 to go on, or EXIT_USAGE (the error printed). */
+/* The verb, its arguments, and which options go with it: 0, or -EINVAL after printing the usage error. */
 static int check_verb(int argc, char **argv, Args *a) {
         const char *verb = optind < argc ? argv[optind] : "";
         int n_args = optind < argc ? argc - optind - 1 : 0;
@@ -441,7 +441,7 @@ static int check_verb(int argc, char **argv, Args *a) {
                 return usage_fail("'replay' needs --topology FILE: the traced machine's cpufreq policies\n"
                                   "('schedfreqd topology' run there), or one of tests/fixtures/topology/*.ini\n"
                                   "(format: schedfreqd(8), 'topology').");
-        return -1;
+        return 0;
 }
 
 static int run_verb(const Args *a) {
@@ -472,12 +472,13 @@ int main(int argc, char **argv) {
         _cleanup_free_ char *default_lock_path = NULL;
         int r;
 
+        /* The edge: errnos inside, exit codes here. */
         r = parse_options(argc, argv, &a);
-        if (r >= 0)
-                return r;
+        if (r <= 0)
+                return r < 0 ? EXIT_USAGE : EXIT_SUCCESS;
         r = check_verb(argc, argv, &a);
-        if (r >= 0)
-                return r;
+        if (r < 0)
+                return EXIT_USAGE;
 
         if (a.opts.log_level_set)
                 log_set_max_level(a.opts.log_level);

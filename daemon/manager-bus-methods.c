@@ -26,11 +26,23 @@
 #include "schedfreqd-dbus.h"
 #include "task-names.h"
 #include "time-util.h"
+#include "utf8.h"
 
 #define UID_FMT "%" PRIu32
 
 static const char *strna(const char *s) {
         return s ? s : "n/a";
+}
+
+/*
+ * @s fit for a D-Bus string, which must be UTF-8 (sd-bus fails the whole reply otherwise): a task's comm is any
+ * bytes, so are a rule's globs and its file's path (utf8.h). *@buf holds a replaced copy, for the caller to free.
+ * Out of memory for that copy (a few dozen bytes), the field is "" rather than the reply lost.
+ */
+static const char *bus_text(const char *s, char **buf) {
+        const char *t = utf8_or_replaced(s, buf);
+
+        return t ? t : "";
 }
 
 /*
@@ -143,6 +155,7 @@ int method_get_decisions(sd_bus_message *message, void *userdata, sd_bus_error *
         if (r < 0)
                 return r;
         for (size_t i = first; i < log->count; i++) {
+                _cleanup_free_ char *comm_buf = NULL;
                 const DecisionRecord *rec = decision_log_get(log, i);
                 const Decision *d = &rec->decision;
                 const char *event = d->event == _SCHED_EVENT_TYPE_INVALID ? "tick" : sched_event_type_to_string(d->event);
@@ -153,11 +166,16 @@ int method_get_decisions(sd_bus_message *message, void *userdata, sd_bus_error *
                                           (int32_t) d->cpu, strna(event), strna(kind), (int) d->deferred,
                                           strna(reason), (uint32_t) d->util, rec->written_ns / 1000,
                                           d->deferred ? d->deferred_since_ns / 1000 : UINT64_C(0),
-                                          (uint32_t) MAX(d->pid, 0), rec->comm);
+                                          (uint32_t) MAX(d->pid, 0), bus_text(rec->comm, &comm_buf));
                 if (r < 0)
                         return r;
         }
         return reply_close_and_send(reply);
+}
+
+static void free_text(char *(*text)[5]) {
+        for (size_t i = 0; i < ELEMENTSOF(*text); i++)
+                free((*text)[i]);
 }
 
 static int pid_cmp(const void *a, const void *b) {
@@ -168,6 +186,7 @@ static int pid_cmp(const void *a, const void *b) {
 
 /* One GetRules() record: rule @i of @rules as the engine holds it, its counters and its tasks now. */
 static int append_rule(sd_bus_message *reply, Manager *m, const RuleSet *rules, unsigned i) {
+        _cleanup_(free_text) char *text[5] = {};
         const Rule *rule = &rules->rule[i];
         int32_t pids[SCHEDFREQD_RULE_TASKS_MAX];
         char origin[PATH_MAX + 16] = "";
@@ -180,7 +199,9 @@ static int append_rule(sd_bus_message *reply, Manager *m, const RuleSet *rules, 
         r = sd_bus_message_open_container(reply, 'r', SCHEDFREQD_RULE_CONTENTS);
         if (r < 0)
                 return r;
-        r = sd_bus_message_append(reply, "sssssqqbbt", rule->name, rule->comm, rule->exe, rule->cgroup, origin,
+        r = sd_bus_message_append(reply, "sssssqqbbt", bus_text(rule->name, &text[0]), bus_text(rule->comm, &text[1]),
+                                  bus_text(rule->exe, &text[2]), bus_text(rule->cgroup, &text[3]),
+                                  bus_text(origin, &text[4]),
                                   rule->min_util, rule->max_util, (int) rule->rt_boost, (int) rule->ignore,
                                   engine_rule_decisions(m->engine, i));
         if (r < 0)
@@ -193,6 +214,7 @@ static int append_rule(sd_bus_message *reply, Manager *m, const RuleSet *rules, 
         if (r < 0)
                 return r;
         for (size_t k = 0; k < n; k++) {
+                _cleanup_free_ char *comm_buf = NULL;
                 TaskName t = {};
 
                 /*
@@ -205,7 +227,7 @@ static int append_rule(sd_bus_message *reply, Manager *m, const RuleSet *rules, 
                                 continue;
                         t.comm[0] = '\0';
                 }
-                r = sd_bus_message_append(reply, "(us)", (uint32_t) pids[k], t.comm);
+                r = sd_bus_message_append(reply, "(us)", (uint32_t) pids[k], bus_text(t.comm, &comm_buf));
                 if (r < 0)
                         return r;
         }

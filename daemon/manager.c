@@ -29,6 +29,7 @@
 #include "cpufreq-sysfs.h"
 #include "engine.h"
 #include "governor.h"
+#include "kernel-version.h"
 #include "latency.h"
 #include "log.h"
 #include "manager.h"
@@ -335,6 +336,7 @@ int manager_reload(Manager *m, char **ret_error) {
         }
         manager_warn_missing_policies(m, &c);
         from_kernel = manager_tick_resolve(m, &c);
+        c.kernel_version_code = m->config.kernel_version_code;
 
         r = engine_reconfigure(m->engine, &c);
         if (r < 0) {
@@ -482,6 +484,8 @@ static int manager_load(Manager *m) {
         /* tick_ms = auto: read once; a file that is not there or says nothing is the default's reason. */
         (void) kernel_hz_find(NULL, NULL, &m->kernel_hz);
         manager_log_tick(m, &m->config, manager_tick_resolve(m, &m->config));
+        /* For the rate-limit rule by kernel version; unparsable leaves 0, the newest rule, and the log says so. */
+        (void) kernel_version_running(&m->config.kernel_version_code);
 
         r = cpufreq_discover(&m->topology);
         if (r == -ENODEV)
@@ -510,6 +514,15 @@ static int manager_load(Manager *m) {
         return 0;
 }
 
+/* "policyN: rate limit ..." at info level, once per policy taken over: the limit and where it came from. */
+static void manager_log_rate_limit(const PolicyDesc *p, const Config *cfg) {
+        RateLimit rl = governor_rate_limit(p, cfg);
+        char buf[256];
+
+        governor_rate_limit_format(&rl, p, buf, sizeof(buf));
+        log_info("policy%u: %s.", p->id, buf);
+}
+
 static int manager_take_over(Manager *m) {
         _cleanup_free_ char *error = NULL;
         int r;
@@ -522,7 +535,7 @@ static int manager_take_over(Manager *m) {
                 if (m->managed[i]) {
                         log_info("policy%u: taken over from governor '%s' (%s).", m->topology->policies[i].id,
                                  m->topology->policies[i].governor, m->topology->policies[i].driver);
-                        governor_log_rate_limit(&m->topology->policies[i], &m->config);
+                        manager_log_rate_limit(&m->topology->policies[i], &m->config);
                 }
         return 0;
 }

@@ -140,3 +140,24 @@ void pelt_remove(PeltSignal *cpu, uint32_t util_avg) {
         cpu->util_sum = sub_clamp(cpu->util_sum, (uint64_t) util_avg * pelt_divider(cpu));
         util_sum_floor(cpu);
 }
+
+/* add_positive() */
+static uint64_t add_clamp(uint64_t a, int64_t delta) {
+        return delta < 0 && (uint64_t) -delta > a ? 0 : a + (uint64_t) delta;
+}
+
+void pelt_propagate(PeltSignal *cfs, PeltSignal *se, uint32_t group_avg) {
+        int64_t delta_avg = (int64_t) group_avg - se->util_avg, delta_sum;
+        uint64_t new_sum;
+
+        if (delta_avg == 0)
+                return;
+        /* "se->avg.util_sum = se->avg.util_avg * divider", the divider of the cfs_rq the entity is on */
+        new_sum = (uint64_t) group_avg * pelt_divider(cfs);
+        delta_sum = (int64_t) new_sum - (int64_t) se->util_sum;
+        se->util_avg = group_avg;
+        se->util_sum = new_sum;
+        cfs->util_avg = (uint32_t) add_clamp(cfs->util_avg, delta_avg);
+        cfs->util_sum = add_clamp(cfs->util_sum, delta_sum);
+        util_sum_floor(cfs);
+}

@@ -50,7 +50,7 @@ static bool same_wakeup(const SchedEvent *a, const SchedEvent *b) {
 
 /*
  * Whether @ev is the second copy of a wake-up recorded twice in a switch window: the record just before it
- * in this ring is the same wake-up (see "Switch windows" above).
+ * in this ring is the same wake-up (see "Switch windows" in perf-events.c).
  */
 static bool wakeup_duplicate(PerfCpu *c, const SchedEvent *ev) {
         bool dup;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "decision.h"
 #include "engine.h"
@@ -24,6 +25,7 @@
 #include "time-util.h"
 #include "trace-dat.h"
 #include "trace-parse.h"
+#include "trace-perfdata.h"
 
 /*
  * --csv (replay.h): seconds with all nine decimals, so that rows sort and join like the text's t=<ns>. With
@@ -487,7 +489,8 @@ static int replay_event(ReplayContext *ctx, const SchedEvent *ev, const char *na
 
 /*
  * The magic numbers of a perf.data (tools/perf/util/header.c: "PERFILE2" as a little- or big-endian u64, and
- * version 1's "PERFFILE"): replay reads its text, which `perf script` prints.
+ * version 1's "PERFFILE") at the first line of a text: a perf.data is read by trace-perfdata.c, from its file
+ * (replay_is_perf_data_file()) or a stream (replay_stream()), so only one read from elsewhere gets here.
  */
 static bool is_perf_data(const char *line) {
         return strncmp(line, "PERFILE2", 8) == 0 || strncmp(line, "2ELIFREP", 8) == 0 ||
@@ -501,9 +504,8 @@ static int replay_line(ReplayContext *ctx, const char *line, const char *name, c
         int r;
 
         if (ctx->stats->lines == 1 && is_perf_data(line))
-                return make_error(ret_error, name, ctx->unit, 1, "a perf.data file, which replay does not read: "
-                                  "give it the text `perf script -i FILE` prints (`perf script -i FILE | schedfreqd "
-                                  "replay --topology … -`)");
+                return make_error(ret_error, name, ctx->unit, 1, "a perf.data read as text (not from the start of "
+                                  "its file?): give its path");
         r = trace_parse_line_format(line, &ctx->text_format, &ev, &reason);
         if (r < 0)
                 return make_error(ret_error, name, ctx->unit, ctx->stats->lines, reason);
@@ -777,6 +779,153 @@ static int replay_dat(ReplayContext *ctx, FILE *in, const char *name, char **ret
         return replay_dat_records(ctx, fileno(in), name, ret_error);
 }
 
+/* ---- a perf.data (trace-perfdata.h): its samples, decoded, in perf script's order ---- */
+
+/* Whether @in is a file that starts as a perf.data; pread() leaves the stream untouched for the other readers. */
+static bool replay_is_perf_data_file(FILE *in) {
+        char head[PERF_DATA_MAGIC_LEN];
+        int fd = fileno(in);
+
+        return fd >= 0 && lseek(fd, 0, SEEK_CUR) == 0 &&
+               pread(fd, head, sizeof(head), 0) == (ssize_t) sizeof(head) && perf_data_magic(head, sizeof(head));
+}
+
+/* The measuring pass's handler: stops (-ECANCELED) once the tick is measured or REPLAY_LOOKAHEAD_LINES records on. */
+static int on_dat_measure(const SchedEvent *ev, uint64_t index, uint64_t lost, void *userdata) {
+        TickEstimate *t = ASSERT_PTR(userdata);
+
+        if (ev)
+                tick_estimate_event(t, ev);
+        return tick_estimate_enough(t) || index >= REPLAY_LOOKAHEAD_LINES ? -ECANCELED : 0;
+}
+
+/* tick_ms = auto: a first pass over the first samples (on_dat_measure()); the replay reports their errors. */
+static int replay_perf_data_measure(ReplayContext *ctx, PerfData *pd) {
+        _cleanup_(tick_estimate_freep) TickEstimate *t = NULL;
+        uint64_t index = 0;
+        int r;
+
+        r = tick_estimate_new(&t);
+        if (r < 0)
+                return r;
+        r = perf_data_iterate(pd, on_dat_measure, t, &index, NULL);
+        if (r == -ENOMEM)
+                return r;
+        replay_tick_set(ctx, t);
+        return 0;
+}
+
+static int replay_perf_data_samples(ReplayContext *ctx, PerfData *pd, const char *name, char **ret_error) {
+        _cleanup_free_ char *reason = NULL;
+        ReplayDatContext d = { .ctx = ctx, .name = name, .ret_error = ret_error };
+        uint64_t index = 0;
+        int r;
+
+        r = perf_data_iterate(pd, on_dat_record, &d, &index, &reason);
+        /* perf script does not show lost events; the file says where they were, for the same warning as a .dat's. */
+        ctx->stats->lost_gaps += perf_data_stats(pd)->lost_records;
+        if (r == -EBADMSG) {
+                if (ret_error && asprintf(ret_error, "%s: %s", name, reason ? reason : "malformed record") < 0)
+                        *ret_error = NULL;
+                return -EINVAL;
+        }
+        return r;
+}
+
+/* An opened perf.data: the tick (tick_ms = auto), then the replay. */
+static int replay_perf_data_run(ReplayContext *ctx, PerfData *pd, const char *name, char **ret_error) {
+        int r;
+
+        if (ctx->tick_auto) {
+                r = replay_perf_data_measure(ctx, pd);
+                if (r < 0)
+                        return r;
+        }
+        return replay_perf_data_samples(ctx, pd, name, ret_error);
+}
+
+/* perf_data_open_*()'s error @r as "NAME: reason". */
+static int replay_perf_data_open_error(int r, const char *reason, const char *name, char **ret_error) {
+        if (r == -ENOMEM)
+                return r;
+        if (ret_error && asprintf(ret_error, "%s: %s", name, reason ? reason : strerror(-r)) < 0)
+                *ret_error = NULL;
+        return -EINVAL;
+}
+
+/* A perf.data from its file: positions in messages are "sample N", the line perf script prints it on. */
+static int replay_perf_data(ReplayContext *ctx, int fd, const char *name, char **ret_error) {
+        _cleanup_(perf_data_freep) PerfData *pd = NULL;
+        _cleanup_free_ char *reason = NULL;
+        int r;
+
+        ctx->unit = "sample ";
+        r = perf_data_open_fd(fd, &pd, &reason);
+        if (r < 0)
+                return replay_perf_data_open_error(r, reason, name, ret_error);
+        return replay_perf_data_run(ctx, pd, name, ret_error);
+}
+
+/* All of @in into a malloc'd buffer (*@ret, *@ret_size bytes). */
+static int replay_read_all(FILE *in, uint8_t **ret, size_t *ret_size) {
+        _cleanup_free_ uint8_t *buf = NULL;
+        size_t n = 0, allocated = 0;
+
+        for (;;) {
+                size_t k;
+
+                if (n == allocated) {
+                        size_t grow = allocated ? allocated * 2 : REPLAY_READ_BUFFER_SIZE;
+                        uint8_t *b = realloc(buf, grow);
+
+                        if (!b)
+                                return -ENOMEM;
+                        buf = b;
+                        allocated = grow;
+                }
+                k = fread(buf + n, 1, allocated - n, in);
+                n += k;
+                if (k == 0)
+                        break;
+        }
+        if (ferror(in))
+                return -EIO;
+        *ret = TAKE_PTR(buf);
+        *ret_size = n;
+        return 0;
+}
+
+/*
+ * A stream that is not a file and starts with a perf.data magic's first byte ('P', or '2' of the other byte
+ * order; no text trace starts so: perf script and ftrace right-align the comm in 16 columns): read whole, since a
+ * pipe cannot be sought and a perf.data's formats follow its data (a pipe-mode one, `perf record -o -`, has them
+ * first, but the data are still kept until the end: memory as large as the stream). Not a perf.data after all:
+ * replayed as text from memory.
+ */
+static int replay_stream(ReplayContext *ctx, FILE *in, const char *name, char **ret_error) {
+        _cleanup_free_ uint8_t *buf = NULL;
+        _cleanup_(perf_data_freep) PerfData *pd = NULL; /* declared after buf: freed before it */
+        _cleanup_fclose_ FILE *text = NULL;
+        _cleanup_free_ char *reason = NULL;
+        size_t size = 0;
+        int r;
+
+        r = replay_read_all(in, &buf, &size);
+        if (r < 0)
+                return r == -EIO ? make_error(ret_error, name, "", 1, "read error") : r;
+        if (!perf_data_magic(buf, size)) {
+                text = fmemopen(buf, size, "r");
+                if (!text)
+                        return -errno;
+                return replay_text(ctx, text, name, ret_error);
+        }
+        ctx->unit = "sample ";
+        r = perf_data_open_memory(buf, size, &pd, &reason);
+        if (r < 0)
+                return replay_perf_data_open_error(r, reason, name, ret_error);
+        return replay_perf_data_run(ctx, pd, name, ret_error);
+}
+
 int replay_run(FILE *in, const char *name, const Topology *topo, const Config *cfg, ReplayFlags flags, FILE *out,
                ReplayStats *ret_stats, char **ret_error) {
         _cleanup_(engine_freep) Engine *e = NULL;
@@ -833,11 +982,19 @@ int replay_run(FILE *in, const char *name, const Topology *topo, const Config *c
         (void) snprintf(ctx.tick_text, sizeof(ctx.tick_text), "%s%s", tick,
                         ctx.tick_auto ? "" : " ([governor] tick_ms)");
 
-        /* The format from the content: a .dat starts with a byte no text trace starts with. */
-        c = getc(in);
-        if (c != EOF && ungetc(c, in) == EOF)
-                return -EIO;
-        r = c == TRACE_DAT_MAGIC[0] ? replay_dat(&ctx, in, name, ret_error) : replay_text(&ctx, in, name, ret_error);
+        /* The format from the content: a perf.data file by its magic, a .dat by a first byte no text starts with. */
+        if (replay_is_perf_data_file(in))
+                r = replay_perf_data(&ctx, fileno(in), name, ret_error);
+        else {
+                c = getc(in);
+                if (c != EOF && ungetc(c, in) == EOF)
+                        return -EIO;
+                if (c == PERF_DATA_MAGIC[0] || c == PERF_DATA_MAGIC[PERF_DATA_MAGIC_LEN - 1])
+                        r = replay_stream(&ctx, in, name, ret_error);
+                else
+                        r = c == TRACE_DAT_MAGIC[0] ? replay_dat(&ctx, in, name, ret_error) :
+                                                      replay_text(&ctx, in, name, ret_error);
+        }
         if (r < 0)
                 return r;
         if (freq_compare_any_kernel(compare)) {

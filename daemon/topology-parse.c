@@ -240,11 +240,27 @@ static int section_begin(Parser *p, const char *name) {
         return 0;
 }
 
+/* autogroup = yes|no: kernel.sched_autogroup_enabled of the described machine (demand-groups.c). */
+static int system_autogroup(Parser *p, const char *value) {
+        if (p->autogroup_line)
+                return parser_error(p, p->line, "autogroup is set twice (first on line %u)", p->autogroup_line);
+        if (streq(value, "yes") || streq(value, "1"))
+                p->topology->autogroup = true;
+        else if (streq(value, "no") || streq(value, "0"))
+                p->topology->autogroup = false;
+        else
+                return parser_error(p, p->line, "autogroup: \"%s\" is not yes or no", value);
+        p->autogroup_line = p->line;
+        return 0;
+}
+
 static int system_key(Parser *p, const char *key, const char *value) {
         unsigned *line;
         cpu_set_t *set;
         int r;
 
+        if (streq(key, "autogroup"))
+                return system_autogroup(p, value);
         if (streq(key, "online")) {
                 line = &p->online_line;
                 set = &p->online;

@@ -302,6 +302,8 @@ int topology_write(FILE *f, const Topology *t) {
         r = write_cpulist(f, "possible", &t->possible);
         if (r < 0)
                 return r;
+        if (t->autogroup)
+                fputs("autogroup = yes\n", f);
 
         for (size_t i = 0; i < t->n_policies; i++) {
                 r = write_policy(f, &t->policies[i]);

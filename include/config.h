@@ -68,6 +68,10 @@ typedef struct Config {
         unsigned headroom_x1024;          /* headroom = 1.25 (schedutil's map_util_perf(): util + util/4) */
         uint64_t rate_limit_usec;         /* rate_limit_us = auto (0 = from cpuinfo_transition_latency) */
         uint64_t tick_usec;               /* tick_ms = auto (0: the running kernel's CONFIG_HZ, config_tick_ns()) */
+        /* Not from the file: the running kernel's version (KERNEL_VERSION_CODE), set by the manager at start-up,
+         * for the rate-limit rule of a policy whose limit is neither configured nor read from schedutil; 0 when
+         * unknown (uname gave nothing usable, or replay: the recording kernel's is not known): the newest rule. */
+        unsigned kernel_version_code;
         bool manage_all;                  /* policies = all */
         cpu_set_t manage;                 /* policies = 0,4  (policy numbers) when !manage_all */
         RemoteMode remote;                /* remote = auto (default for policies without a section) */
@@ -88,6 +92,8 @@ void config_set_defaults(Config *c);
  * (manager.c), replay from the trace's sched_stat_runtime spacing (replay.c).
  */
 #define CONFIG_TICK_DEFAULT_USEC 4000
+/* schedutil's map_util_perf(): util + util/4 (kernel/sched/cpufreq_schedutil.c), as a x1024 factor. */
+#define CONFIG_HEADROOM_DEFAULT_X1024 1280
 /* TICK_NSEC as configured: tick_ms, or CONFIG_TICK_DEFAULT_USEC for an auto nobody resolved. */
 uint64_t config_tick_ns(const Config *c);
 

@@ -48,7 +48,30 @@ typedef struct DemandCpu {
         uint16_t nr_rule[RULES_MAX]; /* queued tasks (cfs or rt, counted above) per rule: the rq's uclamp buckets */
         uint16_t idle_max_util;   /* uclamp_max kept while the rq is empty (uclamp_idle_value()) */
         int8_t idle_max_rule;     /* the rule behind it, -1 = none */
+        uint64_t balance_ns;      /* the last periodic blocked-load update of this busy CPU (demand-groups.c) */
 } DemandCpu;
+
+/*
+ * A task group's cfs_rq on one CPU and the group's entity on that CPU's root cfs_rq (demand-groups.c), with
+ * autogroup: tg->cfs_rq[cpu]->avg and tg->se[cpu]->avg (kernel/sched/fair.c). The signals of a group with no
+ * queued task here (blocked) are only decayed when next used, which is exact: they contributed nothing since.
+ */
+typedef struct GroupRq {
+        PeltSignal util, runnable, load;        /* the group's cfs_rq: Σ of its tasks' signals, removals lazily */
+        PeltSignal se_util, se_runnable;        /* its entity on the root: what the root holds of the group */
+        uint32_t removed_util, removed_runnable, removed_load; /* gcfs_rq->removed: applied at its next update */
+        uint32_t removed_nr;
+        uint32_t nr_queued;                     /* the group's queued CFS tasks here (h_nr_runnable) */
+        uint32_t nr_delayed;                    /* asleep but still queued (EEVDF delayed dequeue): load only */
+        uint32_t delay_epoch;                   /* bumped when the delayed ones are all dequeued */
+        bool propagate;                         /* gcfs_rq->propagate: the root learns at the entity's next update */
+        bool live;                              /* its windows were started */
+} GroupRq;
+
+typedef struct DemandGroup {
+        int32_t id;                             /* the key of its session (a pid) */
+        GroupRq *rq;                            /* one per CPU */
+} DemandGroup;
 
 struct Demand {
         unsigned n_cpus;
@@ -59,6 +82,9 @@ struct Demand {
         uint64_t resyncs;         /* demand_cpu_resync() calls */
         const RuleSet *rules;     /* demand_set_rules(): the caller's, NULL = none */
         uint16_t rules_gen;       /* bumped by each demand_set_rules(): tasks are matched again */
+        bool groups_on;           /* demand_set_autogroup(): tasks in per-session task groups (demand-groups.c) */
+        DemandGroup *groups;
+        size_t n_groups, max_groups;
 };
 
 /* demand.c, for demand-events.c and demand-state.c (static there before the split). */
@@ -79,3 +105,22 @@ void dm_task_drop_early_util_est(Demand *d, Task *k);
 void dm_task_run_if_idle(Demand *d, Task *k, uint64_t now_ns);
 void dm_task_dequeue(Demand *d, Task *k, uint64_t now_ns, bool sleep);
 void dm_task_migrate(Demand *d, Task *k, int dest, uint64_t now_ns);
+uint64_t dm_cpu_pelt_now(const Demand *d, unsigned cpu);
+
+/*
+ * demand-groups.c: task groups (autogroup). Each returns whether the root cfs_rq's signal changed (the caller counts
+ * an update). dm_group_attach()/dm_group_detach() return false, and do nothing, for a task in the root group.
+ */
+bool dm_task_grouped(const Demand *d, const Task *k);
+void dm_task_inherit_group(Demand *d, Task *child, int32_t parent_pid);
+void dm_task_guess_group(Demand *d, Task *k, const char *comm);
+unsigned dm_task_initial_util(Demand *d, const Task *k, int cpu);
+void dm_groups_advance(Demand *d, unsigned cpu, uint64_t pelt_now);
+bool dm_group_attach(Demand *d, Task *k);
+bool dm_group_detach(Demand *d, Task *k, bool lazy);
+bool dm_group_touch(Demand *d, Task *k, int delta_queued);
+void dm_group_sleep(Demand *d, Task *k);
+bool dm_groups_blocked_update(Demand *d, unsigned cpu);
+bool dm_groups_busy_balance(Demand *d, unsigned cpu, uint64_t now_ns);
+void dm_groups_cpu_empty(Demand *d, unsigned cpu);
+void dm_groups_free(Demand *d);

@@ -106,6 +106,13 @@ int32_t demand_cpu_curr(const Demand *d, unsigned cpu);
  * demand_cpu_lost_switch_out() (idle from the last evidence, or from the CPU's clock if that is later).
  */
 void demand_set_silence(Demand *d, uint64_t silence_ns);
+/*
+ * Task groups (demand-groups.c): with @autogroup (kernel.sched_autogroup_enabled, the topology's [system] autogroup)
+ * every session's tasks share a task group, with a cfs_rq per CPU whose changes reach the root cfs_rq (the signal
+ * schedutil reads) only when the group's entity is next updated there, and a new task's initial util comes from its
+ * group's cfs_rq; without it (the default) every task is on the root cfs_rq. Set before the first event.
+ */
+void demand_set_autogroup(Demand *d, bool autogroup);
 bool demand_cpu_silent(const Demand *d, unsigned cpu, uint64_t now_ns);
 void demand_cpu_lost_switch_out(Demand *d, unsigned cpu, uint64_t now_ns);
 

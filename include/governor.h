@@ -87,14 +87,13 @@ typedef struct RateLimit {
         bool version_unknown;     /* RATE_LIMIT_COMPUTED: uname(2) gave no usable version: the newest rule */
 } RateLimit;
 
-/* The rate limit governor_configure() applies to @p under @cfg, and why. */
+/* The rate limit governor_configure() applies to @p under @cfg (its kernel_version_code for the computed rule),
+ * and why. */
 RateLimit governor_rate_limit(const PolicyDesc *p, const Config *cfg);
-/* The same with the kernel version given (0: unknown, the newest rule); pure, for the tests. */
+/* The same with the kernel version given (0: unknown, the newest rule). */
 RateLimit governor_rate_limit_for_version(const PolicyDesc *p, const Config *cfg, unsigned version_code);
 /* "rate limit 1500 us (cpuinfo_transition_latency 1000000 ns, as Linux 6.12+ computes it)" into @buf. */
 void governor_rate_limit_format(const RateLimit *rl, const PolicyDesc *p, char *buf, size_t size);
-/* Logs "policyN: rate limit ..." at info level: once per policy at start-up. */
-void governor_log_rate_limit(const PolicyDesc *p, const Config *cfg);
 
 /* The capacity of the policy's CPUs: cpu_capacity, 1024 when absent. */
 unsigned governor_capacity(const PolicyDesc *p);

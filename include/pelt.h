@@ -102,3 +102,10 @@ static inline bool pelt_decay(PeltSignal *s, uint64_t now_ns) {
 void pelt_attach(PeltSignal *cpu, PeltSignal *se);
 void pelt_detach(PeltSignal *cpu, const PeltSignal *se);
 void pelt_remove(PeltSignal *cpu, uint32_t util_avg);
+
+/*
+ * update_tg_cfs_util() / update_tg_cfs_runnable() (kernel/sched/fair.c), when a task group's entity @se on the
+ * cfs_rq @cfs is updated with a change pending in the group's own cfs_rq (@group_avg: that cfs_rq's average):
+ * the entity takes the group's average, rebuilt for its window (aligned with @cfs's), and @cfs gets the difference.
+ */
+void pelt_propagate(PeltSignal *cfs, PeltSignal *se, uint32_t group_avg);

@@ -13,7 +13,10 @@
  * `trace-cmd report`, systrace), each line parsed by trace_parse_line_format() (include/trace-parse.h, which
  * lists the layouts and the modelled events; sched_stat_iowait is the iowait boost, recorded where schedstats
  * are on), lines of other events skipped and counted, blank and '#' lines ignored; or a trace-cmd .dat, its
- * records decoded by trace-dat.c (positions in messages are then "record N"). A perf.data is refused.
+ * records decoded by trace-dat.c (positions in messages are then "record N"); or a perf.data file, its samples
+ * decoded by trace-perfdata.c in perf script's order ("sample N": the line perf script prints it on), the same
+ * replay as of its `perf script --ns` text (on a pipe, `perf record -o - | schedfreqd replay -`, it is read whole
+ * into memory first).
  */
 
 #include <stdint.h>
@@ -32,7 +35,7 @@ typedef enum ReplayTickSource {
 } ReplayTickSource;
 
 typedef struct ReplayStats {
-        uint64_t lines;            /* of a text trace; of a .dat, its records */
+        uint64_t lines;            /* of a text trace; of a .dat, its records; of a perf.data, its samples */
         uint64_t events;
         uint64_t skipped;          /* lines of events we do not model */
         uint64_t changes;
@@ -40,7 +43,8 @@ typedef struct ReplayStats {
         uint64_t late_events;      /* events older than the latest one (a reordering): applied at the latest time */
         uint64_t late_max_ns;      /* how far the latest of them was behind */
         uint64_t kernel_frequencies; /* power:cpu_frequency lines: the kernel's choices, compared with ours */
-        uint64_t lost_gaps;        /* places where a CPU's buffer lost events (ftrace's "[LOST N EVENTS]") */
+        uint64_t lost_gaps;        /* places where a CPU's buffer lost events (ftrace's "[LOST N EVENTS]", a
+                                    * perf.data's PERF_RECORD_LOST) */
         uint64_t tick_ns;          /* the synthetic ticks' period: TICK_NSEC of the recording kernel, or tick_ms */
         ReplayTickSource tick_source;
         unsigned tick_hz;          /* REPLAY_TICK_MEASURED: the HZ measured */

@@ -16,6 +16,8 @@
 
 #define TASK_TABLE_DEFAULT_MAX 65536u
 
+#define TASK_GROUP_ROOT INT32_C(-1) /* the root task group: kernel threads, init (demand-groups.c) */
+
 typedef struct Task {
         int32_t pid;
         int cpu;                  /* task_cpu(): the CPU it last ran or was queued on */
@@ -30,6 +32,8 @@ typedef struct Task {
         bool util_avg_unchanged;  /* UTIL_AVG_UNCHANGED: PELT not recomputed since util_est was stored */
         PeltSignal util;          /* se->avg util_sum/util_avg */
         PeltSignal runnable;      /* se->avg runnable_avg: "running" while on_rq (for the util_est skip rule) */
+        PeltSignal load;          /* se->avg load_avg at nice 0 (weight 1024): runnable_avg's signal, but a new task
+                                   * starts at 1024 (init_entity_runnable_average()); only its group's cfs_rq uses it */
         unsigned util_est;        /* p->se.avg.util_est (6.8+: the ewma alone) */
         unsigned util_est_enqueued; /* what util_est_enqueue() added to the CPU's sum, to take back exactly */
         bool util_est_early;      /* util_est_enqueue() done at sched_stat_iowait, before the enqueue's sched_wakeup:
@@ -42,6 +46,11 @@ typedef struct Task {
         int8_t rule;              /* index of its rule in the rule set, -1 = none */
         int8_t queued_rule;       /* the rule counted in its CPU's clamp counts at enqueue, -1 = none */
         bool rule_pinned;         /* set by demand_task_set_rule() (exe/cgroup known): names do not override it */
+        int32_t group;            /* its task group (demand-groups.c): TASK_GROUP_ROOT, its session's key (a pid),
+                                   * or 0 = not known (a group of its own, keyed by its pid) */
+        int32_t attached_group;   /* where its util is attached while attached: TASK_GROUP_ROOT = the root cfs_rq */
+        bool delayed;             /* went to sleep still queued in its group (demand-groups.c), in epoch delay_epoch */
+        uint32_t delay_epoch;
         int32_t next;             /* hash chain / free list (index), -1 = end */
 } Task;
 

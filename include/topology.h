@@ -8,6 +8,8 @@
  *   [system]                      optional
  *   online = 0-3                  CPUs online (default: every CPU of every policy)
  *   possible = 0-7                CPUs possible/present (default: 0..highest CPU of any policy)
+ *   autogroup = yes               optional: kernel.sched_autogroup_enabled (default no): every session's tasks
+ *                                 share a task group, whose cfs_rq a new task's initial util comes from
  *
  *   [policy0]                     one section per policy; N is the policy number (its first CPU by convention)
  *   cpus = 0-3                    related_cpus (all CPUs of the policy, offline ones included)
@@ -79,6 +81,7 @@ typedef struct Topology {
         size_t n_policies;
         cpu_set_t online;
         cpu_set_t possible;
+        bool autogroup;                /* [system] autogroup: kernel.sched_autogroup_enabled */
 } Topology;
 
 Topology *topology_free(Topology *t);

@@ -4,6 +4,7 @@
  * (schedfreqd not running, no answer, permission denied, configuration rejected, anything else).
  */
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,7 @@
 static int not_running(const char *address) {
         fprintf(stderr, "schedfreqd is not running (no %s on the %s).\n", SCHEDFREQD_BUS_NAME,
                 address ? "bus at --address" : "system bus");
-        return EXIT_NOT_RUNNING;
+        return -ESRCH;
 }
 
 int call_failed(const char *address, const char *what, const sd_bus_error *error, int r) {
@@ -26,20 +27,20 @@ int call_failed(const char *address, const char *what, const sd_bus_error *error
                 return not_running(address);
         if (sd_bus_error_has_name(error, SD_BUS_ERROR_NO_REPLY)) {
                 fprintf(stderr, "schedfreqd did not answer %s (it may have exited or be stuck).\n", what);
-                return EXIT_NOT_RUNNING;
+                return -ESRCH;
         }
         if (sd_bus_error_has_name(error, SD_BUS_ERROR_ACCESS_DENIED) || r == -EACCES || r == -EPERM) {
                 fprintf(stderr, "Permission denied: %s needs root (%s).\n", what,
                         error && error->message ? error->message : strerror(-r));
-                return EXIT_DENIED;
+                return -EACCES;
         }
         if (sd_bus_error_has_name(error, SCHEDFREQD_ERROR_CONFIG_REJECTED)) {
                 fprintf(stderr, "The configuration was rejected; schedfreqd keeps running with the old one:\n%s\n",
                         error->message ? error->message : "(no details)");
-                return EXIT_FAILED;
+                return -EBADMSG;
         }
         fprintf(stderr, "Failed to %s: %s\n", what, error && error->message ? error->message : strerror(-r));
-        return EXIT_FAILED;
+        return -EIO; /* not r: an -EINVAL of sd-bus's is no usage error */
 }
 
 int connect_bus(const char *address, sd_bus **ret) {
@@ -62,7 +63,7 @@ int connect_bus(const char *address, sd_bus **ret) {
                 fprintf(stderr, "Cannot connect to the system bus%s%s: %s\n"
                         "schedfreqd is not running (no D-Bus system bus, so no %s).\n",
                         shown ? " at " : "", shown ? shown : "", strerror(-r), SCHEDFREQD_BUS_NAME);
-                return -EXIT_NOT_RUNNING;
+                return -ESRCH;
         }
         *ret = TAKE_PTR(bus);
         return 0;

@@ -4,11 +4,13 @@
  * {"daemon":{...},"policies":[...],"cpus":[...]}, each object its "path" and every property by its D-Bus name.
  */
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "format.h"
+#include "json-writer.h"
 #include "time-util.h"
 
 const char *format_ago(char *buf, size_t size, uint64_t then_usec) {
@@ -93,72 +95,68 @@ const char *format_cpus(char *buf, size_t size, const Prop *p) {
         return buf;
 }
 
-void json_string(const char *s) {
-        putchar('"');
-        for (; *s; s++) {
-                unsigned char c = (unsigned char) *s;
-
-                if (c == '"' || c == '\\')
-                        printf("\\%c", c);
-                else if (c == '\n')
-                        fputs("\\n", stdout);
-                else if (c < 0x20)
-                        printf("\\u%04x", c);
-                else
-                        putchar(c);
+static void json_prop(JsonWriter *w, const Prop *p) {
+        json_key(w, p->name);
+        switch (p->type) {
+        case 's':
+                json_string(w, p->s);
+                break;
+        case 'b':
+                json_bool(w, p->u);
+                break;
+        case 'i':
+                json_i64(w, p->i);
+                break;
+        case 'a':
+                json_array_begin(w);
+                for (size_t k = 0; k < p->n_array; k++)
+                        json_u64(w, p->array[k]);
+                json_array_end(w);
+                break;
+        default:
+                json_u64(w, p->u);
+                break;
         }
-        putchar('"');
 }
 
-static void json_object(const Object *o) {
-        printf("{\"path\":");
-        json_string(o->path);
-        for (size_t i = 0; i < o->n_props; i++) {
-                const Prop *p = &o->props[i];
-
-                putchar(',');
-                json_string(p->name);
-                putchar(':');
-                switch (p->type) {
-                case 's':
-                        json_string(p->s ? p->s : "");
-                        break;
-                case 'b':
-                        fputs(p->u ? "true" : "false", stdout);
-                        break;
-                case 'i':
-                        printf("%" PRId64, p->i);
-                        break;
-                case 'a':
-                        putchar('[');
-                        for (size_t k = 0; k < p->n_array; k++)
-                                printf("%s%" PRIu64, k ? "," : "", p->array[k]);
-                        putchar(']');
-                        break;
-                default:
-                        printf("%" PRIu64, p->u);
-                        break;
-                }
-        }
-        putchar('}');
+void json_write_object(JsonWriter *w, const Object *o) {
+        json_object_begin(w);
+        json_member_string(w, "path", o->path);
+        for (size_t i = 0; i < o->n_props; i++)
+                json_prop(w, &o->props[i]);
+        json_object_end(w);
 }
 
-void print_json(const Snapshot *s) {
-        printf("{\"daemon\":");
-        json_object(&s->daemon);
-        printf(",\"policies\":[");
-        for (size_t i = 0; i < s->n_policies; i++) {
-                if (i)
-                        putchar(',');
-                json_object(&s->policies[i]);
+static void json_objects(JsonWriter *w, const char *key, const Object *objects, size_t n) {
+        json_key(w, key);
+        json_array_begin(w);
+        for (size_t i = 0; i < n; i++)
+                json_write_object(w, &objects[i]);
+        json_array_end(w);
+}
+
+int stdout_done(int r) {
+        if (r < 0)
+                return r;
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+                r = errno > 0 ? -errno : -EIO;
+                fprintf(stderr, "Failed to write the output: %s\n", strerror(-r));
+                return r;
         }
-        printf("],\"cpus\":[");
-        for (size_t i = 0; i < s->n_cpus; i++) {
-                if (i)
-                        putchar(',');
-                json_object(&s->cpus[i]);
-        }
-        printf("]}\n");
+        return 0;
+}
+
+int print_json(const Snapshot *s) {
+        JsonWriter w;
+
+        json_writer_init(&w, stdout, 0);
+        json_object_begin(&w);
+        json_key(&w, "daemon");
+        json_write_object(&w, &s->daemon);
+        json_objects(&w, "policies", s->policies, s->n_policies);
+        json_objects(&w, "cpus", s->cpus, s->n_cpus);
+        json_object_end(&w);
+        return json_writer_end(&w);
 }
 
 /* Columns of @s[0..n): UTF-8 continuation bytes take none ("µs" is two columns, three bytes). */

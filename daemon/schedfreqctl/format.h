@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "json-writer.h"
 #include "snapshot.h"
 
 /* Each writes into @buf and returns it. */
@@ -20,6 +21,10 @@ const char *format_cpus(char *buf, size_t size, const Prop *p);         /* an ar
 /* @text with each line longer than @width columns broken at spaces, continuations indented two past the line's. */
 void print_wrapped(FILE *out, const char *text, size_t width);
 
-/* To stdout. */
-void json_string(const char *s);
-void print_json(const Snapshot *s);
+/* The end of a verb's output: @r if it failed already, else stdout flushed: 0, or a negative errno said on stderr. */
+int stdout_done(int r);
+
+/* One D-Bus object as a JSON object: "path", then every property by its D-Bus name. */
+void json_write_object(JsonWriter *w, const Object *o);
+/* A whole snapshot, {"daemon":{...},"policies":[...],"cpus":[...]}, as one line on stdout: 0 or -EIO. */
+int print_json(const Snapshot *s);

@@ -8,6 +8,7 @@
  * The verbs are in verb-*.c, one concern each; the exit codes in schedfreqctl.h.
  */
 
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -16,6 +17,8 @@
 #include <systemd/sd-bus.h>
 
 #include "call.h"
+#include "format.h"
+#include "json-writer.h"
 #include "macro.h"
 #include "schedfreqctl.h"
 #include "verb-check-config.h"
@@ -32,6 +35,7 @@
 typedef enum VerbFlags {
         VERB_DEFAULT = 1 << 0,   /* the verb when none is given */
         VERB_OFFLINE = 1 << 1,   /* needs no bus (called with NULL); --strict and --topology are not refused */
+        VERB_JSON    = 1 << 2,   /* prints data, and prints it as JSON with --json; a verb without it refuses it */
 } VerbFlags;
 
 typedef struct Verb {
@@ -39,25 +43,34 @@ typedef struct Verb {
         unsigned min_args, max_args;    /* after the verb's name; VERB_ANY: no limit */
         VerbFlags flags;
         const char *args_usage;         /* the message when the count is wrong; NULL: "Too few/many arguments" */
-        int (*run)(sd_bus *bus, const CtlOptions *o, char **args); /* @args: NULL-terminated; an ExitCode */
+        int (*run)(sd_bus *bus, const CtlOptions *o, char **args); /* @args: NULL-terminated; 0 or -errno */
 } Verb;
 
 static int verb_version(sd_bus *bus, const CtlOptions *o, char **args) {
-        printf("schedfreqctl %s\n", VERSION_STRING);
-        return EXIT_OK;
+        JsonWriter w;
+
+        if (!o || !o->json) {
+                printf("schedfreqctl %s\n", VERSION_STRING);
+                return stdout_done(0);
+        }
+        json_writer_init(&w, stdout, 0);
+        json_object_begin(&w);
+        json_member_string(&w, "version", VERSION_STRING);
+        json_object_end(&w);
+        return stdout_done(json_writer_end(&w));
 }
 
 static const Verb verbs[] = {
-        { "status",       0, 0,        VERB_DEFAULT, NULL,                           verb_status },
-        { "watch",        0, 0,        0,            NULL,                           verb_watch },
-        { "explain",      0, 1,        0,            NULL,                           verb_explain },
-        { "rules",        0, 0,        0,            NULL,                           verb_rules },
+        { "status",       0, 0,        VERB_DEFAULT | VERB_JSON, NULL,               verb_status },
+        { "watch",        0, 0,        VERB_JSON,    NULL,                           verb_watch },
+        { "explain",      0, 1,        VERB_JSON,    NULL,                           verb_explain },
+        { "rules",        0, 0,        VERB_JSON,    NULL,                           verb_rules },
         { "metrics",      0, 0,        0,            NULL,                           verb_metrics },
         { "reload",       0, 0,        0,            NULL,                           verb_reload },
         { "pause",        0, 0,        0,            NULL,                           verb_pause },
         { "resume",       0, 0,        0,            NULL,                           verb_resume },
-        { "check-config", 1, 1,        VERB_OFFLINE, "'check-config' takes one FILE.", verb_check_config },
-        { "version",      0, VERB_ANY, VERB_OFFLINE, NULL,                           verb_version },
+        { "check-config", 1, 1,        VERB_OFFLINE | VERB_JSON, "'check-config' takes one FILE.", verb_check_config },
+        { "version",      0, VERB_ANY, VERB_OFFLINE | VERB_JSON, NULL,               verb_version },
 };
 
 static void help(void) {
@@ -81,7 +94,8 @@ static void help(void) {
                "  version              print the client's version\n"
                "\n"
                "Options:\n"
-               "      --json           status/watch/rules: JSON (one object per refresh) for scripts\n"
+               "      --json           status, watch (one object per refresh), explain, rules,\n"
+               "                       check-config, version: JSON for scripts\n"
                "      --wide           status/watch: every column (~120 wide: driver, governor taken\n"
                "                       over, decisions by kind); explain: lines not broken at 80\n"
                "                       columns; the default fits 80 columns\n"
@@ -198,6 +212,23 @@ static int parse_argv(int argc, char **argv, CtlOptions *o) {
         return 1;
 }
 
+/* The edge: what a verb's negative errno means as the exit status (schedfreqctl.h; the failure already said). */
+static int exit_code_from_errno(int r) {
+        if (r >= 0)
+                return EXIT_OK;
+        switch (-r) {
+        case EINVAL:
+                return EXIT_USAGE;
+        case ESRCH:
+                return EXIT_NOT_RUNNING;
+        case EACCES:
+        case EPERM:
+                return EXIT_DENIED;
+        default:
+                return EXIT_FAILED;
+        }
+}
+
 static const Verb *verb_find(const char *name) {
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
                 if (name ? streq(verbs[i].name, name) : (verbs[i].flags & VERB_DEFAULT))
@@ -223,6 +254,14 @@ static int dispatch_verb(int argc, char **argv, const CtlOptions *o) {
                 usage_error("schedfreqctl", "Unknown command '%s'.", argv[0]);
                 return EXIT_USAGE;
         }
+        if (o->json && !(v->flags & VERB_JSON)) {
+                /* Accepting it and printing text would break the script that asked for JSON. */
+                usage_error("schedfreqctl", "--json: '%s' %s.", v->name,
+                            streq(v->name, "metrics") ? "prints the OpenMetrics text format (the same values as "
+                                                        "JSON: 'status --json')"
+                                                      : "prints no data (its exit status is the answer)");
+                return EXIT_USAGE;
+        }
         if (n_args < v->min_args || n_args > v->max_args) {
                 if (v->args_usage)
                         usage_error("schedfreqctl", "%s", v->args_usage);
@@ -235,9 +274,9 @@ static int dispatch_verb(int argc, char **argv, const CtlOptions *o) {
         if (!(v->flags & VERB_OFFLINE)) {
                 r = connect_bus(o->address, &bus);
                 if (r < 0)
-                        return -r;
+                        return exit_code_from_errno(r);
         }
-        return v->run(bus, o, argc > 0 ? argv + 1 : argv); /* none: argv[0] is argv's NULL */
+        return exit_code_from_errno(v->run(bus, o, argc > 0 ? argv + 1 : argv)); /* none: argv[0] is argv's NULL */
 }
 
 int main(int argc, char **argv) {

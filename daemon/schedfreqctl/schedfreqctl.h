@@ -9,8 +9,13 @@
 #include <stdbool.h>
 
 /*
- * Errors are messages and exit codes, never a crash (--help and schedfreqctl(1) list them). Functions that
- * report an error themselves and leave the exit to their caller return the code negated (-EXIT_FAILED).
+ * Errors are messages and exit codes, never a crash (--help and schedfreqctl(1) list them). One convention
+ * inside, the daemon's: a function returns 0 (or a count) on success and a negative errno on failure, having
+ * said on stderr what failed where it failed; main.c alone turns that into an exit code (exit_code_from_errno()):
+ *   -EINVAL            EXIT_USAGE: what the user typed (a verb's argument); nothing else returns it
+ *   -ESRCH             EXIT_NOT_RUNNING: no schedfreqd on the bus, no bus, or no answer
+ *   -EACCES, -EPERM    EXIT_DENIED
+ *   anything else      EXIT_FAILED (-EBADMSG: a reply or a file that does not parse, or is rejected)
  */
 typedef enum ExitCode {
         EXIT_OK = 0,

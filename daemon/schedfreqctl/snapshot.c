@@ -223,7 +223,7 @@ int snapshot_read(sd_bus *bus, const char *address, Snapshot *ret) {
         r = sd_bus_call_method(bus, SCHEDFREQD_BUS_NAME, SCHEDFREQD_BUS_PATH, "org.freedesktop.DBus.ObjectManager",
                                "GetManagedObjects", &error, &reply, NULL);
         if (r < 0)
-                return -call_failed(address, "read the status", &error, r);
+                return call_failed(address, "read the status", &error, r);
 
         r = sd_bus_message_enter_container(reply, 'a', "{oa{sa{sv}}}");
         while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'e', "oa{sa{sv}}")) > 0) {
@@ -240,7 +240,7 @@ int snapshot_read(sd_bus *bus, const char *address, Snapshot *ret) {
         if (r < 0) {
                 snapshot_done(&s);
                 fprintf(stderr, "Failed to parse schedfreqd's status reply: %s\n", strerror(-r));
-                return -EXIT_FAILED;
+                return -EBADMSG;
         }
         qsort(s.policies, s.n_policies, sizeof(Object), object_cmp);
         qsort(s.cpus, s.n_cpus, sizeof(Object), object_cmp);

@@ -41,6 +41,6 @@ uint64_t prop_u(const Object *o, const char *name);
 const char *prop_s(const Object *o, const char *name);
 bool prop_b(const Object *o, const char *name);
 
-/* Returns 0, or a negative exit code (already reported); @address as connect_bus()'s, for the messages. */
+/* Returns 0, or a negative errno (already reported, schedfreqctl.h); @address as connect_bus()'s. */
 int snapshot_read(sd_bus *bus, const char *address, Snapshot *ret);
 void snapshot_done(Snapshot *s);

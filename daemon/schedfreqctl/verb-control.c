@@ -5,9 +5,11 @@
  * the daemon both check); a refusal says to use sudo.
  */
 
+#include <errno.h>
 #include <stdio.h>
 
 #include "call.h"
+#include "format.h"
 #include "macro.h"
 #include "schedfreqd-dbus.h"
 #include "verb-control.h"
@@ -26,12 +28,12 @@ static int control_call(sd_bus *bus, const char *address, const char *verb, cons
          */
         if (r < 0 && (sd_bus_error_has_name(&error, SD_BUS_ERROR_ACCESS_DENIED) || r == -EACCES || r == -EPERM)) {
                 fprintf(stderr, "Permission denied: %s needs root (try: sudo schedfreqctl %s).\n", verb, verb);
-                return EXIT_DENIED;
+                return -EACCES;
         }
         if (r < 0)
                 return call_failed(address, what, &error, r);
         printf("%s\n", done);
-        return EXIT_OK;
+        return stdout_done(0);
 }
 
 int verb_reload(sd_bus *bus, const CtlOptions *o, char **args) {

@@ -14,6 +14,7 @@
 
 #include "call.h"
 #include "format.h"
+#include "json-writer.h"
 #include "macro.h"
 #include "schedfreqd-dbus.h"
 #include "snapshot.h"
@@ -252,6 +253,78 @@ static void explain_policy(const Snapshot *s, const Object *p, const DecisionRow
         }
 }
 
+/* A GetDecisions record as JSON, its fields by their names in docs/dbus.md. */
+static void json_decision(JsonWriter *w, const DecisionRow *d) {
+        json_object_begin(w);
+        json_member_u64(w, "TimeUSec", d->time_usec);
+        json_member_u64(w, "Policy", d->policy);
+        json_member_u64(w, "OldKHz", d->old_khz);
+        json_member_u64(w, "NewKHz", d->new_khz);
+        json_member_i64(w, "CPU", d->cpu);
+        json_member_string(w, "Event", d->event);
+        json_member_string(w, "Kind", d->kind);
+        json_member_bool(w, "Deferred", d->deferred);
+        json_member_string(w, "Reason", d->reason);
+        json_member_u64(w, "Demand", d->util);
+        json_member_u64(w, "WrittenUSec", d->written_usec);
+        json_member_u64(w, "DeferredSinceUSec", d->deferred_since_usec);
+        json_member_u64(w, "Pid", d->pid);
+        json_member_string(w, "Comm", d->comm);
+        json_object_end(w);
+}
+
+/*
+ * explain --json: what the text is made of, for a script to phrase its own way. Per policy: "policy" (its
+ * D-Bus object), "cpus" (its CPUs' objects) and "decisions" (its last --decisions records, oldest first).
+ */
+static void json_policy_explained(JsonWriter *w, const Snapshot *s, const Object *p, const DecisionRow *rows,
+                                  size_t n_rows, unsigned n_decisions) {
+        uint32_t id = (uint32_t) prop_u(p, "Id");
+        size_t n_mine = 0, seen = 0;
+
+        for (size_t i = 0; i < n_rows; i++)
+                n_mine += rows[i].policy == id;
+        json_object_begin(w);
+        json_key(w, "policy");
+        json_write_object(w, p);
+        json_key(w, "cpus");
+        json_array_begin(w);
+        for (size_t i = 0; i < s->n_cpus; i++)
+                if (prop_u(&s->cpus[i], "Policy") == id)
+                        json_write_object(w, &s->cpus[i]);
+        json_array_end(w);
+        json_key(w, "decisions");
+        json_array_begin(w);
+        for (size_t i = 0; i < n_rows; i++)
+                if (rows[i].policy == id && seen++ >= n_mine - MIN(n_mine, (size_t) n_decisions))
+                        json_decision(w, &rows[i]);
+        json_array_end(w);
+        json_object_end(w);
+}
+
+static int explain_policies_json(const Snapshot *s, const unsigned *want, const DecisionRow *rows, size_t n_rows,
+                                 const CtlOptions *o, bool *ret_found) {
+        bool found = false;
+        JsonWriter w;
+
+        json_writer_init(&w, stdout, 0);
+        json_object_begin(&w);
+        json_key(&w, "daemon");
+        json_write_object(&w, &s->daemon);
+        json_key(&w, "policies");
+        json_array_begin(&w);
+        for (size_t i = 0; i < s->n_policies; i++) {
+                if (want && prop_u(&s->policies[i], "Id") != *want)
+                        continue;
+                json_policy_explained(&w, s, &s->policies[i], rows, n_rows, o->decisions);
+                found = true;
+        }
+        json_array_end(&w);
+        json_object_end(&w);
+        *ret_found = found; /* none: the object is still whole (an empty list), the error on stderr */
+        return json_writer_end(&w);
+}
+
 static int parse_policy_arg(const char *s, unsigned *ret) {
         char *end;
         unsigned long v;
@@ -270,7 +343,7 @@ static int parse_policy_arg(const char *s, unsigned *ret) {
 
 /*
  * GetDecisions(0) into @rows (which point into @reply); both are the caller's, to free also after a failure.
- * Returns 0, or an exit code (already reported).
+ * Returns 0, or a negative errno (already reported, schedfreqctl.h).
  */
 static int decisions_read(sd_bus *bus, const char *address, sd_bus_message **reply, DecisionRow **rows,
                           size_t *n_rows) {
@@ -300,9 +373,9 @@ static int decisions_read(sd_bus *bus, const char *address, sd_bus_message **rep
         }
         if (r < 0) {
                 fprintf(stderr, "Failed to parse the GetDecisions reply: %s\n", strerror(-r));
-                return EXIT_FAILED;
+                return -EBADMSG;
         }
-        return EXIT_OK;
+        return 0;
 }
 
 /*
@@ -356,23 +429,23 @@ int verb_explain(sd_bus *bus, const CtlOptions *o, char **args) {
 
         if (policy_arg && parse_policy_arg(policy_arg, &want) < 0) {
                 fprintf(stderr, "Invalid policy '%s': expected N or policyN.\n", policy_arg);
-                return EXIT_USAGE;
+                return -EINVAL;
         }
 
         r = snapshot_read(bus, o->address, &s);
         if (r < 0)
-                return -r;
+                return r;
         r = decisions_read(bus, o->address, &reply, &rows, &n_rows);
-        if (r != EXIT_OK) {
+        if (r < 0) {
                 snapshot_done(&s);
                 return r;
         }
 
-        r = explain_policies(&s, policy_arg ? &want : NULL, rows, n_rows, o, &found);
+        r = (o->json ? explain_policies_json : explain_policies)(&s, policy_arg ? &want : NULL, rows, n_rows, o, &found);
         if (r < 0) {
                 snapshot_done(&s);
                 fprintf(stderr, "Failed to format the explanation: %s\n", strerror(-r));
-                return EXIT_FAILED;
+                return r;
         }
         if (!found) {
                 fprintf(stderr, "No policy%u here; policies:", want);
@@ -381,6 +454,6 @@ int verb_explain(sd_bus *bus, const CtlOptions *o, char **args) {
                 fputc('\n', stderr);
         }
         snapshot_done(&s);
-        return found ? EXIT_OK : EXIT_FAILED;
+        return stdout_done(found ? 0 : -ENOENT);
 }
 ANALYZER_FALSE_POSITIVE_END

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "format.h"
 #include "macro.h"
 #include "metrics.h"
 #include "schedfreqd-dbus.h"
@@ -232,11 +233,11 @@ int verb_metrics(sd_bus *bus, const CtlOptions *o, char **args) {
 
         r = snapshot_read(bus, o->address, &s);
         if (r < 0)
-                return -r;
+                return r;
         r = rules_read(bus, o->address, &rows, &n_rows);
         if (r < 0) {
                 snapshot_done(&s);
-                return -r;
+                return r;
         }
 
         f = open_memstream(&text, &size);
@@ -254,10 +255,10 @@ int verb_metrics(sd_bus *bus, const CtlOptions *o, char **args) {
         rule_rows_free(rows, n_rows);
         if (r < 0) {
                 fprintf(stderr, "Failed to format the metrics: %s\n", strerror(-r));
-                return EXIT_FAILED;
+                return r;
         }
-        if (fwrite(text, 1, size, stdout) != size || fflush(stdout) != 0)
-                return EXIT_FAILED;
-        return EXIT_OK;
+        if (fwrite(text, 1, size, stdout) != size)
+                return stdout_done(-EIO);
+        return stdout_done(0);
 }
 

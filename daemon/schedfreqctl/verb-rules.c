@@ -94,7 +94,7 @@ int rules_read(sd_bus *bus, const char *address, RuleRow **ret_rows, size_t *ret
         r = sd_bus_call_method(bus, SCHEDFREQD_BUS_NAME, SCHEDFREQD_BUS_PATH, SCHEDFREQD_BUS_INTERFACE, "GetRules",
                                &error, &reply, NULL);
         if (r < 0)
-                return -call_failed(address, "read the rules", &error, r);
+                return call_failed(address, "read the rules", &error, r);
 
         r = sd_bus_message_enter_container(reply, 'a', SCHEDFREQD_RULE_TYPE);
         while (r >= 0) {
@@ -115,7 +115,7 @@ int rules_read(sd_bus *bus, const char *address, RuleRow **ret_rows, size_t *ret
         if (r < 0) {
                 rule_rows_free(rows, n_rows);
                 fprintf(stderr, "Failed to parse the GetRules reply: %s\n", strerror(-r));
-                return -EXIT_FAILED;
+                return -EBADMSG;
         }
         *ret_rows = rows;
         *ret_n = n_rows;
@@ -164,33 +164,42 @@ static void print_rule(const RuleRow *row) {
                 printf("  (the first %u tasks; there may be more)\n", SCHEDFREQD_RULE_TASKS_MAX);
 }
 
-static void print_rules_json(const RuleRow *rows, size_t n) {
-        printf("{\"rules\":[");
-        for (size_t i = 0; i < n; i++) {
-                const RuleRow *row = &rows[i];
-
-                printf("%s{\"Name\":", i ? "," : "");
-                json_string(row->name);
-                printf(",\"Comm\":");
-                json_string(row->comm);
-                printf(",\"Exe\":");
-                json_string(row->exe);
-                printf(",\"Cgroup\":");
-                json_string(row->cgroup);
-                printf(",\"Origin\":");
-                json_string(row->origin);
-                printf(",\"MinUtil\":%" PRIu16 ",\"MaxUtil\":%" PRIu16 ",\"RTBoost\":%s,\"Ignore\":%s,"
-                       "\"Decisions\":%" PRIu64 ",\"Tasks\":[",
-                       row->min_util, row->max_util, row->rt_boost ? "true" : "false", row->ignore ? "true" : "false",
-                       row->decisions);
-                for (size_t k = 0; k < row->n_tasks; k++) {
-                        printf("%s{\"Pid\":%" PRIu32 ",\"Comm\":", k ? "," : "", row->tasks[k].pid);
-                        json_string(row->tasks[k].comm);
-                        putchar('}');
-                }
-                printf("]}");
+static void json_rule(JsonWriter *w, const RuleRow *row) {
+        json_object_begin(w);
+        json_member_string(w, "Name", row->name);
+        json_member_string(w, "Comm", row->comm);
+        json_member_string(w, "Exe", row->exe);
+        json_member_string(w, "Cgroup", row->cgroup);
+        json_member_string(w, "Origin", row->origin);
+        json_member_u64(w, "MinUtil", row->min_util);
+        json_member_u64(w, "MaxUtil", row->max_util);
+        json_member_bool(w, "RTBoost", row->rt_boost);
+        json_member_bool(w, "Ignore", row->ignore);
+        json_member_u64(w, "Decisions", row->decisions);
+        json_key(w, "Tasks");
+        json_array_begin(w);
+        for (size_t k = 0; k < row->n_tasks; k++) {
+                json_object_begin(w);
+                json_member_u64(w, "Pid", row->tasks[k].pid);
+                json_member_string(w, "Comm", row->tasks[k].comm);
+                json_object_end(w);
         }
-        printf("]}\n");
+        json_array_end(w);
+        json_object_end(w);
+}
+
+static int print_rules_json(const RuleRow *rows, size_t n) {
+        JsonWriter w;
+
+        json_writer_init(&w, stdout, 0);
+        json_object_begin(&w);
+        json_key(&w, "rules");
+        json_array_begin(&w);
+        for (size_t i = 0; i < n; i++)
+                json_rule(&w, &rows[i]);
+        json_array_end(&w);
+        json_object_end(&w);
+        return json_writer_end(&w);
 }
 
 int verb_rules(sd_bus *bus, const CtlOptions *o, char **args) {
@@ -200,10 +209,10 @@ int verb_rules(sd_bus *bus, const CtlOptions *o, char **args) {
 
         r = rules_read(bus, o->address, &rows, &n_rows);
         if (r < 0)
-                return -r;
+                return r;
 
         if (o->json)
-                print_rules_json(rows, n_rows);
+                r = print_rules_json(rows, n_rows);
         else if (n_rows == 0)
                 printf("No rules configured (see schedfreqd.conf(5), RULES).\n");
         for (size_t i = 0; !o->json && i < n_rows; i++) {
@@ -212,5 +221,5 @@ int verb_rules(sd_bus *bus, const CtlOptions *o, char **args) {
                 print_rule(&rows[i]);
         }
         rule_rows_free(rows, n_rows);
-        return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAILED;
+        return stdout_done(r);
 }

@@ -180,13 +180,13 @@ int verb_status(sd_bus *bus, const CtlOptions *o, char **args) {
 
         r = snapshot_read(bus, o->address, &s);
         if (r < 0)
-                return -r;
+                return r;
         if (o->json)
-                print_json(&s);
+                r = print_json(&s);
         else
                 print_status(&s, o->wide);
         snapshot_done(&s);
-        return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAILED;
+        return stdout_done(r);
 }
 
 static void on_sigint(int sig) {
@@ -215,9 +215,9 @@ int verb_watch(sd_bus *bus, const CtlOptions *o, char **args) {
                 }
                 r = snapshot_read(bus, o->address, &s);
                 if (r < 0)
-                        return -r;
+                        return r;
                 if (o->json)
-                        print_json(&s);
+                        r = print_json(&s);
                 else {
                         if (tty)
                                 fputs("\033[H\033[2J", stdout);
@@ -226,8 +226,9 @@ int verb_watch(sd_bus *bus, const CtlOptions *o, char **args) {
                         print_status(&s, o->wide);
                 }
                 snapshot_done(&s);
-                if (fflush(stdout) != 0)
-                        return EXIT_FAILED;
+                r = stdout_done(r);
+                if (r < 0)
+                        return r;
         }
-        return EXIT_OK;
+        return 0;
 }

@@ -58,6 +58,7 @@ typedef enum EmuOp {
         EMU_OP_GETATTR,
         EMU_OP_READLINK,
         EMU_OP_READDIR,
+        EMU_OP_OPENDIR,
         EMU_OP_OPEN,
         EMU_OP_READ,
         EMU_OP_WRITE,

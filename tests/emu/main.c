@@ -11,7 +11,18 @@
  *
  * Why the FUSE settings: every write() must reach the store function as one call, and its error must reach
  * the writer, so files are direct_io (through the page cache a failed write turns into EIO or is merged
- * with others); reads must never come from a cache, so entry, attribute and negative timeouts are 0.
+ * with others), and file contents never come from a cache. What the kernel caches is the names: the path
+ * walk of an open(2) on sysfs runs in the dcache (fs/kernfs/dir.c kernfs_dop_revalidate()), so here too a
+ * name once looked up stays (entry_timeout ENTRY_TIMEOUT_S): opening cpufreq/policy5/scaling_governor again
+ * costs the open and the read, not a LOOKUP for each of its three components first (at zero timeouts three
+ * quarters of a 1024-CPU daemon start-up's requests were lookups). Nothing else is cached, and every request
+ * resolves its path again (emu_resolve()), so a node that goes away (cpuN/topology when its CPU goes offline,
+ * schedutil/ when the governor changes) still fails as on sysfs: stat(2) with ENOENT (attributes are not
+ * cached, so the kernel asks: GETATTR), open(2), opendir(3) and access(2) with ENOENT (op_open, op_opendir,
+ * op_access); and a node that appears is seen at once (negative timeout 0: no cached "no such file"). Link
+ * targets are cached as well (FUSE_CAP_CACHE_SYMLINKS; kernfs builds them in memory): the links never go
+ * away or change (cpuN/cpufreq stays once its policy exists, always to the same policyM), and no name changes
+ * type, so a cached name is never wrong, only possibly gone.
  *
  * Hotplug announcements (--uevents): a write to cpuN/online that changes the CPU's state also sends the
  * kernel's uevent (emu-uevent.c). Refused in the initial network namespace, where the host's udev would hear
@@ -34,7 +45,7 @@
  *
  * Request counts: the hidden file .emu-ops (mode 0600, never listed) shows how many requests the emulator served
  * for the tree since it started, one "KIND COUNT" line per kind (getattr: LOOKUP and GETATTR, readlink, readdir,
- * open, read, write; the control files are not counted); `echo reset > .emu-ops` zeroes them. What
+ * opendir, open, read, write; the control files are not counted); `echo reset > .emu-ops` zeroes them. What
  * tests/integration/test-startup-sysfs.sh bounds a daemon start-up by.
  */
 
@@ -81,8 +92,16 @@ static int injected_fault(Emu *e, const Node *n, FaultOp op, const char *path) {
         return fault_set_check(&e->faults, op, relative(path));
 }
 
+/* How long the kernel keeps a name it looked up (see the top of the file): the emulator's lifetime, in
+ * practice; a long test runs a few minutes. */
+#define ENTRY_TIMEOUT_S (24.0 * 3600)
+
 static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg) {
-        cfg->entry_timeout = 0;
+        /* Link targets too (see the top of the file): a walk through cpuN/cpufreq, as every libcpupower path
+         * takes, then costs no READLINK each time, as on sysfs (kernfs_iop_get_link() needs no I/O). */
+        if (conn->capable & FUSE_CAP_CACHE_SYMLINKS)
+                conn->want |= FUSE_CAP_CACHE_SYMLINKS;
+        cfg->entry_timeout = ENTRY_TIMEOUT_S;
         cfg->attr_timeout = 0;
         cfg->negative_timeout = 0;
         cfg->direct_io = 1;
@@ -162,6 +181,27 @@ static int op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t
         (void) filler(buf, "..", NULL, 0, 0);
         r = emu_node_list(e, &n, fill_one, &c);
         return r == -ENOBUFS ? 0 : r;
+}
+
+/* The directory must still exist: with names cached, the kernel opens it without a LOOKUP. */
+static int op_opendir(const char *path, struct fuse_file_info *fi) {
+        Emu *e = emu_of_context();
+        Node n;
+        int r;
+
+        r = emu_resolve(e, path, &n);
+        emu_count_op(e, EMU_OP_OPENDIR, r < 0 ? NULL : &n);
+        if (r < 0)
+                return r;
+        return n.type == NODE_DIR ? 0 : -ENOTDIR;
+}
+
+/* access(2): whether the node exists, as the LOOKUP said when names were not cached. Nothing more, as before
+ * (without this op the kernel takes ENOSYS as "allowed" for good): op_open enforces the modes. */
+static int op_access(const char *path, int mask) {
+        Node n;
+
+        return emu_resolve(emu_of_context(), path, &n);
 }
 
 /* kernfs_fop_open(): opening for writing needs a store function and a write bit, even for root
@@ -312,6 +352,8 @@ static const struct fuse_operations ops = {
         .getattr = op_getattr,
         .readlink = op_readlink,
         .readdir = op_readdir,
+        .opendir = op_opendir,
+        .access = op_access,
         .open = op_open,
         .release = op_release,
         .read = op_read,

@@ -536,6 +536,7 @@ static const char *const op_names[_EMU_OP_MAX] = {
         [EMU_OP_GETATTR] = "getattr",
         [EMU_OP_READLINK] = "readlink",
         [EMU_OP_READDIR] = "readdir",
+        [EMU_OP_OPENDIR] = "opendir",
         [EMU_OP_OPEN] = "open",
         [EMU_OP_READ] = "read",
         [EMU_OP_WRITE] = "write",

@@ -347,6 +347,12 @@ t_begin cpu_hotplug
 t_eq "$(sh_write $C/cpu1/online 0)" "" "offline cpu1"
 t_eq "$(rd $C/online) $(rd $C/offline)" "0 1" "online/offline"
 t_false "no topology/ while offline" emu_exec test -e $C/cpu1/topology
+# Names stay cached in the kernel (tests/emu/main.c, entry_timeout), cpu1/topology/core_id was read above: gone is
+# still ENOENT for every way in, as on sysfs.
+t_match "$(rd $C/cpu1/topology/core_id)" 'No such file' "open of a name read before it went"
+t_false "opendir of a directory gone" emu_exec ls $C/cpu1/topology
+t_eq "$(emu_exec python3 -c 'import os, sys; print(os.access(sys.argv[1], os.F_OK))' $C/cpu1/topology/core_id)" \
+	False "access(2) of a file gone"
 t_eq "$(emu_exec readlink $C/cpu1/cpufreq)" ../cpufreq/policy1 "the link stays (add_cpu_dev_symlink)"
 t_match "$(rd $P1/scaling_cur_freq)" 'Device or resource busy' "inactive policy: EBUSY"
 t_eq "$(py_write $P1/scaling_governor userspace)" EBUSY "write to an inactive policy"

@@ -12,7 +12,12 @@
 #   - the µs and ns replays agree on the decisions (same policies and frequencies, in the same order);
 #   - a copy of the trace with a line cut in half in the middle fails with "FILE:LINE: reason" naming that line,
 #     and a non-zero exit;
-#   - throughput: a large trace (2 s of `stress-ng --switch 2`) replays with exit 0; events/s printed as `# `.
+#   - throughput: a large trace (2 s of `stress-ng --switch 2`) replays with exit 0; events/s printed as `# `;
+#   - the perf.data itself (issue #25): `schedfreqd replay perf.data` prints byte for byte what `perf script --ns |
+#     schedfreqd replay -` prints (decisions and summary, --kv and the table; for the large one too, but for its
+#     lost-events warning, which perf script does not show), and its events/s; on a pipe the same as from its
+#     file; a pipe-mode one (perf record -o -) too; compressed records (-z) are refused; a CPU outside the
+#     topology is the text path's error at the same sample.
 # tracefs is used where it is mounted; if it is not, perf runs in a private mount namespace that mounts it, so
 # nothing is left mounted.
 
@@ -104,6 +109,73 @@ for style in us ns; do
 	fi
 done
 
+# --- the perf.data itself (issue #25): read directly, the same as perf script --ns of it ---------------------------
+# The decisions (stdout) and the summary and warnings (stderr), byte for byte, for the key=value lines and for the
+# default table; perf's own stderr aside.
+for mode in --kv --table; do
+	margs=()
+	[ $mode = --kv ] && margs=(--kv)
+	"$SFD" replay "${margs[@]}" --topology "$TOPO" "$TMP/small.data" >"$TMP/direct$mode" 2>"$TMP/direct$mode.err"
+	rc=$?
+	perf script --ns -i "$TMP/small.data" 2>/dev/null |
+		"$SFD" replay "${margs[@]}" --topology "$TOPO" - >"$TMP/piped$mode" 2>"$TMP/piped$mode.err"
+	if [ $rc -eq 0 ] && [ -s "$TMP/direct$mode" ] && cmp -s "$TMP/direct$mode" "$TMP/piped$mode" &&
+		cmp -s "$TMP/direct$mode.err" "$TMP/piped$mode.err"; then
+		ok "replay $mode perf.data: exit 0, the same $(wc -l <"$TMP/direct$mode") lines and summary as perf script --ns | replay -"
+	else
+		fail "replay $mode perf.data: the same output as perf script --ns | replay -" "rc=$rc" \
+			"$(diff "$TMP/direct$mode" "$TMP/piped$mode" | head -n 10)" "$(diff "$TMP/direct$mode.err" "$TMP/piped$mode.err" | head -n 10)"
+	fi
+done
+# On a pipe (read whole: a pipe cannot be sought), the same as from the file.
+cat "$TMP/small.data" | "$SFD" replay --kv --topology "$TOPO" - >"$TMP/stdin.out" 2>"$TMP/stdin.err"
+rc=$?
+if [ $rc -eq 0 ] && cmp -s "$TMP/stdin.out" "$TMP/direct--kv" && cmp -s "$TMP/stdin.err" "$TMP/direct--kv.err"; then
+	ok "a perf.data on a pipe: the same as from its file"
+else
+	fail "a perf.data on a pipe: the same as from its file" "rc=$rc" "$(head -n 5 "$TMP/stdin.err")"
+fi
+# Pipe mode (`perf record -o -`: attrs and formats as records in the stream), from a file and on a pipe: the same
+# as its perf script --ns.
+if record -o - -- sleep 0.2 >"$TMP/pipe.data" 2>"$TMP/record-pipe.err"; then
+	perf script --ns -i "$TMP/pipe.data" 2>/dev/null | "$SFD" replay --kv --topology "$TOPO" - >"$TMP/pipe.want" 2>&1
+	"$SFD" replay --kv --topology "$TOPO" "$TMP/pipe.data" >"$TMP/pipe.file" 2>&1
+	rc1=$?
+	cat "$TMP/pipe.data" | "$SFD" replay --kv --topology "$TOPO" - >"$TMP/pipe.stdin" 2>&1
+	rc2=$?
+	if [ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && [ -s "$TMP/pipe.want" ] && cmp -s "$TMP/pipe.file" "$TMP/pipe.want" &&
+		cmp -s "$TMP/pipe.stdin" "$TMP/pipe.want"; then
+		ok "a pipe-mode perf.data (perf record -o -), from its file and on a pipe: the same as its perf script --ns"
+	else
+		fail "a pipe-mode perf.data: the same as its perf script --ns" "rc=$rc1/$rc2" \
+			"$(diff "$TMP/pipe.want" "$TMP/pipe.file" | head -n 5)" "$(diff "$TMP/pipe.want" "$TMP/pipe.stdin" | head -n 5)"
+	fi
+else
+	fail "perf record -o - (pipe mode)" "$(tail -n 5 "$TMP/record-pipe.err")"
+fi
+# Compressed records (perf record -z, where perf has zstd): refused with the reason at once.
+if record -z -o "$TMP/z.data" -- sleep 0.1 2>/dev/null; then
+	out=$("$SFD" replay --kv --topology "$TOPO" "$TMP/z.data" 2>&1)
+	rc=$?
+	if [ $rc -ne 0 ] && [[ $out == *"z.data: header: compressed records (\`perf record -z\`)"* ]]; then
+		ok "a perf.data of compressed records: refused, the reason named"
+	else
+		fail "a perf.data of compressed records: refused, the reason named" "rc=$rc" "$out"
+	fi
+fi
+# A CPU the topology lacks: the error of the other formats, naming both (one CPU in a one-CPU topology).
+printf '[policy0]\ncpus = 0\ndriver = acpi-cpufreq\ncpuinfo_min_khz = 800000\ncpuinfo_max_khz = 2400000\n' >"$TMP/one-cpu.ini"
+printf 'scaling_min_khz = 800000\nscaling_max_khz = 2400000\n' >>"$TMP/one-cpu.ini"
+out=$("$SFD" replay --kv --topology "$TMP/one-cpu.ini" "$TMP/small.data" 2>&1 >/dev/null)
+rc=$?
+want=$(perf script --ns -i "$TMP/small.data" 2>/dev/null | "$SFD" replay --kv --topology "$TMP/one-cpu.ini" - 2>&1 >/dev/null |
+	sed -n 's/^<stdin>:\([0-9]*\): \(.*\)/sample \1: \2/p')
+if [ $rc -ne 0 ] && [ -n "$want" ] && [[ $out == "$TMP/small.data:$want" ]]; then
+	ok "perf.data with a CPU the topology lacks: '$out'"
+else
+	fail "perf.data with a CPU the topology lacks: the text path's error, at the same sample" "rc=$rc" "$out" "want: $want"
+fi
+
 # µs timestamps move every event by less than 1 µs, which can put it on the other side of a rate-limit or
 # PELT-period boundary: the decisions must agree, but for a few (at most 5 % of the lines may differ).
 diff <(awk '{ print $2, $3 }' "$TMP/replay.us") <(awk '{ print $2, $3 }' "$TMP/replay.ns") >"$TMP/us-ns.diff"
@@ -162,6 +234,22 @@ if record -m 2048 -o "$TMP/big.data" -- stress-ng --switch 2 --timeout 2 -q 2>"$
 		fail "replay of a large trace: exit 0 and decisions" "rc=$rc, $events events" "$(head -n 5 "$TMP/big.err")"
 	fi
 	echo "# replay throughput ($(basename "$BUILD")): $events events in $(( (t1 - t0) / 1000 )) ms:" \
+		"$(( events * 1000000 / (t1 - t0 > 0 ? t1 - t0 : 1) )) events/s"
+	# The perf.data of it, read directly: the same decisions and summary (its lost-events warning aside, which
+	# perf script does not show), and its speed.
+	t0=$(now_us)
+	"$SFD" replay --kv --topology "$TOPO" "$TMP/big.data" >"$TMP/big-direct.out" 2>"$TMP/big-direct.err"
+	rc=$?
+	t1=$(now_us)
+	grep -v -e 'lost events in' -e '^so its decisions after' -e '^trace-cmd record -b\|^perf record -m' \
+		"$TMP/big-direct.err" >"$TMP/big-direct.summary"
+	if [ $rc -eq 0 ] && cmp -s "$TMP/big.out" "$TMP/big-direct.out" && cmp -s "$TMP/big.err" "$TMP/big-direct.summary"; then
+		ok "replay of the large perf.data: the same $(wc -l <"$TMP/big.out") decisions and summary as its perf script"
+	else
+		fail "replay of the large perf.data: the same decisions and summary as its perf script" "rc=$rc" \
+			"$(diff "$TMP/big.out" "$TMP/big-direct.out" | head -n 10)" "$(diff "$TMP/big.err" "$TMP/big-direct.summary" | head -n 10)"
+	fi
+	echo "# replay perf.data throughput ($(basename "$BUILD")): $events events in $(( (t1 - t0) / 1000 )) ms:" \
 		"$(( events * 1000000 / (t1 - t0 > 0 ? t1 - t0 : 1) )) events/s"
 else
 	fail "perf record of stress-ng --switch 2" "$(tail -n 20 "$TMP/record-big.err")"

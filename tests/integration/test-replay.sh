@@ -88,6 +88,15 @@ expect migrate "$(replay two-dt.ini migrate.txt | grep -E "^t=130")" "\
 t=1302100000 policy=0 freq=500000 cpu=1 kind=remote util=0
 t=1302100000 policy=1 freq=2000000 cpu=1 kind=local util=1017"
 
+# The same with autogroup (two-dt-autogroup.ini: every session a task group, demand-groups.c): the mover's util
+# arrives on cpu1 at once (the attach propagates up enqueue_task_fair()'s walk), but leaves cpu0 lazily: the
+# kernel's remove_entity_load_avg() only queues it on the mover's GROUP cfs_rq on cpu0, which nothing updates while
+# cpu0 sleeps, so cpu0's root keeps it and policy0 stays at its maximum; it falls at 1.303, when cpu1 goes idle and
+# its newidle balance runs the blocked-load update of idle cpu0 (nohz_newidle_balance() → _nohz_idle_balance()).
+expect migrate-autogroup "$(replay two-dt-autogroup.ini migrate.txt | grep -E "^t=130")" "\
+t=1302100000 policy=1 freq=2000000 cpu=1 kind=local util=1017
+t=1303000000 policy=0 freq=500000 cpu=1 kind=remote util=0"
+
 # A running task moved by the stopper after 400 ms on cpu0 carries its whole util (attach_entity_load_avg()):
 # policy1 goes to its maximum at the migration, a remote change from cpu0 (it climbed from util 335 before).
 expect migrate-running "$(replay two-dt.ini migrate-running.txt | grep -E "policy=1")" "\
@@ -418,6 +427,17 @@ done
 # The trace-cmd "[12 EVENTS DROPPED]" line: a warning that the model missed events.
 expect ftrace_lost_warning "$(replay_as two-dt.ini ftrace/kernel-freq.txt --kv 2>&1 >/dev/null | grep -c 'lost events in 1 place:')" "1"
 
+# A perf.data read directly (issue #25): the committed recording (tests/fixtures/perf-data/hog.data, a hog on CPU 1
+# for 0.1 s) gives the decisions and the summary its committed `perf script --ns` (hog.txt) gives, in every output.
+for args in "--kv" "" "--csv" "--print-util"; do
+	# shellcheck disable=SC2086 # the options, split on purpose
+	want=$(replay_as two-dt.ini ../perf-data/hog.txt $args 2>&1)
+	# shellcheck disable=SC2086
+	got=$(replay_as two-dt.ini ../perf-data/hog.data $args 2>&1)
+	name="perf_data_same_as_perf_script${args:+_${args#--}}"
+	if [ -n "$want" ] && [ "$got" == "$want" ]; then ok "$name"; else fail "$name" "$(diff <(echo "$want") <(echo "$got") | head -n 10)"; fi
+done
+
 # Malformed input in the other formats: FILE:LINE (or FILE: for a .dat libtracecmd cannot open), exit non-zero.
 bad=$(mktemp -d)
 at_exit "rm -rf '$bad'"
@@ -433,7 +453,7 @@ for c in "garbage.txt:17: expected '<comm>-<pid> [<cpu>] [<flags>] <sec>.<usec|n
 	"plugin.txt:4: sched_switch neither with prev_pid=… next_pid=… nor as 'comm:pid [prio] state ==> comm:pid [prio]' (trace-cmd report)" \
 	"truncated.dat: not a readable trace-cmd .dat (truncated or corrupt: libtracecmd cannot open it)" \
 	"short.dat:1: not a trace: starts with byte 0x17 as a trace-cmd .dat does, without the rest of its magic" \
-	"perf.data:1: a perf.data file, which replay does not read: give it the text \`perf script -i FILE\` prints" \
+	"perf.data: header: size 0, not the 104 of a perf_file_header (truncated file)" \
 	"cpu7.txt:3: event recorded on CPU 7 is not in the topology (CPUs 0-1)"; do
 	f=${c%%:*}
 	out=$(cd "$bad" && "$SFD" replay --kv --topology "$T/two-dt.ini" "$f" 2>&1)

@@ -119,6 +119,26 @@ expect "check-config --topology without --strict: warnings, exit 0" 0 "OK, with 
 	"$CTL" check-config --topology "$SHARED" "$MISSING"
 expect "check-config --strict --topology: a file that fits passes" 0 "fits.conf: OK" \
 	"$CTL" check-config --strict --topology "$SHARED" "$TMP/fits.conf"
+# check-config --json: the verdict as one object, the warnings a line each, the exit status as without it.
+check_json() { # WANT_RC PYTHON-ASSERTION ARGS...: the exit status, and the assertion on the object j
+	local want=$1 cond=$2 out rc res
+	shift 2
+	out=$("$CTL" --json check-config "$@" 2>"$TMP/cc.err")
+	rc=$?
+	res=$(python3 -c 'import json, sys; j = json.loads(sys.argv[1]); assert '"$cond"', j; print("ok")' "$out" 2>&1)
+	[ "$rc" = "$want" ] && [ "$res" = ok ] && [ ! -s "$TMP/cc.err" ] && return 0
+	echo "rc=$rc (want $want) $res $out $(cat "$TMP/cc.err")"
+	return 1
+}
+res=$(check_json 0 'j["valid"] and j["policies_checked"] and j["warnings"] == [] and "error" not in j' \
+	--strict --topology "$SHARED" "$TMP/fits.conf") && res=$(check_json 0 \
+	'j["valid"] and len(j["warnings"]) == 4 and any("missing-policies/schedfreqd.conf:4: policies= names policy7" in w for w in j["warnings"])' \
+	--topology "$SHARED" "$MISSING") && res=$(check_json 1 'not j["valid"] and len(j["warnings"]) == 4' \
+	--strict --topology "$SHARED" "$MISSING") && res=$(check_json 1 \
+	'not j["valid"] and ":" in j["error"] and "errors.conf:" in j["error"] and not j["policies_checked"]' \
+	"$REPO/tests/fixtures/config/errors.conf") \
+	&& ok "check-config --json: valid, with warnings, rejected by --strict, invalid (FILE:LINE), exit status kept" \
+	|| fail "check-config --json" "$res"
 expect "check-config --topology DIR: the error names it" 1 "fixtures/topology: Is a directory" \
 	"$CTL" check-config --topology "$REPO/tests/fixtures/topology" "$TMP/fits.conf"
 expect "--strict outside check-config: exit 2" 2 "apply to check-config only" "$CTL" --strict status
@@ -305,6 +325,27 @@ else
 	fail "explain: lines broken at 80 columns" "widest $w, --wide $wide_w" "$out"
 fi
 expect "explain of a missing policy: exit 1" 1 "No policy7 here; policies: 0 1" "$CTL" explain 7
+"$CTL" --json explain -n 3 >"$TMP/explain.json" 2>&1
+rc=$?
+res=$(python3 -c '
+import json, sys
+e = json.load(open(sys.argv[1]))
+assert e["daemon"]["Version"], e["daemon"]
+ids = [p["policy"]["Id"] for p in e["policies"]]
+assert ids == [0, 1], ids
+for p in e["policies"]:
+    assert [c["Policy"] for c in p["cpus"]] == [p["policy"]["Id"]] * len(p["cpus"]) and p["cpus"], p["cpus"]
+    assert len(p["decisions"]) <= 3, p["decisions"]
+    assert all(d["Policy"] == p["policy"]["Id"] and d["Kind"] in ("local", "remote") for d in p["decisions"]), p
+d1 = e["policies"][1]["decisions"]
+assert d1 and d1[-1]["NewKHz"] > 0 and d1[0]["TimeUSec"] <= d1[-1]["TimeUSec"], d1
+print("ok")' "$TMP/explain.json" 2>&1)
+[ $rc -eq 0 ] && [ "$res" = ok ] && ok "explain --json: each policy with its CPUs and its last decisions, oldest first" \
+	|| fail "explain --json" "rc=$rc" "$res" "$(head -c 2000 "$TMP/explain.json")"
+expect "explain --json of a missing policy: exit 1, still an object" 1 '^{"daemon":.*"policies":\[\]}$' "$CTL" --json explain 7
+expect "reload --json: exit 2, it prints no data" 2 "^--json: 'reload' prints no data" "$CTL" --json reload
+expect "metrics --json: exit 2, names what it prints" 2 "^--json: 'metrics' prints the OpenMetrics text format" "$CTL" --json metrics
+expect "version --json" 0 '^{"version":"[^"]*"}$' "$CTL" --json version
 expect "explain of a bad argument: exit 2" 2 "Invalid policy" "$CTL" explain cpu3
 
 # Rules: none yet.
@@ -378,6 +419,33 @@ if [ $rc -eq 0 ] && [ "$res" = ok ] && [ "$(metric 'schedfreqd_rule_decisions_to
 else
 	fail "metrics with two rules" "rc=$rc" "$res" "GetRules sleepers decisions after: $after" "$(cat "$TMP/metrics")"
 fi
+# A task name that is not UTF-8 (the kernel takes any bytes for comm: exec of such a file name, prctl(PR_SET_NAME)):
+# rules --json is still valid JSON (a strict UTF-8 decode, then json), the bad bytes as U+FFFD, the rest kept.
+odd="$TMP/odd"$'\xff'"name"
+cp /bin/sleep "$odd"
+printf '[rule:odd]\ncomm = odd*name\nmin_util = 100\n' >"$TMP/schedfreqd.conf"
+expect "reload with a rule for an odd name: exit 0" 0 "Configuration reloaded" "$CTL" reload
+"$odd" 30 &
+odd_pid=$!
+at_exit 'kill "$odd_pid" 2>/dev/null'
+if [ "$(busctl --system get-property "$NAME" "$OBJ" "$NAME" ProcConnector)" != 's "active"' ]; then
+	skip "rules --json: a task name that is not UTF-8" "the proc connector is unavailable here"
+elif wait_for '"$CTL" rules 2>/dev/null | grep -q "^ *\(Tasks:\)\? *$odd_pid odd"' 5; then
+	"$CTL" --json rules >"$TMP/odd.json" 2>&1
+	res=$(python3 -c '
+import json, sys
+raw = open(sys.argv[1], "rb").read()
+rules = json.loads(raw.decode("utf-8", errors="strict"))["rules"]
+tasks = rules[0]["Tasks"]
+assert {"Pid": int(sys.argv[2]), "Comm": "odd\ufffdname"} in tasks, tasks
+print("ok")' "$TMP/odd.json" "$odd_pid" 2>&1)
+	[ "$res" = ok ] && ok "rules --json: a task name that is not UTF-8 is valid JSON, its bad byte U+FFFD" \
+		|| fail "rules --json: a task name that is not UTF-8" "$res" "$(od -c "$TMP/odd.json" | head -n 20)"
+else
+	fail "rules: the task with an odd name is listed" "pid $odd_pid" "$("$CTL" rules 2>&1 | od -c | head -n 20)"
+fi
+kill "$odd_pid" 2>/dev/null
+wait "$odd_pid" 2>/dev/null
 : >"$TMP/schedfreqd.conf"
 expect "reload without rules: exit 0" 0 "Configuration reloaded" "$CTL" reload
 expect "rules after a reload without rules: none" 0 "^No rules configured" "$CTL" rules

@@ -3,30 +3,37 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # The sysfs traffic of a start-up, counted, not timed (issue #25 item 4): over the emulator serving
-# bench/gen-topology.sh 64 16 (16 acpi-cpufreq-like policies of 4 CPUs, schedutil), the requests the emulator
+# bench/gen-topology.sh 256 64 (64 acpi-cpufreq-like policies of 4 CPUs, schedutil), the requests the emulator
 # serves (its .emu-ops counters, tests/emu/main.c) from the daemon's exec to the end of its take-over, where
 # SCHEDFREQD_CRASH_AT=take-over:done:STOP stops it (nothing after it counts: no poll, no decision), must stay
 # within a bound per policy. Each request is a FUSE round trip (tens of µs); on a 1024-CPU / 256-policy tree
-# the start-up is mostly these. What the bounds hold (cpufreq-sysfs.c, actuator.c say why):
+# the start-up is mostly these. What the bounds hold (cpufreq-sysfs.c, actuator.c, tests/emu/main.c say why):
 #   - global files once per start-up, not once per policy: online, possible, schedutil/rate_limit_us;
 #   - each policy's single values read once, through one fd of its directory; libcpupower reads the lists
 #     (related_cpus, available governors and frequencies, boost frequencies) through cpuN/cpufreq;
 #   - the take-over takes what discovery read and where it found the policy, reads the governor once more,
-#     and switches with libcpupower: no online, no stat, no second read of the limits or the rate limit.
-# The counts are exact from run to run (event source alike). Before (b5c435f) and after, for the 16 policies:
-# open 322 -> 227, read 290 -> 195, getattr (lookups) 1843 -> 694, readlink 256 -> 96, write 16 -> 16. The
-# bounds are those figures per policy plus a fixed slack smaller than the number of policies: one redundant
-# access per policy coming back fails them. Then the daemon goes on (SIGCONT), governs, and puts everything
-# back at SIGTERM.
+#     and switches with libcpupower: no online, no stat, no second read of the limits or the rate limit;
+#   - the emulator, like sysfs's dcache, looks a name up once and keeps link targets: a path walk through
+#     cpufreq/policyN/ or cpuN/cpufreq costs no LOOKUP or READLINK once the names are known (the snapshot
+#     and the reads below have touched every policy file and cpuN/cpufreq link before the daemon starts).
+# The counts are exact from run to run (event source alike). Before (b5c435f) and after, for 16 policies:
+# open 322 -> 227, read 290 -> 195, getattr (lookups) 1843 -> 694, readlink 256 -> 96, write 16 -> 16; then
+# (names and links cached by the emulator) getattr 694 -> 85, readlink 96 -> 16; at 64 policies, a second
+# start-up on the same emulator: getattr 129, readlink 0, opendir 129, open 899, read 771, write 64. The bounds
+# are those figures per policy plus a fixed slack smaller than the number of policies: one redundant access
+# per policy coming back fails them, and so does a lookup or a readlink per path component (the emulator's
+# zero timeouts before: ~43 getattr and 6 readlinks a policy). Then the daemon goes on (SIGCONT), governs, and
+# puts everything back at SIGTERM.
 
 . "$(dirname "$0")/lib.sh"
 
 TMP=$(mktemp -d /tmp/schedfreqd-test-startup-sysfs.XXXXXX)
 at_exit 'rm -rf "$TMP"'
 CPU=/sys/devices/system/cpu
-POLICIES=16
+POLICIES=64
 # Per policy, then the fixed part: online, possible and schedutil/rate_limit_us once, and slack (< POLICIES).
-MAX_OPEN=14 MAX_GETATTR=44 MAX_READLINK=6 MAX_READ=12 MAX_FIXED=12
+# getattr: the two files a policy lacks here (scaling_boost_frequencies, cpuN/cpu_capacity), asked each time.
+MAX_OPEN=14 MAX_GETATTR=2 MAX_READLINK=0 MAX_OPENDIR=2 MAX_READ=12 MAX_FIXED=12
 
 daemon_pid=
 at_exit '[ -n "$daemon_pid" ] && kill -KILL "$daemon_pid" 2>/dev/null'
@@ -37,7 +44,7 @@ op_count() { # KIND: from the counters saved in $TMP/ops
 	awk -v k="$1" '$1 == k { print $2 }' "$TMP/ops"
 }
 
-"$REPO/bench/gen-topology.sh" 64 "$POLICIES" >"$TMP/topo.ini" || { fail startup-sysfs/topology; finish; }
+"$REPO/bench/gen-topology.sh" $((POLICIES * 4)) "$POLICIES" >"$TMP/topo.ini" || { fail startup-sysfs/topology; finish; }
 emu_start "$TMP/topo.ini" || { fail startup-sysfs/emulator; finish; }
 : >"$TMP/schedfreqd.conf"
 original=$(emu_sh "$SNAPSHOT")
@@ -50,6 +57,9 @@ ops >"$TMP/ops"
 check "startup-sysfs/counters-count-a-read" test "$(op_count open)" = 1 -a "$(op_count read)" -ge 1
 check "startup-sysfs/counters-refuse-junk" sh -c "! nsenter -m -t $EMU_NS_PID -- sh -c 'echo junk >$CPU/.emu-ops' 2>/dev/null"
 
+# Every CPU's way to its policy, and the frequencies the snapshot leaves out, looked up once, as `cpupower
+# frequency-info` would have: what the daemon then adds is its own traffic, not the first lookup of each name.
+emu_sh "cat $CPU/cpu*/cpufreq/related_cpus $CPU/cpufreq/policy*/scaling_cur_freq >/dev/null"
 emu_sh "echo reset >$CPU/.emu-ops"
 rm -f "$TMP/state"
 SCHEDFREQD_CRASH_AT=take-over:done:STOP nsenter -m -t "$EMU_NS_PID" -- "$SCHEDFREQD" -c "$TMP/schedfreqd.conf" \
@@ -81,6 +91,7 @@ bounded() { # KIND PER_POLICY
 bounded open "$MAX_OPEN"
 bounded getattr "$MAX_GETATTR"
 bounded readlink "$MAX_READLINK"
+bounded opendir "$MAX_OPENDIR"
 bounded read "$MAX_READ"
 # Nothing written but the take-over's: one governor switch a policy (its setspeed is opened, not yet written).
 check "startup-sysfs/writes: one a policy" test "$(op_count write)" = "$POLICIES"

@@ -31,6 +31,10 @@ char LICENSE[] SEC("license") = "GPL";
 
 /* Set by the loader before load (read-only data). */
 const volatile __u64 ring_wakeup_bytes = 1 << 20;
+/* --new-groups: at each sched_wakeup_new, the new task's (group) cfs_rq and its initial util. */
+const volatile bool record_new_groups = false;
+/* --sched-events */
+const volatile bool record_sched_events = true;
 
 struct {
         __uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -180,9 +184,36 @@ int BPF_PROG(oracle_wakeup, struct task_struct *p) {
         return on_sched(p);
 }
 
+/* After post_init_entity_util_avg() and the attach: the group cfs_rq the child joined, and the child. */
+static __always_inline void on_new_group(struct task_struct *p) {
+        struct cfs_rq *cfs_rq = BPF_CORE_READ(p, se.cfs_rq);
+        struct rq *rq;
+
+        if (!cfs_rq || !bpf_core_field_exists(struct cfs_rq, rq))
+                return;
+        rq = BPF_CORE_READ(cfs_rq, rq);
+        if (!rq)
+                return;
+        struct oracle_record r = {
+                .time_ns = bpf_ktime_get_ns(),
+                .kind = ORACLE_KIND_NEW_GROUP,
+                .cpu = BPF_CORE_READ(rq, cpu),
+                .util = BPF_CORE_READ(cfs_rq, avg.util_avg),
+                .util_est = BPF_CORE_READ(cfs_rq, avg.load_avg),
+                .runnable = BPF_CORE_READ(cfs_rq, avg.runnable_avg),
+                .rt = BPF_CORE_READ(p, se.avg.util_avg),
+                .dl = BPF_CORE_READ(cfs_rq, removed.util_avg),
+                .irq = BPF_CORE_READ(cfs_rq, removed.nr),
+        };
+
+        emit_record(&r);
+}
+
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(oracle_wakeup_new, struct task_struct *p) {
-        return on_sched(p);
+        if (record_new_groups)
+                on_new_group(p);
+        return record_sched_events ? on_sched(p) : 0;
 }
 
 SEC("tp_btf/sched_migrate_task")

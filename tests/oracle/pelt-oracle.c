@@ -89,6 +89,12 @@ static int on_record(void *ctx, void *data, size_t size) {
                             " rt=%" PRIu64 " dl=%" PRIu64 " irq=%" PRIu64 "\n",
                             (uint64_t) r->time_ns, r->cpu, (uint64_t) r->util, (uint64_t) r->util_est,
                             (uint64_t) r->runnable, (uint64_t) r->rt, (uint64_t) r->dl, (uint64_t) r->irq);
+        else if (r->kind == ORACLE_KIND_NEW_GROUP)
+                n = fprintf(o->f, "t=%" PRIu64 " cpu=%u at=new group_util=%" PRIu64 " group_load=%" PRIu64
+                            " group_runnable=%" PRIu64 " child_util=%" PRIu64 " removed_util=%" PRIu64
+                            " removed_nr=%" PRIu64 "\n", (uint64_t) r->time_ns, r->cpu, (uint64_t) r->util,
+                            (uint64_t) r->util_est, (uint64_t) r->runnable, (uint64_t) r->rt, (uint64_t) r->dl,
+                            (uint64_t) r->irq);
         else if (r->kind == ORACLE_KIND_IRQ)
                 n = fprintf(o->f, "t=%" PRIu64 " cpu=%u irq=%" PRIu64 "\n", (uint64_t) r->time_ns, r->cpu,
                             (uint64_t) r->util);
@@ -110,7 +116,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 }
 
 static void usage(FILE *f) {
-        fprintf(f, "Usage: pelt-oracle -o FILE [--stats] [--all-classes] [--sched-events] [--drain-ms MS]\n"
+        fprintf(f, "Usage: pelt-oracle -o FILE [--stats] [--all-classes] [--sched-events] [--new-groups] [--drain-ms MS]\n"
                    "                   [--linger-ms MS] [-- COMMAND [ARGS...]]\n"
                    "Records the kernel's root cfs_rq PELT signals (util_avg, util_est, runnable_avg) and avg_rt of\n"
                    "every CPU, one line per tracepoint hit:\n"
@@ -121,6 +127,10 @@ static void usage(FILE *f) {
                    "  t=<ns> cpu=<n> irq=<u>\n"
                    "--sched-events also reads the whole rq at sched_switch, sched_wakeup(_new), sched_migrate_task:\n"
                    "  t=<ns> cpu=<n> at=sched util=<u> util_est=<u> runnable=<u> rt=<u> dl=<u> irq=<u>\n"
+                   "--new-groups also reads, at each sched_wakeup_new, the cfs_rq the new task joined (its task\n"
+                   "group's with autogroup or cgroups) after post_init_entity_util_avg() and the attach:\n"
+                   "  t=<ns> cpu=<n> at=new group_util=<u> group_load=<u> group_runnable=<u> child_util=<u>\n"
+                   "        removed_util=<u> removed_nr=<n>   (oracle-compare skips these lines)\n"
                    "Runs until SIGINT/SIGTERM, or until COMMAND exits and --linger-ms more have passed (the end of\n"
                    "the recording: how the signals decay once the workload is gone). Needs root and kernel BTF.\n");
 }
@@ -161,13 +171,14 @@ int main(int argc, char **argv) {
                 { "stats", no_argument, NULL, 's' },
                 { "all-classes", no_argument, NULL, 'a' },
                 { "sched-events", no_argument, NULL, 'e' },
+                { "new-groups", no_argument, NULL, 'g' },
                 { "drain-ms", required_argument, NULL, 'd' },
                 { "linger-ms", required_argument, NULL, 'l' },
                 { "help", no_argument, NULL, 'h' },
                 {}
         };
         const char *out_path = NULL;
-        bool stats = false, all_classes = false, sched_events = false;
+        bool stats = false, all_classes = false, sched_events = false, new_groups = false;
         int drain_ms = 50, linger_ms = 0, c, rc = 0, err;
         struct pelt_oracle_bpf *skel = NULL;
         struct ring_buffer *rb = NULL;
@@ -176,12 +187,13 @@ int main(int argc, char **argv) {
         int child_status = 0;
         bool child_reaped = false;
 
-        while ((c = getopt_long(argc, argv, "+o:saed:l:h", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "+o:saegd:l:h", options, NULL)) >= 0) {
                 switch (c) {
                 case 'o': out_path = optarg; break;
                 case 's': stats = true; break;
                 case 'a': all_classes = true; break;
                 case 'e': sched_events = true; break;
+                case 'g': new_groups = true; break;
                 case 'd': drain_ms = atoi(optarg); break;
                 case 'l': linger_ms = atoi(optarg); break;
                 case 'h': usage(stdout); return 0;
@@ -206,6 +218,8 @@ int main(int argc, char **argv) {
         }
         /* Wake the reader early only when the ring is a quarter full; normally it drains on its timer. */
         skel->rodata->ring_wakeup_bytes = bpf_map__max_entries(skel->maps.records) / 4;
+        skel->rodata->record_new_groups = new_groups;
+        skel->rodata->record_sched_events = sched_events;
         /* DL and IRQ only when asked: the default output (and cost) stays what run-oracle.sh compares. */
         if (!all_classes) {
                 bpf_program__set_autoload(skel->progs.oracle_pelt_dl, false);
@@ -214,7 +228,8 @@ int main(int argc, char **argv) {
         if (!sched_events) {
                 bpf_program__set_autoload(skel->progs.oracle_switch, false);
                 bpf_program__set_autoload(skel->progs.oracle_wakeup, false);
-                bpf_program__set_autoload(skel->progs.oracle_wakeup_new, false);
+                if (!new_groups)
+                        bpf_program__set_autoload(skel->progs.oracle_wakeup_new, false);
                 bpf_program__set_autoload(skel->progs.oracle_migrate, false);
         }
 

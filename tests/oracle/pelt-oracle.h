@@ -13,6 +13,9 @@ enum {
         ORACLE_KIND_DL = 4,       /* pelt_dl_tp (--all-classes) */
         ORACLE_KIND_IRQ = 5,      /* pelt_irq_tp (--all-classes) */
         ORACLE_KIND_SCHED = 6,    /* the whole rq read at a sched_switch/wakeup/migrate (--sched-events) */
+        ORACLE_KIND_NEW_GROUP = 7, /* a new task's group cfs_rq at sched_wakeup_new (--sched-events): util, load (in
+                                    * util_est), runnable; the child's util in rt, the pending removed util in dl and
+                                    * their count in irq */
         ORACLE_NKINDS,
 };
 

@@ -8,7 +8,7 @@
 #
 #   tests/oracle/run-oracle.sh [--short] [--build DIR] [--out DIR] [--schedfreqd PATH] [--workloads A,B,...]
 #                              [--seconds S] [--warmup-ms MS] [--slack-us S] [--linger-ms MS] [--loaded]
-#                              [--max-util-p50 A] [--max-util-p90 B]
+#                              [--autogroup] [--max-util-p50 A] [--max-util-p90 B]
 #
 #   --build DIR       where pelt-oracle, oracle-compare and the helpers are (default: build)
 #   --schedfreqd P    the schedfreqd whose model is compared (default: DIR/schedfreqd)
@@ -22,6 +22,9 @@
 #   --loaded          the loaded variant: while each workload runs (and lingers), CPU 0 carries the load of a
 #                     build in another terminal: in a session of its own (setsid: another autogroup), a task at
 #                     40 % of 10 ms and 100 short-lived children a second of 2 ms each (hog, storm), pinned to CPU 0
+#   --autogroup       the model with task groups (the topology's [system] autogroup = yes, daemon/demand-groups.c):
+#                     what this kernel does when kernel.sched_autogroup_enabled = 1; off by default (docs/fidelity.md,
+#                     difference 12: not better on every workload yet)
 #   --warmup-ms, --slack-us: passed to oracle-compare (skip the start of the window; compare each kernel record
 #                     with the model's latest line up to S µs after it: the kernel updates PELT a few µs before
 #                     the perf event that tells the model, which matters for util_est; default 0)
@@ -50,10 +53,14 @@ WARMUP_MS=0
 SLACK_US=0
 LINGER_MS=1000
 LOADED=0
+AUTOGROUP=0
 LOAD_PIDS=()
 MAX_P50=
 MAX_P90=
 EVENTS='sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_migrate_task,sched:sched_process_exit,sched:sched_stat_runtime'
+# setsid() starts a session, and with autogroup a task group of its own (kernel/sched/autogroup.c,
+# sched_autogroup_create_attach()): the model follows each task's group from it (daemon/demand-groups.c).
+[ -d /sys/kernel/tracing/events/syscalls/sys_exit_setsid ] && EVENTS="$EVENTS,syscalls:sys_exit_setsid"
 FMAX_KHZ=2000000
 export PATH="$PATH:/usr/sbin:/sbin"
 
@@ -74,6 +81,7 @@ while [ $# -gt 0 ]; do
 	--slack-us) SLACK_US=${2:?}; shift ;;
 	--linger-ms) LINGER_MS=${2:?}; shift ;;
 	--loaded) LOADED=1 ;;
+	--autogroup) AUTOGROUP=1 ;;
 	--max-util-p50) MAX_P50=${2:?}; shift ;;
 	--max-util-p90) MAX_P90=${2:?}; shift ;;
 	-h | --help) sed -n '5,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; exit 0 ;;
@@ -124,6 +132,7 @@ write_topology() { # FILE
 		echo "[system]"
 		echo "online = $online"
 		echo "possible = $possible"
+		[ $AUTOGROUP = 1 ] && echo "autogroup = yes"
 		for cpu in $(cpus_of "$online"); do
 			echo
 			echo "[policy$cpu]"

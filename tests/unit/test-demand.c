@@ -609,3 +609,47 @@ TEST(silence_ends_a_run) {
         ASSERT_EQ(demand_cpu_util_avg(d, 1), demand_cpu_util_avg(ref, 1));
 }
 
+
+/*
+ * Task groups (autogroup, demand-groups.c). A task that ran 64 ms alone on cpu0, in a group of its own, wakes on
+ * cpu1: cpu1's root gets its whole util at the enqueue (attach, propagated at once by enqueue_task_fair()'s walk),
+ * as without groups; but cpu0's root keeps it, because remove_entity_load_avg() only queues it on the GROUP's cfs_rq
+ * there, which subtracts it at its next update (here the blocked-load update) and then propagates. A child it forks
+ * onto cpu0 meanwhile takes its initial util from that group cfs_rq, which still holds the task's util
+ * (post_init_entity_util_avg(): util x 1024 / (load + 1), capped at (1024 - util) / 2), not from the root.
+ */
+TEST(groups_remove_lazily_and_seed_new_tasks) {
+        _cleanup_(demand_freep) Demand *d = NULL, *flat = NULL;
+        DemandTaskInfo info, flat_info;
+        Demand *both[2];
+        unsigned u0;
+        uint64_t t;
+
+        ASSERT_OK(demand_new(2, &d));
+        ASSERT_OK(demand_new(2, &flat));
+        demand_set_autogroup(d, true);
+        both[0] = d;
+        both[1] = flat;
+        for (unsigned i = 0; i < 2; i++) {
+                ASSERT_OK(feed(both[i], wake(SCHED_EVENT_WAKEUP, T0, 0, 10, 120, 0), NULL));
+                t = run_then_sleep(both[i], 0, 10, T0, 64);
+                ASSERT_OK(feed(both[i], in_context(wake(SCHED_EVENT_WAKEUP, t, 1, 10, 120, 1), 0), NULL));
+        }
+        u0 = demand_cpu_util_avg(d, 0);
+        ASSERT_TRUE(u0 > 700);
+        ASSERT_EQ(demand_cpu_util_avg(d, 1), demand_cpu_util_avg(flat, 1));    /* the attach: whole, at once */
+        ASSERT_TRUE(demand_cpu_util_avg(flat, 0) < 50);                         /* flat: gone at once */
+        ASSERT_EQ(demand_cpu_util_avg(d, 0), u0);                               /* grouped: still there */
+
+        /* Task 10, now running on cpu1, forks 11 onto cpu0: the group's cfs_rq there still holds 10's util. */
+        for (unsigned i = 0; i < 2; i++)
+                ASSERT_OK(feed(both[i], in_context(wake(SCHED_EVENT_WAKEUP_NEW, t + MSEC_NS, 1, 11, 120, 0), 10), NULL));
+        ASSERT_OK(demand_task_info(d, 11, &info));
+        ASSERT_OK(demand_task_info(flat, 11, &flat_info));
+        ASSERT_EQ(flat_info.util_avg, 512);                                     /* root's cap: (1024 - ~0) / 2 */
+        ASSERT_TRUE(info.util_avg <= (1024 - u0) / 2 + 1);                      /* the group's cap */
+
+        /* The blocked-load update applies the removal on the group's cfs_rq and propagates it to the root. */
+        ASSERT_TRUE(demand_blocked_update(d, 0, t + 2 * MSEC_NS));
+        ASSERT_TRUE(demand_cpu_util_avg(d, 0) < info.util_avg + 50);
+}

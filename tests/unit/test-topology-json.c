@@ -86,6 +86,24 @@ TEST(system_only) {
         ASSERT_STREQ(json, "{\n  \"system\": {\n    \"online\": \"0\",\n    \"possible\": \"0-1\"\n  }\n}\n");
 }
 
+/* [system] autogroup = yes as a JSON boolean; absent (no) left out, as the INI writer leaves it out. */
+TEST(autogroup) {
+        _cleanup_free_ char *json = json_of("[system]\nonline = 0\npossible = 0\nautogroup = yes\n");
+
+        ASSERT_TRUE(json);
+        ASSERT_STREQ(json, "{\n  \"system\": {\n    \"online\": \"0\",\n    \"possible\": \"0\",\n"
+                           "    \"autogroup\": true\n  }\n}\n");
+}
+
+/* A driver name that is not UTF-8 (sysfs promises nothing): still valid JSON, the byte as U+FFFD. */
+TEST(driver_not_utf8) {
+        _cleanup_free_ char *json = json_of("[policy0]\ncpus = 0\ndriver = dt\xff\ncpuinfo_min_khz = 1\n"
+                                            "cpuinfo_max_khz = 2\n");
+
+        ASSERT_TRUE(json);
+        ASSERT_TRUE(strstr(json, "\"driver\": \"dt\\ufffd\",\n"));
+}
+
 TEST(driver_escaped) {
         _cleanup_free_ char *json = json_of("[policy0]\ncpus = 0\ndriver = a\"b\\c\ncpuinfo_min_khz = 1\n"
                                             "cpuinfo_max_khz = 2\n");

@@ -719,3 +719,26 @@ TEST(resolve_single_entry_and_continuous) {
 }
 
 DEFINE_TEST_MAIN
+
+/* [system] autogroup: whether every session is a task group on the described kernel (demand-groups.c). */
+TEST(autogroup_key) {
+        static const char *const policy = "[policy0]\ncpus = 0\ndriver = acpi-cpufreq\nfrequencies_khz = 500000\n";
+        _cleanup_(topology_freep) Topology *t = NULL, *off = NULL;
+        _cleanup_free_ char *error = NULL, *text = NULL, *out = NULL;
+        size_t size = 0;
+        FILE *f;
+
+        ASSERT_TRUE(asprintf(&text, "[system]\nautogroup = yes\n%s", policy) > 0);
+        ASSERT_OK(parse_text(text, &t, &error));
+        ASSERT_TRUE(t->autogroup);
+        f = open_memstream(&out, &size);
+        ASSERT_TRUE(f);
+        ASSERT_OK(topology_write(f, t));
+        ASSERT_EQ(fclose(f), 0);
+        ASSERT_TRUE(strstr(out, "autogroup = yes\n"));
+        ASSERT_OK(parse_text(policy, &off, &error));
+        ASSERT_TRUE(!off->autogroup);
+        ASSERT_TRUE(parse_fails_with("[system]\nautogroup = maybe\n", "t.ini:2: autogroup: \"maybe\" is not yes or no"));
+        ASSERT_TRUE(parse_fails_with("[system]\nautogroup = no\nautogroup = yes\n",
+                                     "t.ini:3: autogroup is set twice (first on line 2)"));
+}
