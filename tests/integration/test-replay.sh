@@ -30,8 +30,8 @@ expect() { # NAME ACTUAL EXPECTED
 
 # The article case, remote allowed (cpufreq-dt): policy1 changes at the wake-up recorded on cpu0. heavy last ran on
 # cpu0, so its wake-up onto cpu1 attaches its util there (update_load_avg(DO_ATTACH)): a hook call on cpu1's rq.
-# Nothing more: cpu1's later switches (1.700500, 1.702500, 1.702600) fall in the PELT period of that attach (cpu1
-# at 2 GHz runs its clock at wall speed), so none is a hook call and policy1 stays at 2 GHz to the trace's end.
+# No fall after it: heavy's dequeue at 1.702500 is a hook call (a period decayed) but cpu1 has not been idle
+# since the raise (the busy-hold), and light's switch to idle at 1.702600 shares that period: no hook call.
 expect article_remote "$(replay two-dt.ini article.txt 2>/dev/null | grep policy=1)" "\
 t=1700200000 policy=1 freq=2000000 cpu=0 kind=remote util=1024"
 
