@@ -482,7 +482,10 @@ void dm_task_enqueue(Demand *d, Task *k, int cpu, uint64_t now_ns) {
                 c->nr_rule[k->rule]++;
         }
         if (k->rt) {
+                /* enqueue_top_rt_rq() kicks cpufreq (kernel/sched/rt.c), __add_running_bw() for DL (deadline.c);
+                 * the stopper's class does not. */
                 c->nr_rt += k->queued_rt;
+                c->updates += k->queued_rt;
                 return;
         }
         if (!k->attached)
@@ -532,8 +535,11 @@ void dm_task_dequeue(Demand *d, Task *k, uint64_t now_ns, bool sleep) {
         k->on_rq = false;
         dm_task_unqueue_rule(d, c, k);
         if (k->queued_rt || k->queued_stop) {
-                if (k->queued_rt)
+                /* dequeue_rt_entity() ends in enqueue_top_rt_rq(), which kicks cpufreq; DL: __sub_running_bw(). */
+                if (k->queued_rt) {
                         c->nr_rt -= c->nr_rt > 0;
+                        c->updates++;
+                }
                 k->queued_rt = k->queued_stop = false;
                 return;
         }

@@ -43,9 +43,12 @@ static void engine_defer(Engine *e, size_t i, uint64_t now_ns) {
 }
 
 /*
- * The cpufreq hook of @cpu's rq, if the kernel would call it now: its cfs signal changed (decayed, attach,
- * detach) or a task waking after I/O is enqueued (@iowait). sugov_iowait_boost() and last_update happen in
- * every hook call, before the remote check (reference §5.2); the boost is applied at the evaluation.
+ * The cpufreq hook of @cpu's rq, if the kernel would call it now: its signal changed since the last hook call
+ * (demand_cpu_updates(): the cfs signal decayed, i.e. crossed a PELT period, or a task was attached or
+ * detached, as update_load_avg() → cfs_rq_util_change() in kernel/sched/fair.c, 4.14 to 6.18; an RT/DL enqueue
+ * or dequeue, enqueue_top_rt_rq() in rt.c, __add/__sub_running_bw() in deadline.c) or a task waking after I/O
+ * is enqueued (@iowait). sugov_iowait_boost() and last_update happen in every hook call, before the remote
+ * check (reference §5.2); the boost is applied at the evaluation.
  */
 static void engine_hook(Engine *e, unsigned cpu, uint64_t now_ns, bool iowait) {
         uint64_t updates = demand_cpu_updates(e->demand, cpu);
@@ -76,26 +79,37 @@ static void engine_update_policy(Engine *e, int p, int cpu, uint64_t now_ns, Sch
                 engine_defer(e, (size_t) p, now_ns);
 }
 
+/* Whether a CPU of @eff in policy @p had a hook call in this reaction. */
+static bool effect_hooked_in(const Engine *e, const DemandEffect *eff, int p) {
+        for (unsigned k = 0; k < eff->n_cpus; k++)
+                if (e->policy_of_cpu[eff->cpus[k]] == p && e->hooked[eff->cpus[k]])
+                        return true;
+        return false;
+}
+
 /*
- * After an event recorded on @cpu changed the demand of @eff's CPUs: the cpufreq hooks of those rqs and of
- * @cpu's own, then the updates the remote rule permits. @iowait_cpu: the CPU whose hook carries
+ * After an event recorded on @cpu changed the rqs of @eff's CPUs: the cpufreq hooks of those rqs, then, for each
+ * policy with a CPU whose hook fired, the update the remote rule permits. Only the rqs the event changed are
+ * hooked (the kernel's wake-up, migration or exit does not update the rq of the CPU that records it), and a rq
+ * only where the kernel calls cpufreq_update_util() (engine_hook()): a policy none of whose CPUs is hooked is not
+ * evaluated, and a disallowed remote one has nothing to defer. @iowait_cpu: the CPU whose hook carries
  * SCHED_CPUFREQ_IOWAIT (-1: none).
  */
 static void engine_react(Engine *e, int cpu, const DemandEffect *eff, uint64_t now_ns, SchedEventType event,
                          int iowait_cpu) {
         int local = e->policy_of_cpu[cpu];
 
-        engine_hook(e, (unsigned) cpu, now_ns, cpu == iowait_cpu);
         for (unsigned k = 0; k < eff->n_cpus; k++)
                 engine_hook(e, (unsigned) eff->cpus[k], now_ns, eff->cpus[k] == iowait_cpu);
         for (unsigned k = 0; k < eff->n_cpus; k++) {
                 int b = eff->cpus[k], p = e->policy_of_cpu[b];
 
-                /* The local policy is evaluated once, last. */
-                if (p != local)
+                /* One update per hook call on another policy's CPU; the local policy is evaluated once, last. */
+                if (p != local && e->hooked[b])
                         engine_update_policy(e, p, cpu, now_ns, event);
         }
-        engine_update_policy(e, local, cpu, now_ns, event);
+        if (local >= 0 && effect_hooked_in(e, eff, local))
+                engine_update_policy(e, local, cpu, now_ns, event);
         engine_unhook(e);
 }
 
@@ -230,7 +244,7 @@ int engine_event(Engine *e, const SchedEvent *ev) {
                 e->stats.invalid_events++;
                 return 0;
         }
-        (void) demand_advance(e->demand, (unsigned) ev->cpu, now_ns);
+        /* No demand_advance() of ev->cpu: the events that update its rq (a switch, an update_curr()) do it. */
         e->cause_pid = sched_event_task_pid(ev);
         engine_react(e, ev->cpu, &eff, now_ns, ev->type, -1);
         e->cause_pid = 0;
@@ -261,7 +275,6 @@ int engine_iowait(Engine *e, int cpu, int32_t pid, uint64_t time_ns) {
         b = demand_iowait_enqueue(e->demand, pid, now_ns);
         if (b >= 0)
                 eff = (DemandEffect) { .cpus = { b }, .n_cpus = 1 };
-        (void) demand_advance(e->demand, (unsigned) cpu, now_ns);
         /* It is part of a wake-up (enqueue_task_fair() with ENQUEUE_WAKEUP): reported as one. */
         e->cause_pid = pid;
         engine_react(e, cpu, &eff, now_ns, SCHED_EVENT_WAKEUP, b);

@@ -7,11 +7,15 @@
  * include/engine-internal.h).
  *
  * When a policy is evaluated mirrors where the kernel calls cpufreq_update_util() (reference §4, §5):
- *   - every event recorded on a CPU is a local opportunity for that CPU's policy (the kernel's hooks run on
- *     enqueue, dequeue and PELT decay of the CPU's own rq);
- *   - an event recorded on CPU a that changes the demand of CPU b of another policy P (a wake-up onto b, a
- *     migration to or from b) evaluates P at once only if P permits remote changes; otherwise the demand is
- *     recorded and P waits for the next event recorded on one of its CPUs. That is
+ *   - an event calls the hook of each rq it changes (the CPU of a switch or of an update_curr(), the target of a
+ *     wake-up, both CPUs of a migration, an exiting task's CPU), and a hook call happens only where the kernel
+ *     makes one: the rq's cfs signal decayed (a PELT period crossed since its last update), a task was
+ *     attached or detached (update_load_avg() → cfs_rq_util_change(), kernel/sched/fair.c), an RT/DL task was
+ *     enqueued or dequeued (enqueue_top_rt_rq(), rt.c; __add/__sub_running_bw(), deadline.c), or a task woke
+ *     after I/O (enqueue_task_fair()). A policy is evaluated for a hook call on one of its CPUs only;
+ *   - a hook call run on CPU a for CPU b of another policy P (a wake-up onto b, a migration to or from b)
+ *     evaluates P at once only if P permits remote changes; otherwise the demand is recorded and P waits for
+ *     the next hook call on one of its CPUs. That is
  *     cpufreq_this_cpu_can_update() (kernel/sched/cpufreq.c, 5.5+): "cpumask_test_cpu(smp_processor_id(),
  *     policy->cpus) || policy->dvfs_possible_from_any_cpu". Per-CPU bookkeeping before that check (iowait
  *     boost, last_update) is done either way, as in sugov_update_*();

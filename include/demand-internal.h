@@ -44,7 +44,7 @@ typedef struct DemandCpu {
         unsigned cpu_scale;       /* arch_scale_cpu_capacity() */
         unsigned freq_scale;      /* arch_scale_freq_capacity(): cur/max x 1024 */
         uint64_t idle_calls;      /* completed idle periods: counted when the CPU leaves idle (see demand.h) */
-        uint64_t updates;         /* the signal changed: decayed, attach, detach (where the kernel calls cpufreq) */
+        uint64_t updates;         /* decayed, attach, detach, RT/DL enqueue or dequeue (the kernel calls cpufreq) */
         uint16_t nr_rule[RULES_MAX]; /* queued tasks (cfs or rt, counted above) per rule: the rq's uclamp buckets */
         uint16_t idle_max_util;   /* uclamp_max kept while the rq is empty (uclamp_idle_value()) */
         int8_t idle_max_rule;     /* the rule behind it, -1 = none */

@@ -133,9 +133,10 @@ uint64_t demand_lost_switches(const Demand *d);
 uint64_t demand_cpu_idle_calls(const Demand *d, unsigned cpu);
 
 /*
- * How many times @cpu's cfs signal changed: a PELT period boundary crossed, a task attached or detached. The
- * kernel calls cpufreq_update_util() exactly then (cfs_rq_util_change() from update_load_avg(), reference
- * §4); the engine uses it to tell real hook calls from its extra evaluations.
+ * How many times @cpu's rq changed in a way the kernel reports to cpufreq: its cfs signal crossed a PELT period
+ * boundary, a task was attached or detached (cfs_rq_util_change() from update_load_avg(), reference §4), an
+ * RT or DL task was enqueued or dequeued (enqueue_top_rt_rq(), __add/__sub_running_bw()), blocked load decayed.
+ * The engine calls the CPU's hook only when it changed since the last call (engine-inputs.c, engine_hook()).
  */
 uint64_t demand_cpu_updates(const Demand *d, unsigned cpu);
 

@@ -74,7 +74,7 @@ int engine_iowait(Engine *e, int cpu, int32_t pid, uint64_t time_ns);
 int engine_tick(Engine *e, uint64_t now_ns);
 
 /* Events of @cpu before @time_ns were lost (a ring overflowed): its model is rebuilt from the next events on
- * (demand_cpu_resync()). The next event's evaluation decides the frequency, as after any event. */
+ * (demand_cpu_resync()). Its next hook call's evaluation decides the frequency, as after any change. */
 int engine_cpu_resync(Engine *e, int cpu, uint64_t time_ns);
 
 /*
@@ -168,7 +168,7 @@ int engine_set_limits(Engine *e, unsigned policy_index, uint32_t min_khz, uint32
 /*
  * A policy given up to another tool (policy-health.h, released) is no longer evaluated (@managed false); one
  * that comes back from being unwritable (offline, backing off) takes @cur_khz as the frequency in force and
- * is re-evaluated at its next event, bypassing the rate limit (its real frequency may have moved meanwhile).
+ * is re-evaluated at its next hook call, bypassing the rate limit (its real frequency may have moved meanwhile).
  */
 int engine_set_policy_managed(Engine *e, unsigned policy_index, bool managed);
 int engine_policy_resync(Engine *e, unsigned policy_index, uint32_t cur_khz);

@@ -42,28 +42,44 @@ run_case() {
 	SETS=$(emu_policy_steps 1 "$START" "$END")
 }
 
+# How much of the light process's last 300 ms policy1 spent at its maximum, in % (SETS: "ms kHz" steps).
+late_max_share() {
+	awk -v m="$MAX" -v end_ms="$(((END - START) / 1000000))" '
+		{ if ($1 > 300 && f == m) at += ($1 < end_ms ? $1 : end_ms) - (t > 300 ? t : 300); t = $1; f = $2 }
+		END { if (f == m && end_ms > (t > 300 ? t : 300)) at += end_ms - (t > 300 ? t : 300)
+		      printf "%d", (end_ms > 300 ? 100 * at / (end_ms - 300) : 0) }' <<<"$SETS"
+}
+
+# The rule holds policy1 at its maximum at the light process's wake-ups: raised again at each one (max sets),
+# or kept there through its sleeps. The perf model lowers it only at a hook call while the process sleeps (its
+# dequeue, when that crosses a PELT period: about one activation in five; docs/fidelity.md, "Evaluation
+# points"), so there it is mostly kept (share of the time at max) rather than raised again.
 if run_case rule '[rule:light]\ncomm = hog\nmin_util = 1024\n'; then
 	first=$(awk -v m="$MAX" '$2 == m { print $1; exit }' <<<"$SETS")
 	late_max=$(awk -v m="$MAX" '$1 >= 300 && $2 == m' <<<"$SETS" | wc -l)
+	share=$(late_max_share)
 	if under_valgrind; then
 		ok "rule: the daemon ran with a rule (timing not judged under valgrind)"
 	# Within its first three wake-ups (10 ms apart), counted in its own periods rather than a bound in ms: a
 	# busy host once held the first raise 10.2 ms (the usual is 0.0-0.1); without the rule it never comes.
-	elif [ -n "$first" ] && awk -v f="$first" -v p="$PERIOD_MS" 'BEGIN { exit !(f < 3 * p) }' && [ "$late_max" -ge 10 ]; then
-		ok "rule: policy1 at max $first ms after the light process started (within its first 3 periods of $PERIOD_MS ms), and at $late_max of its wake-ups in the last 300 ms"
+	elif [ -n "$first" ] && awk -v f="$first" -v p="$PERIOD_MS" 'BEGIN { exit !(f < 3 * p) }' &&
+		{ [ "$late_max" -ge 10 ] || [ "$share" -ge 50 ]; }; then
+		ok "rule: policy1 at max $first ms after the light process started (within its first 3 periods of $PERIOD_MS ms); in the last 300 ms raised to max $late_max times, at max $share % of the time"
 	else
 		fail "rule: min_util = 1024 raises policy1 at the light process's wake-ups" "first max at: ${first:-never} ms;" \
-			"max sets after 300 ms: $late_max" "sets (ms kHz):" "$(head -n 20 <<<"$SETS")" "$(tail -n 5 "$TMP/rule.err")"
+			"max sets after 300 ms: $late_max (>= 10), at max $share % (>= 50)" "sets (ms kHz):" "$(head -n 20 <<<"$SETS")" \
+			"$(tail -n 5 "$TMP/rule.err")"
 	fi
 fi
 
 # The same by executable: matched from the proc connector's exec event (/proc/PID/exe), not the name.
 if run_case exe '[rule:by-exe]\nexe = */tests/helpers/hog\nmin_util = 1024\n'; then
 	late_max=$(awk -v m="$MAX" '$1 >= 300 && $2 == m' <<<"$SETS" | wc -l)
-	if under_valgrind || [ "$late_max" -ge 10 ]; then
-		ok "exe rule: policy1 at max at $late_max of the light process's wake-ups in the last 300 ms"
+	share=$(late_max_share)
+	if under_valgrind || [ "$late_max" -ge 10 ] || [ "$share" -ge 50 ]; then
+		ok "exe rule: in the light process's last 300 ms policy1 raised to max $late_max times, at max $share % of the time"
 	else
-		fail "exe rule: exe = */tests/helpers/hog raises policy1" "max sets after 300 ms: $late_max" \
+		fail "exe rule: exe = */tests/helpers/hog raises policy1" "max sets after 300 ms: $late_max (>= 10), at max $share % (>= 50)" \
 			"$(head -n 20 <<<"$SETS")" "$(tail -n 5 "$TMP/exe.err")"
 	fi
 fi

@@ -5,9 +5,9 @@
 # case in two rounds over emulated per-CPU policies that differ only in their driver. Round 1 (cpufreq-dt,
 # remote changes permitted): every wake-up of the heavy task by CPU 0 at a low policy1 is told as a raise at
 # once from CPU 0 (remote), and the decision stream says kind=remote cpu=0. Round 2 (acpi-cpufreq): as could
-# not be changed from CPU 0 and raised at CPU 1's next event (deferred), and the stream has no remote decision
+# not be changed from CPU 0 and raised at CPU 1's next update (deferred), and the stream has no remote decision
 # for policy1 but a deferred= one per told wake-up. In the same run, the median wake-up → raise of round 2 is
-# later than round 1's (the change waited for CPU 1's next event). The table's counts are those of the decision
+# later than round 1's (the change waited for CPU 1's next update). The table's counts are those of the decision
 # streams; the terminal gets <= 60 lines of <= 80 columns, in order; the plot is a PNG; the governors and
 # limits are back after each round; the event source is the one this run asked for (the default: auto).
 
@@ -61,14 +61,14 @@ else
 fi
 
 told2=$(grep -c '^  [0-9]\. CPU 0 woke heavy onto CPU 1 ->' <<<"$round2")
-deferred2=$(grep -c "at CPU 1's next event (deferred: the change waited [0-9.]* ms)" <<<"$round2")
+deferred2=$(grep -c "at CPU 1's next update (deferred: the change waited [0-9.]* ms)" <<<"$round2")
 streams2=$(awk '$2 == 1 && $4 == "local" && $5 == 1 && $8 != "-"' "$DEMO/acpi-cpufreq.wakeups" 2>/dev/null | wc -l)
 remote_p1=$(grep 'policy=1 ' "$DEMO/acpi-cpufreq.decisions" 2>/dev/null | grep -c 'kind=remote')
 if [ "$told2" -ge 2 ] && [ "$deferred2" -eq "$told2" ] && [ "$streams2" -eq "$told2" ] && [ "$remote_p1" -eq 0 ] &&
 	[ "$(grep -c 'could not be changed from CPU 0' <<<"$round2")" -eq "$told2" ]; then
-	ok "run-demo: acpi-cpufreq: all $told2 wake-ups told deferred to CPU 1's next event; no remote policy1 decision"
+	ok "run-demo: acpi-cpufreq: all $told2 wake-ups told deferred to CPU 1's next update; no remote policy1 decision"
 else
-	fail "run-demo: acpi-cpufreq: every wake-up told deferred to CPU 1's next event; no remote policy1 decision" \
+	fail "run-demo: acpi-cpufreq: every wake-up told deferred to CPU 1's next update; no remote policy1 decision" \
 		"told $told2, deferred $deferred2, kind=local cpu=1 deferred= in the stream $streams2, remote $remote_p1" \
 		"$round2" "$(cat "$DEMO/acpi-cpufreq.wakeups" 2>/dev/null)"
 fi

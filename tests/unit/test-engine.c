@@ -529,7 +529,11 @@ TEST(hold_rule) {
                                       engine_policy_util(f.e, P2)));
         ASSERT_TRUE(engine_policy_khz(f.e, P2) <= khz2);
 
-        /* Idle once: the next evaluation may lower it. */
+        /*
+         * Idle once: the next evaluation may lower it. That is the next hook call, 2 ms later when the CPU wakes
+         * (its signal decayed): the switch to idle itself, within the PELT period of the tick before, is none
+         * (update_load_avg() reports no decay; kernel/sched/fair.c).
+         */
         {
                 SchedEvent ev = ev_switch(t, 1, 0);
 
@@ -537,6 +541,8 @@ TEST(hold_rule) {
                 ev.sw.prev_runnable = false;
                 ASSERT_OK(engine_event(f.e, &ev));
         }
+        ASSERT_TRUE(engine_policy_khz(f.e, P1) >= held);
+        ASSERT_OK(feed_switch(f.e, t + 2 * MSEC_NS, 1, 106));
         ASSERT_TRUE(engine_policy_khz(f.e, P1) < held);
 }
 
@@ -907,11 +913,16 @@ TEST(tick_settles_and_reports) {
 
 /*
  * sched_stat_iowait fed as a SchedEvent (the live path: perf ring → decoder → engine_event()) and through
- * engine_iowait() give the same decisions: the iowait boost doubling per wake-up after I/O 1 ms apart, with
- * no sched_wakeup needed for it. 128 asks for less than the minimum; 256 at +2 ms; 512 at +3 ms is within
- * the 1.5 ms rate limit and stays pending (no doubling to 1024 at +4 ms: one doubling per applied request,
- * sugov_iowait_boost() in kernel/sched/cpufreq_schedutil.c), applied at +4 ms.
+ * engine_iowait() give the same decisions: the iowait boost doubling per wake-up after I/O 250 us apart, with
+ * no sched_wakeup needed for it. 128 asks for less than the minimum; 256 at +0.5 ms; 512 at +0.75 ms is within
+ * the 1.5 ms rate limit and stays pending (no doubling to 1024 at the requests after it: one doubling per
+ * applied request, sugov_iowait_boost() in kernel/sched/cpufreq_schedutil.c), applied at +2 ms. The wake-ups
+ * come within a PELT period of the switch-out before them: 1 ms apart, each enqueue crossed a period, and that
+ * hook call without the IOWAIT flag (update_load_avg() decayed, kernel/sched/fair.c), not rate limited after
+ * the first request's unchanged frequency, halved the 128 to nothing (sugov_iowait_apply()): no boost at all.
  */
+#define IOWAIT_WAKEUPS 8
+#define IOWAIT_CYCLE_NS (250 * USEC_NS)
 static void run_iowait(bool as_event, Recorder *ret) {
         _cleanup_(fixture_done) Fixture f = {};
 
@@ -919,11 +930,11 @@ static void run_iowait(bool as_event, Recorder *ret) {
         f.topo->policies[P1].cur_khz = 500000;
         if (fixture_start(&f) < 0)
                 abort();
-        for (unsigned i = 0; i < 4; i++) {
-                uint64_t t = T0 + i * MSEC_NS;
-                SchedEvent sleep = ev_switch(t + 100 * USEC_NS, 1, 0), iowait = {
-                        .type = SCHED_EVENT_STAT_IOWAIT, .time_ns = t + MSEC_NS, .cpu = 1,
-                        .iowait = { .comm = "io", .pid = 800, .delay_ns = 900 * USEC_NS },
+        for (unsigned i = 0; i < IOWAIT_WAKEUPS; i++) {
+                uint64_t t = T0 + i * IOWAIT_CYCLE_NS;
+                SchedEvent sleep = ev_switch(t + 50 * USEC_NS, 1, 0), iowait = {
+                        .type = SCHED_EVENT_STAT_IOWAIT, .time_ns = t + IOWAIT_CYCLE_NS, .cpu = 1,
+                        .iowait = { .comm = "io", .pid = 800, .delay_ns = IOWAIT_CYCLE_NS - 50 * USEC_NS },
                 };
 
                 if (feed_switch(f.e, t, 1, 800) < 0)
@@ -956,8 +967,8 @@ TEST(iowait_event) {
         }
         ASSERT_EQ(a->n, 2);
         ASSERT_EQ(boosted, 2);
-        ASSERT_U64_EQ(a->d[0].time_ns, T0 + 2 * MSEC_NS);
-        ASSERT_U64_EQ(a->d[1].time_ns, T0 + 4 * MSEC_NS);
+        ASSERT_U64_EQ(a->d[0].time_ns, T0 + 2 * IOWAIT_CYCLE_NS);
+        ASSERT_U64_EQ(a->d[1].time_ns, T0 + IOWAIT_WAKEUPS * IOWAIT_CYCLE_NS);
         ASSERT_EQ(a->d[a->n - 1].new_khz, 1250000); /* 512 × 1.25 / 1024 × 2 GHz */
 }
 
