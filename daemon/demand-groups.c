@@ -35,7 +35,8 @@
 #include <string.h>
 
 #include "demand.h"
-#include "demand-internal.h"
+#include "demand-groups.h"
+#include "demand-types.h"
 #include "macro.h"
 #include "pelt.h"
 #include "task-table.h"

@@ -137,13 +137,8 @@ static void cpu_clock_update(DemandCpu *c, uint64_t now_ns) {
         c->clock.pelt_ns += delta;
 }
 
-/* rq_clock_pelt(): what every PELT signal of the CPU is updated with. */
 static uint64_t cpu_pelt_now(const DemandCpu *c) {
-        return c->clock.pelt_ns - MIN(c->clock.lost_idle_ns, c->clock.pelt_ns);
-}
-
-uint64_t dm_cpu_pelt_now(const Demand *d, unsigned cpu) {
-        return cpu_pelt_now(&d->cpus[cpu]);
+        return dm_pelt_clock_now(&c->clock);
 }
 
 /* ---- per-task signals ---- */

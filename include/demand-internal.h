@@ -3,7 +3,8 @@
 
 /*
  * The demand model's insides, shared by its files (demand.c: clocks, signals, enqueue and dequeue;
- * demand-events.c: the scheduler events; demand-state.c: queries, rules). Not for anyone else: the model's
+ * demand-events.c: the scheduler events; demand-state.c: queries, rules; demand-groups.c: task groups, which
+ * demand.c calls and which sees only demand-types.h and demand-groups.h). Not for anyone else: the model's
  * API is include/demand.h.
  */
 
@@ -11,6 +12,9 @@
 #include <stdint.h>
 
 #include "demand.h"
+#include "demand-groups.h"
+#include "demand-types.h"
+#include "macro.h"
 #include "pelt.h"
 #include "rules.h"
 #include "task-table.h"
@@ -18,74 +22,6 @@
 /* include/linux/sched/prio.h: MAX_RT_PRIO. prio < 100 is RT; DL tasks are printed as -1. */
 #define MAX_RT_PRIO 100
 #define STOPPER_COMM_PREFIX "migration/"
-
-/* rq->clock_task, rq->clock_pelt and rq->lost_idle_time (kernel/sched/pelt.h). */
-typedef struct PeltClock {
-        uint64_t task_ns;         /* the time the clock was last brought up to */
-        uint64_t pelt_ns;         /* clock_pelt: runs at cpu_scale x freq_scale while busy, = task_ns while idle */
-        uint64_t lost_idle_ns;    /* idle time a saturated CPU could not have had at full speed */
-        bool idle_pending;        /* went idle at task_ns: sync at the next update (see cpu_clock_update()) */
-} PeltClock;
-
-typedef struct DemandCpu {
-        PeltClock clock;
-        PeltSignal pelt;          /* the root cfs_rq util: running = a CFS task is cfs_rq->curr */
-        PeltSignal runnable;      /* the root cfs_rq runnable_avg: weight = CFS tasks enqueued (h_nr_runnable) */
-        PeltSignal rt;            /* rq->avg_rt: running = an RT (or DL) task is rq->curr */
-        unsigned util_est_sum;    /* cfs_rq->avg.util_est: Σ util_est of the enqueued CFS tasks */
-        unsigned nr_rt;           /* runnable RT/DL tasks */
-        unsigned nr_cfs;          /* enqueued CFS tasks, the running one included */
-        int32_t curr_pid;         /* rq->curr, 0 = idle */
-        uint64_t seen_ns;         /* the last evidence of curr_pid here: its switch-in, an event in its context */
-        bool curr_inferred;       /* curr_pid was woken onto the idle CPU, its switch-in not recorded yet */
-        bool curr_cfs;            /* rq->curr is a CFS task (cfs_rq->curr != NULL) */
-        bool curr_rt;             /* rq->curr is an RT/DL task (not the stopper) */
-        uint32_t epoch;           /* idle entries: a task enqueued in an older epoch is no longer queued */
-        unsigned cpu_scale;       /* arch_scale_cpu_capacity() */
-        unsigned freq_scale;      /* arch_scale_freq_capacity(): cur/max x 1024 */
-        uint64_t idle_calls;      /* completed idle periods: counted when the CPU leaves idle (see demand.h) */
-        uint64_t updates;         /* decayed, attach, detach, RT/DL enqueue or dequeue (the kernel calls cpufreq) */
-        uint16_t nr_rule[RULES_MAX]; /* queued tasks (cfs or rt, counted above) per rule: the rq's uclamp buckets */
-        uint16_t idle_max_util;   /* uclamp_max kept while the rq is empty (uclamp_idle_value()) */
-        int8_t idle_max_rule;     /* the rule behind it, -1 = none */
-        uint64_t balance_ns;      /* the last periodic blocked-load update of this busy CPU (demand-groups.c) */
-} DemandCpu;
-
-/*
- * A task group's cfs_rq on one CPU and the group's entity on that CPU's root cfs_rq (demand-groups.c), with
- * autogroup: tg->cfs_rq[cpu]->avg and tg->se[cpu]->avg (kernel/sched/fair.c). The signals of a group with no
- * queued task here (blocked) are only decayed when next used, which is exact: they contributed nothing since.
- */
-typedef struct GroupRq {
-        PeltSignal util, runnable, load;        /* the group's cfs_rq: Σ of its tasks' signals, removals lazily */
-        PeltSignal se_util, se_runnable;        /* its entity on the root: what the root holds of the group */
-        uint32_t removed_util, removed_runnable, removed_load; /* gcfs_rq->removed: applied at its next update */
-        uint32_t removed_nr;
-        uint32_t nr_queued;                     /* the group's queued CFS tasks here (h_nr_runnable) */
-        uint32_t nr_delayed;                    /* asleep but still queued (EEVDF delayed dequeue): load only */
-        uint32_t delay_epoch;                   /* bumped when the delayed ones are all dequeued */
-        bool propagate;                         /* gcfs_rq->propagate: the root learns at the entity's next update */
-        bool live;                              /* its windows were started */
-} GroupRq;
-
-typedef struct DemandGroup {
-        int32_t id;                             /* the key of its session (a pid) */
-        GroupRq *rq;                            /* one per CPU */
-} DemandGroup;
-
-struct Demand {
-        unsigned n_cpus;
-        DemandCpu *cpus;
-        TaskTable *tasks;
-        uint64_t silence_ns;      /* demand_cpu_silent(): 0 = the source does not report sched_stat_runtime */
-        uint64_t lost_switches;   /* switches the events' context showed were lost */
-        uint64_t resyncs;         /* demand_cpu_resync() calls */
-        const RuleSet *rules;     /* demand_set_rules(): the caller's, NULL = none */
-        uint16_t rules_gen;       /* bumped by each demand_set_rules(): tasks are matched again */
-        bool groups_on;           /* demand_set_autogroup(): tasks in per-session task groups (demand-groups.c) */
-        DemandGroup *groups;
-        size_t n_groups, max_groups;
-};
 
 /* demand.c, for demand-events.c and demand-state.c (static there before the split). */
 bool dm_cpu_valid(const Demand *d, int cpu);
@@ -105,22 +41,4 @@ void dm_task_drop_early_util_est(Demand *d, Task *k);
 void dm_task_run_if_idle(Demand *d, Task *k, uint64_t now_ns);
 void dm_task_dequeue(Demand *d, Task *k, uint64_t now_ns, bool sleep);
 void dm_task_migrate(Demand *d, Task *k, int dest, uint64_t now_ns);
-uint64_t dm_cpu_pelt_now(const Demand *d, unsigned cpu);
 
-/*
- * demand-groups.c: task groups (autogroup). Each returns whether the root cfs_rq's signal changed (the caller counts
- * an update). dm_group_attach()/dm_group_detach() return false, and do nothing, for a task in the root group.
- */
-bool dm_task_grouped(const Demand *d, const Task *k);
-void dm_task_inherit_group(Demand *d, Task *child, int32_t parent_pid);
-void dm_task_guess_group(Demand *d, Task *k, const char *comm);
-unsigned dm_task_initial_util(Demand *d, const Task *k, int cpu);
-void dm_groups_advance(Demand *d, unsigned cpu, uint64_t pelt_now);
-bool dm_group_attach(Demand *d, Task *k);
-bool dm_group_detach(Demand *d, Task *k, bool lazy);
-bool dm_group_touch(Demand *d, Task *k, int delta_queued);
-void dm_group_sleep(Demand *d, Task *k);
-bool dm_groups_blocked_update(Demand *d, unsigned cpu);
-bool dm_groups_busy_balance(Demand *d, unsigned cpu, uint64_t now_ns);
-void dm_groups_cpu_empty(Demand *d, unsigned cpu);
-void dm_groups_free(Demand *d);
