@@ -137,10 +137,6 @@ static void cpu_clock_update(DemandCpu *c, uint64_t now_ns) {
         c->clock.pelt_ns += delta;
 }
 
-static uint64_t cpu_pelt_now(const DemandCpu *c) {
-        return dm_pelt_clock_now(&c->clock);
-}
-
 /* ---- per-task signals ---- */
 
 /*
@@ -155,7 +151,7 @@ void dm_task_advance(Demand *d, Task *k, uint64_t now_ns) {
                 DemandCpu *c = &d->cpus[k->cpu];
 
                 cpu_clock_update(c, now_ns);
-                t = cpu_pelt_now(c);
+                t = dm_pelt_clock_now(&c->clock);
         }
         if (pelt_update(&k->util, t, k->running && !k->rt))
                 k->util_avg_unchanged = false;
@@ -209,7 +205,7 @@ bool dm_cpu_advance(Demand *d, unsigned cpu, uint64_t now_ns, bool *ret_rt) {
         bool decayed, rt;
 
         cpu_clock_update(c, now_ns);
-        t = cpu_pelt_now(c);
+        t = dm_pelt_clock_now(&c->clock);
         /* __update_load_avg_cfs_rq(): load = cfs_rq weight, runnable = h_nr_runnable, running = cfs_rq->curr */
         decayed = pelt_update(&c->pelt, t, c->curr_cfs);
         (void) pelt_update(&c->runnable, t, MAX(c->nr_cfs, (unsigned) c->curr_cfs));
@@ -419,7 +415,7 @@ void dm_task_set_class(Demand *d, Task *k, int32_t prio, const char *comm, int c
  * policy started low, then moved to an idle CPU, arrived with util 335 instead of ~1020 (issue 25).
  */
 static void task_rebase(Demand *d, Task *k) {
-        uint64_t t = cpu_pelt_now(&d->cpus[k->cpu]);
+        uint64_t t = dm_cpu_pelt_now(d, (unsigned) k->cpu);
 
         k->util.last_update_time_ns = t;
         k->runnable.last_update_time_ns = t;
