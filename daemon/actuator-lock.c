@@ -21,6 +21,7 @@
 #include "fs-util.h"
 #include "log.h"
 #include "macro.h"
+#include "string-util.h"
 
 int actuator_lock_path(const char *state_path, char **ret) {
         const char *slash = strrchr(state_path, '/');
@@ -84,7 +85,7 @@ static pid_t lock_file_read_pid(int fd) {
                 return 0;
         buf[n] = '\0';
         buf[strcspn(buf, "\n")] = '\0';
-        if (cpufreq_sysfs_parse_u32(buf, &pid) < 0 || pid == 0 || pid > INT_MAX)
+        if (parse_u32_line(buf, &pid) < 0 || pid == 0 || pid > INT_MAX)
                 return 0;
         return (pid_t) pid;
 }

@@ -119,7 +119,7 @@ static const char *state_set_key(ActuatorSaved *s, StateKey key, const char *val
                 khz = &s->setspeed_khz;
                 break;
         case STATE_KEY_RATE_LIMIT:
-                if (cpufreq_sysfs_parse_u32(value, &s->rate_limit_us) < 0)
+                if (parse_u32_line(value, &s->rate_limit_us) < 0)
                         return "not a number of microseconds";
                 s->has_rate_limit = true;
                 return NULL;
@@ -127,7 +127,7 @@ static const char *state_set_key(ActuatorSaved *s, StateKey key, const char *val
         case _STATE_KEY_INVALID:
                 return "unknown key";
         }
-        return cpufreq_sysfs_parse_u32(value, khz) < 0 ? "not a frequency in kHz" : NULL;
+        return parse_u32_line(value, khz) < 0 ? "not a frequency in kHz" : NULL;
 }
 ANALYZER_FALSE_POSITIVE_END
 
@@ -193,7 +193,7 @@ static int state_section_begin(StateParser *p, const char *text) {
                 return state_error(p, "expected a [policyN] section");
         memcpy(num, text + 7, len - 8);
         num[len - 8] = '\0';
-        if (cpufreq_sysfs_parse_u32(num, &id) < 0)
+        if (parse_u32_line(num, &id) < 0)
                 return state_error(p, "expected a [policyN] section");
         for (size_t i = 0; i < p->n; i++)
                 if (p->s[i].id == id)

@@ -46,6 +46,7 @@
 #include "fs-util.h"
 #include "log.h"
 #include "macro.h"
+#include "string-util.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cpufreq_available_governors *, cpufreq_put_available_governors);
@@ -67,24 +68,6 @@ static int cpupower_list_error(void) {
         return -errno;
 }
 
-int cpufreq_sysfs_parse_u32(const char *s, uint32_t *ret) {
-        unsigned long long v;
-        char *end;
-
-        if (!s || *s < '0' || *s > '9')
-                return -EINVAL;
-        errno = 0;
-        v = strtoull(s, &end, 10);
-        if (errno == ERANGE || v > UINT32_MAX)
-                return -ERANGE;
-        if (*end == '\n')
-                end++;
-        if (*end != '\0')
-                return -EINVAL;
-        *ret = (uint32_t) v;
-        return 0;
-}
-
 int cpufreq_sysfs_read_at(int dir_fd, const char *name, char *buf, size_t size) {
         return read_small_file_at(dir_fd, name, buf, size);
 }
@@ -100,7 +83,7 @@ int cpufreq_sysfs_read_u32_at(int dir_fd, const char *name, uint32_t *ret) {
         r = cpufreq_sysfs_read_at(dir_fd, name, buf, sizeof(buf));
         if (r < 0)
                 return r;
-        return cpufreq_sysfs_parse_u32(buf, ret);
+        return parse_u32_line(buf, ret);
 }
 
 int cpufreq_sysfs_read_u32(const char *path, uint32_t *ret) {
@@ -131,7 +114,7 @@ int cpufreq_sysfs_parse_policy_link(const char *target, unsigned *ret_id) {
         base = base ? base + 1 : target;
         if (strncmp(base, "policy", 6) != 0)
                 return -EINVAL;
-        r = cpufreq_sysfs_parse_u32(base + 6, &id);
+        r = parse_u32_line(base + 6, &id);
         if (r < 0)
                 return -EINVAL;
         *ret_id = id;
@@ -206,7 +189,7 @@ static bool cpu_has_cpufreq(unsigned cpu) {
 static int parse_cpu_dirname(const char *name, unsigned *ret) {
         uint32_t cpu;
 
-        if (strncmp(name, "cpu", 3) != 0 || cpufreq_sysfs_parse_u32(name + 3, &cpu) < 0 || cpu >= CPU_SETSIZE)
+        if (strncmp(name, "cpu", 3) != 0 || parse_u32_line(name + 3, &cpu) < 0 || cpu >= CPU_SETSIZE)
                 return -EINVAL;
         *ret = cpu;
         return 0;

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpufreq-sysfs.h"
 #include "crash-point.h"
 #include "log.h"
+#include "string-util.h"
 
 #define CRASH_AT_ENV "SCHEDFREQD_CRASH_AT"
 #define CRASH_POINT_NAME_MAX 64
@@ -28,7 +28,7 @@ static int signal_from_string(const char *s) {
 
         if (strncmp(s, "SIG", 3) == 0)
                 s += 3;
-        if (cpufreq_sysfs_parse_u32(s, &v) >= 0)
+        if (parse_u32_line(s, &v) >= 0)
                 return v > 0 && v < (uint32_t) NSIG ? (int) v : -EINVAL;
         for (int sig = 1; sig < NSIG; sig++) {
                 const char *abbrev = sigabbrev_np(sig);
@@ -62,7 +62,7 @@ int crash_point_parse(const char *spec, char *name, size_t size, unsigned *ret_n
                         return -EINVAL;
                 memcpy(count, hash + 1, count_len);
                 count[count_len] = '\0';
-                if (cpufreq_sysfs_parse_u32(count, &n) < 0 || n == 0)
+                if (parse_u32_line(count, &n) < 0 || n == 0)
                         return -EINVAL;
                 len = (size_t) (hash - spec);
         }

@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -67,4 +68,22 @@ bool string_is_typo_of(const char *typed, const char *known) {
         size_t d = string_distance(typed, known);
 
         return d <= 2 && 2 * d < strlen(known);
+}
+
+int parse_u32_line(const char *s, uint32_t *ret) {
+        unsigned long long v;
+        char *end;
+
+        if (!s || *s < '0' || *s > '9')
+                return -EINVAL;
+        errno = 0;
+        v = strtoull(s, &end, 10);
+        if (errno == ERANGE || v > UINT32_MAX)
+                return -ERANGE;
+        if (*end == '\n')
+                end++;
+        if (*end != '\0')
+                return -EINVAL;
+        *ret = (uint32_t) v;
+        return 0;
 }

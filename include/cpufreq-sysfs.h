@@ -62,8 +62,6 @@ int cpufreq_sysfs_write(const char *path, const char *value);
 
 /* Pure helpers, exported for the unit tests. */
 
-/* Parses a decimal u32 with an optional trailing newline. -EINVAL or -ERANGE. */
-int cpufreq_sysfs_parse_u32(const char *s, uint32_t *ret);
 /* The policy number from a cpuN/cpufreq link target ("../cpufreq/policy4" -> 4). -EINVAL for anything else
  * (the legacy "../cpu0/cpufreq"). */
 int cpufreq_sysfs_parse_policy_link(const char *target, unsigned *ret_id);

@@ -8,6 +8,7 @@ char *strip(char *s);
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * The edit distance between @a and @b, case ignored: insertions, deletions, substitutions and swaps of two
@@ -21,3 +22,7 @@ size_t string_distance(const char *a, const char *b);
  * than half of @known's length, so that "ex" suggests exe but "abc" suggests nothing.
  */
 bool string_is_typo_of(const char *typed, const char *known);
+
+/* Parses a decimal u32 with an optional trailing newline (a sysfs value, an environment number). -EINVAL or
+ * -ERANGE; *ret untouched then. */
+int parse_u32_line(const char *s, uint32_t *ret);

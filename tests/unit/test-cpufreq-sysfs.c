@@ -20,6 +20,7 @@
 #include "cpufreq-sysfs.h"
 #include "governor.h"
 #include "macro.h"
+#include "string-util.h"
 #include "test.h"
 #include "topology.h"
 
@@ -28,19 +29,19 @@ DEFINE_TEST_MAIN;
 TEST(parse_u32) {
         uint32_t v = 7;
 
-        ASSERT_OK(cpufreq_sysfs_parse_u32("0", &v));
+        ASSERT_OK(parse_u32_line("0", &v));
         ASSERT_EQ(v, 0);
-        ASSERT_OK(cpufreq_sysfs_parse_u32("1400000\n", &v));
+        ASSERT_OK(parse_u32_line("1400000\n", &v));
         ASSERT_EQ(v, 1400000);
-        ASSERT_OK(cpufreq_sysfs_parse_u32("4294967295", &v));
+        ASSERT_OK(parse_u32_line("4294967295", &v));
         ASSERT_U64_EQ(v, UINT32_MAX);
-        ASSERT_ERROR(cpufreq_sysfs_parse_u32("4294967296", &v), ERANGE);
-        ASSERT_ERROR(cpufreq_sysfs_parse_u32("<unsupported>", &v), EINVAL);
-        ASSERT_ERROR(cpufreq_sysfs_parse_u32("", &v), EINVAL);
-        ASSERT_ERROR(cpufreq_sysfs_parse_u32("-1", &v), EINVAL);
-        ASSERT_ERROR(cpufreq_sysfs_parse_u32(" 1", &v), EINVAL);
-        ASSERT_ERROR(cpufreq_sysfs_parse_u32("1 ", &v), EINVAL);
-        ASSERT_ERROR(cpufreq_sysfs_parse_u32("1\n\n", &v), EINVAL);
+        ASSERT_ERROR(parse_u32_line("4294967296", &v), ERANGE);
+        ASSERT_ERROR(parse_u32_line("<unsupported>", &v), EINVAL);
+        ASSERT_ERROR(parse_u32_line("", &v), EINVAL);
+        ASSERT_ERROR(parse_u32_line("-1", &v), EINVAL);
+        ASSERT_ERROR(parse_u32_line(" 1", &v), EINVAL);
+        ASSERT_ERROR(parse_u32_line("1 ", &v), EINVAL);
+        ASSERT_ERROR(parse_u32_line("1\n\n", &v), EINVAL);
         ASSERT_U64_EQ(v, UINT32_MAX); /* untouched on failure */
 }
 
