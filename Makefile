@@ -83,9 +83,15 @@ ALL_LDFLAGS := $(SAN_FLAGS) $(LDFLAGS)
 CTL_SRC := $(sort $(wildcard daemon/schedfreqctl/*.c))
 CTL_OBJ := $(CTL_SRC:%.c=$(BUILD)/%.o)
 
-# Every daemon/*.c except main.c is "library": linked into schedfreqd and every test.
-MAINS := daemon/main.c $(CTL_SRC)
-LIB_SRC := $(filter-out $(MAINS),$(sort $(wildcard daemon/*.c)))
+# One folder a subsystem (docs/architecture.md): daemon/SUBSYSTEM/*.c. Each folder's private headers sit beside its
+# sources, where only its own files find them (#include "x.h" looks in the including file's folder first); what
+# the rest of the tree may use is in include/. Every daemon/*/*.c except main.c and schedfreqctl is "library":
+# linked into schedfreqd and every test.
+SUBSYSTEMS := shared topology config events model governor actuator replay service
+MAINS := daemon/service/main.c $(CTL_SRC)
+LIB_SRC := $(filter-out $(MAINS),$(sort $(foreach d,$(SUBSYSTEMS),$(wildcard daemon/$(d)/*.c))))
+# The tests, fuzzers and benchmarks are white-box: they may include a subsystem's private headers.
+PRIVATE_CPPFLAGS := $(SUBSYSTEMS:%=-Idaemon/%)
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 # The same objects as an archive, for schedfreqctl: the linker takes from it only the members the client's code
 # needs (check-config's parser and topology, the OpenMetrics writer, and what they call), none of the daemon's
@@ -94,8 +100,8 @@ LIB_ARCHIVE := $(BUILD)/daemon/libdaemon.a
 
 # The emulator (tests/emu/*.c) reuses the topology parser and the CPU-list helpers only.
 EMU_SRC := $(sort $(wildcard tests/emu/*.c))
-EMU_SHARED := daemon/topology.c daemon/topology-parse.c daemon/topology-keys.c daemon/cpufreq-driver.c \
-	daemon/string-util.c daemon/cpulist.c daemon/log.c
+EMU_SHARED := daemon/topology/topology.c daemon/topology/topology-parse.c daemon/topology/topology-keys.c daemon/topology/cpufreq-driver.c \
+	daemon/shared/string-util.c daemon/shared/cpulist.c daemon/shared/log.c
 EMU_OBJ := $(EMU_SRC:%.c=$(BUILD)/%.o) $(EMU_SHARED:%.c=$(BUILD)/emu/%.o)
 
 UNIT_SRC := $(sort $(wildcard tests/unit/test-*.c))
@@ -126,7 +132,8 @@ $(BUILD)/daemon/%.o: daemon/%.c
 	@mkdir -p $(@D)
 	$(Q)$(call run,CC,$(obj),$(CC) $(DAEMON_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<)
 
-# An object by the name the short lines give it: `make V=1 -B daemon/engine.o` rebuilds $(BUILD)/daemon/engine.o.
+# An object by the name the short lines give it: `make V=1 -B daemon/governor/engine.o` rebuilds
+# $(BUILD)/daemon/governor/engine.o.
 ifneq ($(abspath $(BUILD)),$(CURDIR))
 daemon/%.o: $(BUILD)/daemon/%.o ;
 endif
@@ -139,7 +146,7 @@ $(BUILD)/tests/emu/%.o: tests/emu/%.c
 	@mkdir -p $(@D)
 	$(Q)$(call run,CC,$(obj),$(CC) $(EMU_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<)
 
-$(BUILD)/schedfreqd: $(BUILD)/daemon/main.o $(LIB_OBJ)
+$(BUILD)/schedfreqd: $(BUILD)/daemon/service/main.o $(LIB_OBJ)
 	$(Q)$(call run,LD,$@,$(CC) $(ALL_LDFLAGS) -o $@ $^ $(DAEMON_LIBS))
 
 $(LIB_ARCHIVE): $(LIB_OBJ)
@@ -154,7 +161,7 @@ $(BUILD)/cpufreq-emu: $(EMU_OBJ)
 
 # Long commands are variables (expanded in the recipe, so $@ and $< are the rule's): a backslash-newline inside
 # $(call run,...) would reach the printed command.
-cmd_unit = $(CC) $(DAEMON_CPPFLAGS) -Itests $(ALL_CFLAGS) -DFIXTURES=\"$(CURDIR)/tests/fixtures\" -o $@ $< \
+cmd_unit = $(CC) $(DAEMON_CPPFLAGS) $(PRIVATE_CPPFLAGS) -Itests $(ALL_CFLAGS) -DFIXTURES=\"$(CURDIR)/tests/fixtures\" -o $@ $< \
 	$(LIB_OBJ) $(ALL_LDFLAGS) $(DAEMON_LIBS)
 $(BUILD)/tests/unit/%: tests/unit/%.c tests/test.h $(LIB_OBJ)
 	@mkdir -p $(@D)
@@ -167,7 +174,7 @@ $(BUILD)/tests/unit/test-emu-fault: tests/unit/test-emu-fault.c tests/test.h $(B
 	@mkdir -p $(@D)
 	$(Q)$(call run,CCLD,$@,$(cmd_unit_emu_fault))
 
-cmd_fuzz_replay = $(CC) $(DAEMON_CPPFLAGS) -Itests/fuzz $(ALL_CFLAGS) -DFIXTURES=\"$(CURDIR)/tests/fixtures\" \
+cmd_fuzz_replay = $(CC) $(DAEMON_CPPFLAGS) $(PRIVATE_CPPFLAGS) -Itests/fuzz $(ALL_CFLAGS) -DFIXTURES=\"$(CURDIR)/tests/fixtures\" \
 	-DFUZZ_CORPUS_DIR=\"$(CURDIR)/tests/fuzz/corpus/$*\" -o $@ $< tests/fuzz/replay-main.c $(LIB_OBJ) \
 	$(ALL_LDFLAGS) $(DAEMON_LIBS)
 $(BUILD)/tests/fuzz/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/replay-main.c tests/fuzz/fuzz.h $(LIB_OBJ)
@@ -180,7 +187,7 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c
 
 $(BUILD)/bench/%: bench/%.c $(LIB_OBJ)
 	@mkdir -p $(@D)
-	$(Q)$(call run,CCLD,$@,$(CC) $(DAEMON_CPPFLAGS) -Itests $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(ALL_LDFLAGS) $(DAEMON_LIBS))
+	$(Q)$(call run,CCLD,$@,$(CC) $(DAEMON_CPPFLAGS) $(PRIVATE_CPPFLAGS) -Itests $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(ALL_LDFLAGS) $(DAEMON_LIBS))
 
 # --- kernel PELT oracle (issue 9 item 7) --------------------------------------------------------------------
 # tests/oracle/pelt-oracle: a libbpf loader for pelt-oracle.bpf.c (tp_btf on pelt_cfs_tp, pelt_rt_tp and
@@ -240,7 +247,7 @@ $(FUZZ_DIR)/obj/daemon/%.o: daemon/%.c
 	@mkdir -p $(@D)
 	$(Q)$(call run,CC,$(obj),$(FUZZ_CC) $(DAEMON_CPPFLAGS) $(FUZZ_CFLAGS) -c -o $@ $<)
 
-cmd_fuzz = $(FUZZ_CC) $(DAEMON_CPPFLAGS) -Itests/fuzz $(FUZZ_CFLAGS) -DFIXTURES=\"$(CURDIR)/tests/fixtures\" \
+cmd_fuzz = $(FUZZ_CC) $(DAEMON_CPPFLAGS) $(PRIVATE_CPPFLAGS) -Itests/fuzz $(FUZZ_CFLAGS) -DFIXTURES=\"$(CURDIR)/tests/fixtures\" \
 	-fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJ) $(DAEMON_LIBS)
 $(FUZZ_DIR)/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/fuzz.h $(FUZZ_LIB_OBJ)
 	@mkdir -p $(@D)
@@ -298,18 +305,18 @@ analyze: analyze-gcc analyze-cppcheck
 # --- end of static analysis -------------------------------------------------------------------------------------
 
 # --- BPF event source (issue #23) -------------------------------------------------------------------------------
-# daemon/bpf/schedfreqd.bpf.c (tp_btf programs: schedutil's decision in the kernel, docs/bpf-source.md) is compiled
+# daemon/governor/bpf/schedfreqd.bpf.c (tp_btf programs: schedutil's decision in the kernel, docs/bpf-source.md) is compiled
 # with clang for the BPF target (-mcpu=v3: the atomics that claim a frequency change), and bpftool turns it into
-# $(BUILD)/daemon/bpf/schedfreqd.skel.h, which daemon/bpf-events.c includes; vmlinux.h is generated beside it from
+# $(BUILD)/daemon/governor/bpf/schedfreqd.skel.h, which daemon/governor/bpf-events.c includes; vmlinux.h is generated beside it from
 # the build machine's BTF (never committed), as the PELT oracle's is. Reuses BPF_CLANG, BPFTOOL and ORACLE_ARCH.
 # A build machine without BTF builds bpf-events.o with -DSCHEDFREQD_NO_BPF: no libbpf, and bpf_events_new() says
 # -EOPNOTSUPP ("built without BPF"), so the daemon still builds and runs on its perf source.
 BPF_BTF ?= /sys/kernel/btf/vmlinux
-BPF_DIR := $(BUILD)/daemon/bpf
+BPF_DIR := $(BUILD)/daemon/governor/bpf
 HAVE_BPF ?= $(if $(wildcard $(BPF_BTF)),1,0)
 ifeq ($(HAVE_BPF),1)
 BPF_SKEL := $(BPF_DIR)/schedfreqd.skel.h
-BPF_EVENTS_CPPFLAGS := -I$(BPF_DIR) -Idaemon/bpf $(call pkg_cflags,libbpf)
+BPF_EVENTS_CPPFLAGS := -I$(BPF_DIR) -Idaemon/governor/bpf $(call pkg_cflags,libbpf)
 DAEMON_LIBS += $(or $(call pkg_libs,libbpf),-lbpf) -lelf -lz
 BPF_PROG_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ORACLE_ARCH) -Wall $(if $(filter 1,$(WERROR)),-Werror)
 
@@ -317,8 +324,8 @@ $(BPF_DIR)/vmlinux.h: $(BPF_BTF)
 	@mkdir -p $(@D)
 	$(Q)$(call run,GEN,$@,$(BPFTOOL) btf dump file $(BPF_BTF) format c >$@.tmp && mv $@.tmp $@)
 
-$(BPF_DIR)/schedfreqd.bpf.o: daemon/bpf/schedfreqd.bpf.c daemon/bpf/schedfreqd-bpf.h $(BPF_DIR)/vmlinux.h
-	$(Q)$(call run,BPF,$(obj),$(BPF_CLANG) $(BPF_PROG_CFLAGS) -I$(BPF_DIR) -Idaemon/bpf -c -o $@ $<)
+$(BPF_DIR)/schedfreqd.bpf.o: daemon/governor/bpf/schedfreqd.bpf.c daemon/governor/bpf/schedfreqd-bpf.h $(BPF_DIR)/vmlinux.h
+	$(Q)$(call run,BPF,$(obj),$(BPF_CLANG) $(BPF_PROG_CFLAGS) -I$(BPF_DIR) -Idaemon/governor/bpf -c -o $@ $<)
 
 $(BPF_SKEL): $(BPF_DIR)/schedfreqd.bpf.o
 	$(Q)$(call run,GEN,$@,$(BPFTOOL) gen skeleton $< name schedfreqd_bpf >$@.tmp && mv $@.tmp $@)
@@ -327,14 +334,14 @@ BPF_SKEL :=
 BPF_EVENTS_CPPFLAGS := -DSCHEDFREQD_NO_BPF
 endif
 
-$(BUILD)/daemon/bpf-events.o: DAEMON_CPPFLAGS += $(BPF_EVENTS_CPPFLAGS)
-$(BUILD)/daemon/bpf-events.o: $(BPF_SKEL)
-$(ANALYZE_DIR)/daemon/bpf-events.o: DAEMON_CPPFLAGS += $(BPF_EVENTS_CPPFLAGS)
-$(ANALYZE_DIR)/daemon/bpf-events.o: $(BPF_SKEL)
+$(BUILD)/daemon/governor/bpf-events.o: DAEMON_CPPFLAGS += $(BPF_EVENTS_CPPFLAGS)
+$(BUILD)/daemon/governor/bpf-events.o: $(BPF_SKEL)
+$(ANALYZE_DIR)/daemon/governor/bpf-events.o: DAEMON_CPPFLAGS += $(BPF_EVENTS_CPPFLAGS)
+$(ANALYZE_DIR)/daemon/governor/bpf-events.o: $(BPF_SKEL)
 # The fuzz targets never load programs: their copy of the library has the BPF source compiled out.
-$(FUZZ_DIR)/obj/daemon/bpf-events.o: DAEMON_CPPFLAGS += -DSCHEDFREQD_NO_BPF
+$(FUZZ_DIR)/obj/daemon/governor/bpf-events.o: DAEMON_CPPFLAGS += -DSCHEDFREQD_NO_BPF
 # cppcheck reads host C: the BPF program (SEC(), BPF_PROG(), vmlinux.h) is clang's and the verifier's business.
-CPPCHECK_FLAGS += -idaemon/bpf
+CPPCHECK_FLAGS += -idaemon/governor/bpf
 # --- end of the BPF event source --------------------------------------------------------------------------------
 
 deps:

@@ -147,7 +147,7 @@ fmt() { # FORMAT VALUE (- stays -)
 
 # --- the variants ---------------------------------------------------------------------------------------------
 
-perf_tracepoints() { # the perf source's tracepoints (daemon/perf-events.c, perf_cpu_plan()), those this kernel has
+perf_tracepoints() { # the perf source's tracepoints (daemon/events/perf-events.c, perf_cpu_plan()), those this kernel has
 	local t
 	PERF_TP=()
 	for t in sched_switch sched_wakeup sched_wakeup_new sched_migrate_task sched_process_exit sched_stat_runtime sched_stat_iowait; do

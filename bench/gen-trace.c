@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * gen-trace: writes a synthetic scheduler trace in the text `perf script --ns` prints for the sched
- * tracepoints (the layout daemon/trace-parse.c parses), for measuring `schedfreqd replay` against the number of
+ * tracepoints (the layout daemon/events/trace-parse.c parses), for measuring `schedfreqd replay` against the number of
  * CPUs (bench/bench-scale.sh).
  *
  *   gen-trace --cpus N --events M [--tasks-per-cpu K] [--gap-us G] [--seed S]

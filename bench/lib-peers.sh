@@ -129,7 +129,7 @@ peer__start_cpufreqd() {
 
 peer__start_perf_record() {
 	local tracepoints=() t
-	# What the daemon opens by default (daemon/perf-events.c, perf_cpu_plan()): the five, sched_stat_iowait where
+	# What the daemon opens by default (daemon/events/perf-events.c, perf_cpu_plan()): the five, sched_stat_iowait where
 	# the kernel has it, and sched_stat_runtime as its busy detector, filtered in the kernel to runtime >= 1 ms.
 	for t in sched_switch sched_wakeup sched_wakeup_new sched_migrate_task sched_process_exit sched_stat_runtime sched_stat_iowait; do
 		[ -d "/sys/kernel/tracing/events/sched/$t" ] || [ -d "/sys/kernel/debug/tracing/events/sched/$t" ] || continue

@@ -2,7 +2,7 @@
 #pragma once
 
 /*
- * What the take-over saved of each policy, and the state file's text that holds it (daemon/actuator-state.c):
+ * What the take-over saved of each policy, and the state file's text that holds it (daemon/actuator/actuator-state.c):
  * an INI `schedfreqd restore` reads after a crash. Pure: FILE in, FILE out.
  */
 

@@ -54,7 +54,7 @@ int actuator_lock_take(const char *lock_path, int *ret_fd, pid_t *ret_pid, char 
 /*
  * One governor per policy: an exclusive flock(2) on the policy's sysfs directory @dir, whatever the lock and
  * state file paths (the take-over and `schedfreqd restore` take it). 0 and the fd (-EBADF where the filesystem
- * refuses flocks), or -EBUSY and the holder's PID in @ret_holder (0: unknown). daemon/actuator-lock.c.
+ * refuses flocks), or -EBUSY and the holder's PID in @ret_holder (0: unknown). daemon/actuator/actuator-lock.c.
  */
 int actuator_policy_lock(const char *dir, int *ret_fd, pid_t *ret_holder);
 

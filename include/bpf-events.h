@@ -3,7 +3,7 @@
 
 /*
  * The BPF event source (issue #23): schedutil's decision taken in the kernel. tp_btf programs
- * (daemon/bpf/schedfreqd.bpf.c) on the scheduler tracepoints and on the bare PELT ones read each CPU's own
+ * (daemon/governor/bpf/schedfreqd.bpf.c) on the scheduler tracepoints and on the bare PELT ones read each CPU's own
  * signals from its runqueue, combine them as effective_cpu_util()/sugov_get_util() do, pick each policy's
  * frequency as sugov_update_single_freq()/sugov_next_freq_shared() do (headroom, limits, table, rate limit,
  * busy-hold, iowait boost), apply the remote rule where the kernel does (cpufreq_this_cpu_can_update()), and

@@ -77,7 +77,7 @@ typedef struct Config {
         RemoteMode remote;                /* remote = auto (default for policies without a section) */
         ConfigOrigin manage_origin;       /* the policies= line in force */
         PolicyConfig policy[CONFIG_POLICIES_MAX]; /* [policyN] sections */
-        /* [rule:NAME] sections, in the order of their first header (include/rules.h, daemon/config-rules.c) */
+        /* [rule:NAME] sections, in the order of their first header (include/rules.h, daemon/config/config-rules.c) */
         RuleSet rules;
 
         char origin_files[CONFIG_ORIGIN_FILES_SIZE]; /* names the ConfigOrigins point into, NUL-separated */

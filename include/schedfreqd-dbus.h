@@ -2,7 +2,7 @@
 #pragma once
 
 /*
- * The D-Bus contract between schedfreqd (daemon/manager-bus.c) and its clients (schedfreqctl, busctl, scripts):
+ * The D-Bus contract between schedfreqd (daemon/service/manager-bus.c) and its clients (schedfreqctl, busctl, scripts):
  * names, paths, interfaces, error names and the GetDecisions and GetRules record signatures. docs/dbus.md describes it;
  * systemd/io.github.schedfreqd.Governor1.conf is the bus policy.
  *

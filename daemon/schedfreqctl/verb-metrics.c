@@ -89,7 +89,7 @@ static int metrics_prop_family(MetricsWriter *w, const PropMetric *pm, const Obj
 }
 
 /*
- * The daemon's reaction-latency histogram (LatencyStats, include/latency.h): bucket i counts [2^i, 2^(i+1)) µs,
+ * The daemon's reaction-latency histogram (LatencyStats, daemon/service/latency.h): bucket i counts [2^i, 2^(i+1)) µs,
  * bucket 0 also what is below 1 µs, the last one everything above. So bucket i's values are <= 2^(i+1) µs,
  * its "le", and the last one's bound is +Inf.
  */

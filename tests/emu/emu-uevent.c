@@ -10,7 +10,7 @@
  * CAP_NET_ADMIN over it. Sent from the initial namespace, a fake CPU uevent would reach the host's udev, so
  * emu_uevent_open() refuses there: the tests run the emulator under `unshare --net` (tests/emu-run --net).
  * The receiver sees our port id (not the kernel's 0) and uid 0 in SCM_CREDENTIALS, which the daemon accepts
- * (daemon/uevent.c).
+ * (daemon/events/uevent.c).
  */
 
 #include <errno.h>

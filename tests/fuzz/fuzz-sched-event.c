@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sched_event_decode(), the hot-path decoder of raw tracepoint records (perf PERF_SAMPLE_RAW payloads), with
- * the layouts of a captured 6.18 kernel (tests/fixtures/formats/6.18). Contract (include/tp-decode.h):
+ * the layouts of a captured 6.18 kernel (tests/fixtures/formats/6.18). Contract (daemon/events/tp-decode.h):
  * bounds-checked, 0 or -EBADMSG, never a read outside the @size bytes (the buffer is exactly @size long);
  * @ret is only written on success.
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tp_format_parse_event(): the first byte picks the event type (mod _SCHED_EVENT_TYPE_MAX), the rest is the
- * text of its tracefs format file. Contract (include/tp-format.h): 0, -EBADMSG with a message, or -ENOMEM;
+ * text of its tracefs format file. Contract (daemon/events/tp-format.h): 0, -EBADMSG with a message, or -ENOMEM;
  * the TpFormat is only changed on success.
  */
 

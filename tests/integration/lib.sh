@@ -96,7 +96,7 @@ fi
 # Unset or auto: the default, auto, which takes bpf where the build has the BPF source and the kernel has BTF.
 events_source() {
 	case ${SCHEDFREQD_EVENTS:-auto} in
-	auto) if [ -e "$BUILD/daemon/bpf/schedfreqd.skel.h" ] && [ -e /sys/kernel/btf/vmlinux ]; then echo bpf; else echo perf; fi ;;
+	auto) if [ -e "$BUILD/daemon/governor/bpf/schedfreqd.skel.h" ] && [ -e /sys/kernel/btf/vmlinux ]; then echo bpf; else echo perf; fi ;;
 	*) echo "$SCHEDFREQD_EVENTS" ;;
 	esac
 }

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Take-over and restore (daemon/actuator.c) end to end. The scenario tests of the test-actuator unit binary
+# Take-over and restore (daemon/actuator/actuator.c) end to end. The scenario tests of the test-actuator unit binary
 # (take over + set + pause/resume + restore, crash, `restore` from the state file, no userspace governor,
 # failure midway) run in a private mount namespace over
 #  1. the cpufreq emulator (tests/emu-run, kernel semantics, a write log): every attribute is compared with

@@ -90,7 +90,7 @@ fi
 
 # 3. The daemon never writes an inefficient entry of policy1 (a hog on CPU 1 takes it to the top).
 sources=perf
-[ -e "$BUILD/daemon/bpf/schedfreqd.skel.h" ] && [ -e /sys/kernel/btf/vmlinux ] && sources="perf bpf"
+[ -e "$BUILD/daemon/governor/bpf/schedfreqd.skel.h" ] && [ -e /sys/kernel/btf/vmlinux ] && sources="perf bpf"
 : >"$TMP/empty.conf"
 for src in $sources; do
 	: >"$EMU_LOG"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# The Makefile's quiet output (issue 14 item 5): `make` prints one short line per step ("  CC      daemon/log.o",
+# The Makefile's quiet output (issue 14 item 5): `make` prints one short line per step ("  CC      daemon/shared/log.o",
 # "  LD      BUILD/schedfreqd"), `make V=1` the full command lines, `make -s` nothing; a failing command is
 # printed in full after the compiler's own error, so a quiet CI log still shows what failed. Builds in its own
 # temporary build directories: one real object, and a whole link with a stand-in compiler that only creates
@@ -15,15 +15,15 @@ at_exit 'rm -rf "$TMP"'
 # Not what `make check V=1` or `make -s check` passed down (MAKEFLAGS), nor V or CC from the environment.
 mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u V -u CC make -C "$REPO" --no-print-directory "$@" 2>&1; }
 B="$TMP/b"
-obj="$B/daemon/log.o"
+obj="$B/daemon/shared/log.o"
 
 # --- V=0 (the default): one short line, no command line -----------------------------------------------------
 out=$(mk BUILD="$B" "$obj")
 rc=$?
-if [ $rc -eq 0 ] && grep -qx '  CC      daemon/log.o' <<<"$out" && ! grep -q -- 'cc -I\|-Iinclude' <<<"$out"; then
-	ok "make: '  CC      daemon/log.o', no compiler command line"
+if [ $rc -eq 0 ] && grep -qx '  CC      daemon/shared/log.o' <<<"$out" && ! grep -q -- 'cc -I\|-Iinclude' <<<"$out"; then
+	ok "make: '  CC      daemon/shared/log.o', no compiler command line"
 else
-	fail "make: '  CC      daemon/log.o', no compiler command line" "exit $rc" "$out"
+	fail "make: '  CC      daemon/shared/log.o', no compiler command line" "exit $rc" "$out"
 fi
 [ -s "$obj" ] && [ -s "${obj%.o}.d" ] && ok "make: the object and its dependency file are written" \
 	|| fail "make: the object and its dependency file are written" "$(ls -l "$B/daemon" 2>&1)"
@@ -36,7 +36,7 @@ out=$(mk BUILD="$B" "$obj")
 # --- V=1: the full command, no short line ---------------------------------------------------------------------
 out=$(mk BUILD="$B" V=1 -B "$obj")
 rc=$?
-if [ $rc -eq 0 ] && grep -q -- "^cc -Iinclude .* -c -o $obj daemon/log.c\$" <<<"$out" && ! grep -q '  CC ' <<<"$out"; then
+if [ $rc -eq 0 ] && grep -q -- "^cc -Iinclude .* -c -o $obj daemon/shared/log.c\$" <<<"$out" && ! grep -q '  CC ' <<<"$out"; then
 	ok "make V=1: the full compiler command line, no short line"
 else
 	fail "make V=1: the full compiler command line, no short line" "exit $rc" "$out"
@@ -50,14 +50,14 @@ rc=$?
 # --- a failing compile: its error, then the full command that failed -----------------------------------------
 cat >"$TMP/bad-cc" <<'EOF'
 #!/bin/sh
-echo "daemon/log.c:1:1: error: injected by test-make-output" >&2
+echo "daemon/shared/log.c:1:1: error: injected by test-make-output" >&2
 exit 1
 EOF
 chmod 755 "$TMP/bad-cc"
 out=$(mk BUILD="$B" CC="$TMP/bad-cc" -B "$obj")
 rc=$?
 if [ $rc -ne 0 ] && grep -q 'error: injected by test-make-output' <<<"$out" &&
-	grep -q -- "^make: failed (exit 1): $TMP/bad-cc -Iinclude .* -c -o $obj daemon/log.c\$" <<<"$out"; then
+	grep -q -- "^make: failed (exit 1): $TMP/bad-cc -Iinclude .* -c -o $obj daemon/shared/log.c\$" <<<"$out"; then
 	ok "make: a failing compile shows the compiler's error and the full command"
 else
 	fail "make: a failing compile shows the compiler's error and the full command" "exit $rc" "$out"
@@ -75,11 +75,11 @@ EOF
 chmod 755 "$TMP/touch-cc"
 out=$(mk BUILD="$TMP/c" CC="$TMP/touch-cc" -j2 "$TMP/c/schedfreqd")
 rc=$?
-if [ $rc -eq 0 ] && grep -qx "  LD      $TMP/c/schedfreqd" <<<"$out" && grep -qx '  CC      daemon/engine.o' <<<"$out" &&
+if [ $rc -eq 0 ] && grep -qx "  LD      $TMP/c/schedfreqd" <<<"$out" && grep -qx '  CC      daemon/governor/engine.o' <<<"$out" &&
 	! grep -q -- '-Iinclude\|touch-cc' <<<"$out"; then
-	ok "make: '  CC      daemon/engine.o' ... '  LD      BUILD/schedfreqd', no command lines"
+	ok "make: '  CC      daemon/governor/engine.o' ... '  LD      BUILD/schedfreqd', no command lines"
 else
-	fail "make: '  CC      daemon/engine.o' ... '  LD      BUILD/schedfreqd', no command lines" "exit $rc" "$out"
+	fail "make: '  CC      daemon/governor/engine.o' ... '  LD      BUILD/schedfreqd', no command lines" "exit $rc" "$out"
 fi
 
 finish

@@ -84,8 +84,8 @@ bounded() { # KIND PER_POLICY
 		ok "startup-sysfs/$1: $n <= $2 a policy + $MAX_FIXED ($max)"
 	else
 		fail "startup-sysfs/$1: ${n:-?} <= $2 a policy + $MAX_FIXED ($max)" \
-			"a redundant sysfs access is back on the start-up path (discovery: daemon/cpufreq-sysfs.c," \
-			"take-over: daemon/actuator.c); strace -f -y of a start-up shows which"
+			"a redundant sysfs access is back on the start-up path (discovery: daemon/topology/cpufreq-sysfs.c," \
+			"take-over: daemon/actuator/actuator.c); strace -f -y of a start-up shows which"
 	fi
 }
 bounded open "$MAX_OPEN"

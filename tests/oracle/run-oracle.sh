@@ -22,7 +22,7 @@
 #   --loaded          the loaded variant: while each workload runs (and lingers), CPU 0 carries the load of a
 #                     build in another terminal: in a session of its own (setsid: another autogroup), a task at
 #                     40 % of 10 ms and 100 short-lived children a second of 2 ms each (hog, storm), pinned to CPU 0
-#   --autogroup       the model with task groups (the topology's [system] autogroup = yes, daemon/demand-groups.c):
+#   --autogroup       the model with task groups (the topology's [system] autogroup = yes, daemon/model/demand-groups.c):
 #                     what this kernel does when kernel.sched_autogroup_enabled = 1; off by default (docs/fidelity.md,
 #                     difference 12: not better on every workload yet)
 #   --warmup-ms, --slack-us: passed to oracle-compare (skip the start of the window; compare each kernel record
@@ -59,7 +59,7 @@ MAX_P50=
 MAX_P90=
 EVENTS='sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_migrate_task,sched:sched_process_exit,sched:sched_stat_runtime'
 # setsid() starts a session, and with autogroup a task group of its own (kernel/sched/autogroup.c,
-# sched_autogroup_create_attach()): the model follows each task's group from it (daemon/demand-groups.c).
+# sched_autogroup_create_attach()): the model follows each task's group from it (daemon/model/demand-groups.c).
 [ -d /sys/kernel/tracing/events/syscalls/sys_exit_setsid ] && EVENTS="$EVENTS,syscalls:sys_exit_setsid"
 FMAX_KHZ=2000000
 export PATH="$PATH:/usr/sbin:/sbin"

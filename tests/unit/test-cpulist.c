@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests for daemon/cpulist.c: the kernel's CPU list format. */
+/* Unit tests for daemon/shared/cpulist.c: the kernel's CPU list format. */
 
 #include <errno.h>
 #include <string.h>

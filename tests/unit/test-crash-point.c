@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests for daemon/crash-point.c: the SCHEDFREQD_CRASH_AT syntax (the points themselves are exercised by
+/* Unit tests for daemon/shared/crash-point.c: the SCHEDFREQD_CRASH_AT syntax (the points themselves are exercised by
  * tests/integration/test-kills.sh). */
 
 #include <errno.h>

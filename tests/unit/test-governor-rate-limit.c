@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Unit tests for the rate limit (issue #9 item 4): kernel release parsing (daemon/kernel-version.c), the
+ * Unit tests for the rate limit (issue #9 item 4): kernel release parsing (daemon/shared/kernel-version.c), the
  * per-version cpufreq_policy_transition_delay_us() rules, the precedence config > schedutil's own tunable >
- * computed default, and the start-up log text (daemon/governor.c).
+ * computed default, and the start-up log text (daemon/governor/governor.c).
  */
 
 #include <errno.h>

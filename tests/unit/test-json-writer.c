@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests for daemon/json-writer.c: separators, pretty and compact layout, and strings that are always valid
+/* Unit tests for daemon/shared/json-writer.c: separators, pretty and compact layout, and strings that are always valid
  * JSON whatever bytes they were given. */
 
 #include <errno.h>

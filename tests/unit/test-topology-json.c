@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests for daemon/topology-json.c (`schedfreqd topology --json`): every key of the INI, under the same
+/* Unit tests for daemon/topology/topology-json.c (`schedfreqd topology --json`): every key of the INI, under the same
  * names, optional ones left out as the INI writer leaves them out, strings escaped. */
 
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Unit tests for daemon/topology.c: INI parse, validation errors, write round-trip, frequency resolution, and
+/* Unit tests for daemon/topology/topology.c: INI parse, validation errors, write round-trip, frequency resolution, and
  * odd inputs (a directory, an empty file, NUL bytes, endless lines), whose errors must all name the file. */
 
 #include <errno.h>

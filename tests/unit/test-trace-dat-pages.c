@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Unit tests for daemon/trace-dat-pages.c: the page layout of a version 6 .dat, from headers built here as
+ * Unit tests for daemon/events/trace-dat-pages.c: the page layout of a version 6 .dat, from headers built here as
  * trace-cmd writes them (tracecmd/trace-output.c), and the files whose records must come through libtracecmd
  * instead (-EOPNOTSUPP).
  */

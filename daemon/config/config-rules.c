@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * config-rules.c: the keys of a [rule:NAME] section (daemon/config/config-rules.h), one table row each, and the checks
+ * of a rule as a whole. daemon/config/config.c calls these and reports "FILE:LINE: reason"; nothing here knows files.
+ *
+ * Globs are the patterns of fnmatch(3) without flags (daemon/config/rules.c matches them). fnmatch() takes any string,
+ * but reads "[abc" as a literal '[' and a trailing '\' as a literal backslash: in a configuration both are far
+ * more likely slips than intent (write "\[" for a literal '['), so they are refused here.
+ */
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "config-rules.h"
+#include "macro.h"
+#include "string-util.h"
+
+const char *rule_section_name(const char *section) {
+        size_t n = strlen(RULE_SECTION_PREFIX);
+
+        return strncmp(section, RULE_SECTION_PREFIX, n) == 0 ? section + n : NULL;
+}
+
+static bool rule_name_char(char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+                c == '-';
+}
+
+bool rule_name_valid(const char *name) {
+        size_t n = strlen(name);
+
+        if (n == 0 || n >= RULE_NAME_MAX)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (!rule_name_char(name[i]))
+                        return false;
+        return true;
+}
+
+int rule_set_find_or_add(RuleSet *rs, const char *name) {
+        Rule *r;
+
+        for (unsigned i = 0; i < rs->n; i++)
+                if (streq(rs->rule[i].name, name))
+                        return (int) i;
+        if (rs->n >= RULES_MAX)
+                return -ENOSPC;
+
+        r = &rs->rule[rs->n];
+        *r = (Rule) { .min_util = 0, .max_util = RULE_UTIL_MAX };
+        strncpy(r->name, name, sizeof(r->name) - 1); /* valid: it fits */
+        return (int) rs->n++;
+}
+
+/* ---- values ---- */
+
+/*
+ * Where a bracket expression that starts at @p ('[') ends (its ']'), or NULL when it does not. As fnmatch(3):
+ * a ']' right after "[" or "[!" / "[^" is a member, "\x" is x, and "[:class:]", "[.x.]", "[=x=]" are members
+ * whose own ']' does not close the expression.
+ */
+static const char *bracket_end(const char *p) {
+        p++;
+        if (*p == '!' || *p == '^')
+                p++;
+        if (*p == ']')
+                p++;
+        for (; *p; p++) {
+                if (*p == ']')
+                        return p;
+                if (*p == '\\') {
+                        if (!p[1])
+                                return NULL;
+                        p++;
+                } else if (*p == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
+                        const char close[3] = { p[1], ']', '\0' };
+                        const char *end = strstr(p + 2, close);
+
+                        if (end)
+                                p = end + 1;
+                }
+        }
+        return NULL;
+}
+
+/* NULL for a glob fnmatch() reads as written; else why not. */
+static const char *glob_problem(const char *glob) {
+        for (const char *p = glob; *p; p++) {
+                if (*p == '\\') {
+                        if (!p[1])
+                                return "a glob may not end with a lone '\\' (write \\\\ for a backslash)";
+                        p++;
+                } else if (*p == '[') {
+                        p = bracket_end(p);
+                        if (!p)
+                                return "'[' without its ']' in the glob (write \\[ for a '[')";
+                }
+        }
+        return NULL;
+}
+
+typedef struct RuleItem {
+        const char *key;
+        int (*parse)(const struct RuleItem *item, const char *value, void *field, const char **ret_reason);
+        size_t offset;            /* into Rule */
+        size_t size;              /* of a glob's field */
+        const char *too_long;     /* a glob's reason when it does not fit */
+} RuleItem;
+
+static int parse_glob(const RuleItem *item, const char *value, void *field, const char **ret_reason) {
+        const char *problem;
+
+        if (value[0] == '\0') {
+                *ret_reason = "expected a glob, not an empty value";
+                return -EINVAL;
+        }
+        if (strlen(value) >= item->size) {
+                *ret_reason = item->too_long;
+                return -EINVAL;
+        }
+        problem = glob_problem(value);
+        if (problem) {
+                *ret_reason = problem;
+                return -EINVAL;
+        }
+        memcpy(field, value, strlen(value) + 1);
+        return 0;
+}
+
+static int parse_util(const RuleItem *item, const char *value, void *field, const char **ret_reason) {
+        unsigned v = 0;
+
+        *ret_reason = "expected an integer between 0 and 1024";
+        if (value[0] == '\0')
+                return -EINVAL;
+        for (const char *p = value; *p; p++) {
+                if (*p < '0' || *p > '9')
+                        return -EINVAL;
+                v = v * 10 + (unsigned) (*p - '0');
+                if (v > RULE_UTIL_MAX)
+                        return -ERANGE;
+        }
+        *(uint16_t *) field = (uint16_t) v;
+        return 0;
+}
+
+/* yes or no, as remote= spells them. */
+static int parse_yes_no(const RuleItem *item, const char *value, void *field, const char **ret_reason) {
+        if (streq(value, "yes"))
+                *(bool *) field = true;
+        else if (streq(value, "no"))
+                *(bool *) field = false;
+        else {
+                *ret_reason = "expected yes or no";
+                return -EINVAL;
+        }
+        return 0;
+}
+
+#define GLOB_ITEM(k, text) \
+        { #k, parse_glob, offsetof(Rule, k), sizeof(((Rule *) NULL)->k), "expected a glob of at most " text " bytes" }
+
+static const RuleItem rule_items[] = {
+        GLOB_ITEM(comm, "63"),
+        GLOB_ITEM(exe, "255"),
+        GLOB_ITEM(cgroup, "255"),
+        { "min_util", parse_util,   offsetof(Rule, min_util) },
+        { "max_util", parse_util,   offsetof(Rule, max_util) },
+        { "rt_boost", parse_yes_no, offsetof(Rule, rt_boost) },
+        { "ignore",   parse_yes_no, offsetof(Rule, ignore) },
+};
+
+_Static_assert(RULE_COMM_GLOB_MAX == 64 && RULE_PATH_GLOB_MAX == 256, "the glob reasons name the sizes");
+
+const char *rule_key_suggest(const char *key) {
+        const char *found = NULL;
+        size_t best = SIZE_MAX;
+
+        for (size_t i = 0; i < ELEMENTSOF(rule_items); i++) {
+                size_t d;
+
+                if (!string_is_typo_of(key, rule_items[i].key))
+                        continue;
+                d = string_distance(key, rule_items[i].key);
+                if (d < best) {
+                        best = d;
+                        found = rule_items[i].key;
+                }
+        }
+        return found;
+}
+
+int rule_set_key(Rule *r, const char *key, const char *value, const char **ret_reason) {
+        for (size_t i = 0; i < ELEMENTSOF(rule_items); i++) {
+                const RuleItem *item = &rule_items[i];
+
+                if (streq(item->key, key))
+                        return item->parse(item, value, (uint8_t *) r + item->offset, ret_reason) < 0 ? -EINVAL : 0;
+        }
+        return -ENOENT;
+}
+
+/* ---- a rule as a whole ---- */
+
+unsigned rule_problems(const Rule *r) {
+        bool acts = r->min_util > 0 || r->max_util < RULE_UTIL_MAX || r->rt_boost;
+        unsigned problems = 0;
+
+        if (rule_match_keys(r) == 0)
+                problems |= RULE_PROBLEM_NO_MATCH_KEY;
+        if (!acts && !r->ignore)
+                problems |= RULE_PROBLEM_NO_ACTION;
+        if (acts && r->ignore)
+                problems |= RULE_PROBLEM_IGNORE_AND_MORE;
+        if (r->min_util > r->max_util)
+                problems |= RULE_PROBLEM_MIN_ABOVE_MAX;
+        return problems;
+}

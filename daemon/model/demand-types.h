@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/*
+ * The demand model's state: its CPUs' clocks and signals, its task groups, the Demand itself. Shared by the model's
+ * files through daemon/model/demand-internal.h; demand-groups.c, which demand.c calls, includes only this and its own
+ * header, so that the two depend one way. Not for anyone outside the model: its API is include/demand.h.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "demand.h"
+#include "macro.h"
+#include "pelt.h"
+#include "rules.h"
+#include "task-table.h"
+
+/* rq->clock_task, rq->clock_pelt and rq->lost_idle_time (kernel/sched/pelt.h). */
+typedef struct PeltClock {
+        uint64_t task_ns;         /* the time the clock was last brought up to */
+        uint64_t pelt_ns;         /* clock_pelt: runs at cpu_scale x freq_scale while busy, = task_ns while idle */
+        uint64_t lost_idle_ns;    /* idle time a saturated CPU could not have had at full speed */
+        bool idle_pending;        /* went idle at task_ns: sync at the next update (see cpu_clock_update()) */
+} PeltClock;
+
+static inline uint64_t dm_pelt_clock_now(const PeltClock *clock) {
+        return clock->pelt_ns - MIN(clock->lost_idle_ns, clock->pelt_ns);
+}
+
+typedef struct DemandCpu {
+        PeltClock clock;
+        PeltSignal pelt;          /* the root cfs_rq util: running = a CFS task is cfs_rq->curr */
+        PeltSignal runnable;      /* the root cfs_rq runnable_avg: weight = CFS tasks enqueued (h_nr_runnable) */
+        PeltSignal rt;            /* rq->avg_rt: running = an RT (or DL) task is rq->curr */
+        unsigned util_est_sum;    /* cfs_rq->avg.util_est: Σ util_est of the enqueued CFS tasks */
+        unsigned nr_rt;           /* runnable RT/DL tasks */
+        unsigned nr_cfs;          /* enqueued CFS tasks, the running one included */
+        int32_t curr_pid;         /* rq->curr, 0 = idle */
+        uint64_t seen_ns;         /* the last evidence of curr_pid here: its switch-in, an event in its context */
+        bool curr_inferred;       /* curr_pid was woken onto the idle CPU, its switch-in not recorded yet */
+        bool curr_cfs;            /* rq->curr is a CFS task (cfs_rq->curr != NULL) */
+        bool curr_rt;             /* rq->curr is an RT/DL task (not the stopper) */
+        uint32_t epoch;           /* idle entries: a task enqueued in an older epoch is no longer queued */
+        unsigned cpu_scale;       /* arch_scale_cpu_capacity() */
+        unsigned freq_scale;      /* arch_scale_freq_capacity(): cur/max x 1024 */
+        uint64_t idle_calls;      /* completed idle periods: counted when the CPU leaves idle (see demand.h) */
+        uint64_t updates;         /* decayed, attach, detach, RT/DL enqueue or dequeue (the kernel calls cpufreq) */
+        uint16_t nr_rule[RULES_MAX]; /* queued tasks (cfs or rt, counted above) per rule: the rq's uclamp buckets */
+        uint16_t idle_max_util;   /* uclamp_max kept while the rq is empty (uclamp_idle_value()) */
+        int8_t idle_max_rule;     /* the rule behind it, -1 = none */
+        uint64_t balance_ns;      /* the last periodic blocked-load update of this busy CPU (demand-groups.c) */
+} DemandCpu;
+
+/*
+ * A task group's cfs_rq on one CPU and the group's entity on that CPU's root cfs_rq (demand-groups.c), with
+ * autogroup: tg->cfs_rq[cpu]->avg and tg->se[cpu]->avg (kernel/sched/fair.c). The signals of a group with no
+ * queued task here (blocked) are only decayed when next used, which is exact: they contributed nothing since.
+ */
+typedef struct GroupRq {
+        PeltSignal util, runnable, load;        /* the group's cfs_rq: Σ of its tasks' signals, removals lazily */
+        PeltSignal se_util, se_runnable;        /* its entity on the root: what the root holds of the group */
+        uint32_t removed_util, removed_runnable, removed_load; /* gcfs_rq->removed: applied at its next update */
+        uint32_t removed_nr;
+        uint32_t nr_queued;                     /* the group's queued CFS tasks here (h_nr_runnable) */
+        uint32_t nr_delayed;                    /* asleep but still queued (EEVDF delayed dequeue): load only */
+        uint32_t delay_epoch;                   /* bumped when the delayed ones are all dequeued */
+        bool propagate;                         /* gcfs_rq->propagate: the root learns at the entity's next update */
+        bool live;                              /* its windows were started */
+} GroupRq;
+
+typedef struct DemandGroup {
+        int32_t id;                             /* the key of its session (a pid) */
+        GroupRq *rq;                            /* one per CPU */
+} DemandGroup;
+
+struct Demand {
+        unsigned n_cpus;
+        DemandCpu *cpus;
+        TaskTable *tasks;
+        uint64_t silence_ns;      /* demand_cpu_silent(): 0 = the source does not report sched_stat_runtime */
+        uint64_t lost_switches;   /* switches the events' context showed were lost */
+        uint64_t resyncs;         /* demand_cpu_resync() calls */
+        const RuleSet *rules;     /* demand_set_rules(): the caller's, NULL = none */
+        uint16_t rules_gen;       /* bumped by each demand_set_rules(): tasks are matched again */
+        bool groups_on;           /* demand_set_autogroup(): tasks in per-session task groups (demand-groups.c) */
+        DemandGroup *groups;
+        size_t n_groups, max_groups;
+};
+
+/* rq_clock_pelt(): what every PELT signal of the CPU is updated with. */
+static inline uint64_t dm_cpu_pelt_now(const Demand *d, unsigned cpu) {
+        return dm_pelt_clock_now(&d->cpus[cpu].clock);
+}
