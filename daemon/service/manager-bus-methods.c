@@ -203,12 +203,12 @@ static int append_rule(sd_bus_message *reply, Manager *m, const RuleSet *rules, 
                                   bus_text(rule->exe, &text[2]), bus_text(rule->cgroup, &text[3]),
                                   bus_text(origin, &text[4]),
                                   rule->min_util, rule->max_util, (int) rule->rt_boost, (int) rule->ignore,
-                                  engine_rule_decisions(m->engine, i));
+                                  engine_rule_decisions(m->gov.engine, i));
         if (r < 0)
                 return r;
 
         /* engine_rule_tasks() returns how many tasks have the rule, of which it filled at most the first max. */
-        n = MIN(engine_rule_tasks(m->engine, i, pids, ELEMENTSOF(pids)), ELEMENTSOF(pids));
+        n = MIN(engine_rule_tasks(m->gov.engine, i, pids, ELEMENTSOF(pids)), ELEMENTSOF(pids));
         qsort(pids, n, sizeof(pids[0]), pid_cmp);
         r = sd_bus_message_open_container(reply, 'a', "(us)");
         if (r < 0)
@@ -240,7 +240,7 @@ static int append_rule(sd_bus_message *reply, Manager *m, const RuleSet *rules, 
 int method_get_rules(sd_bus_message *message, void *userdata, sd_bus_error *error) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         ManagerBus *b = ASSERT_PTR(userdata);
-        const RuleSet *rules = engine_rules(b->manager->engine);
+        const RuleSet *rules = engine_rules(b->manager->gov.engine);
         int r;
 
         r = sd_bus_message_new_method_return(message, &reply);

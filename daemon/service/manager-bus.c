@@ -38,15 +38,15 @@
 
 static void daemon_values(const ManagerBus *b, DaemonValues *v) {
         const Manager *m = b->manager;
-        const EngineStats *es = engine_stats(m->engine);
+        const EngineStats *es = engine_stats(m->gov.engine);
         EventSourceStats ss = {};
 
-        if (m->source)
-                event_source_stats(m->source, &ss);
+        if (m->gov.source)
+                event_source_stats(m->gov.source, &ss);
         *v = (DaemonValues) {
                 .version = VERSION_STRING,
                 .uptime_usec = m->start_usec > 0 ? monotonic_usec() - m->start_usec : 0,
-                .events = m->source && event_source_decides(m->source) ? ss.events : es->events,
+                .events = m->gov.source && event_source_decides(m->gov.source) ? ss.events : es->events,
                 .events_lost = ss.lost,
                 .ring_overflows = es->resyncs,
                 .events_late = es->late_events,
@@ -62,62 +62,62 @@ static void daemon_values(const ManagerBus *b, DaemonValues *v) {
                 .latency_p99_usec = latency_quantile_usec(&m->latency, 990),
                 .latency_max_usec = m->latency.max_ns / 1000,
                 .latency_sum_usec = m->latency.sum_ns / 1000,
-                .paused = m->paused,
+                .paused = m->gov.paused,
         };
         memcpy(v->latency_buckets, m->latency.buckets, sizeof(v->latency_buckets));
 }
 
 /* A CPU's signals: the source's where it decides (bpf: the kernel's own), else the engine's model. */
 static int manager_cpu_state(const Manager *m, unsigned cpu, CpuState *ret) {
-        int r = m->source ? event_source_cpu_state(m->source, cpu, ret) : -EOPNOTSUPP;
+        int r = m->gov.source ? event_source_cpu_state(m->gov.source, cpu, ret) : -EOPNOTSUPP;
 
         if (r == -EOPNOTSUPP)
-                return engine_cpu_state(m->engine, cpu, ret);
+                return engine_cpu_state(m->gov.engine, cpu, ret);
         return r;
 }
 
 /* A policy's demand: the engine's, or with a source that decides the max over its CPUs' effective utilisation
  * (sugov_next_freq_shared()). */
 static unsigned manager_policy_util(const Manager *m, size_t i) {
-        const PolicyDesc *p = &m->topology->policies[i];
+        const PolicyDesc *p = &m->gov.topology->policies[i];
         unsigned util = 0;
         CpuState cs;
 
-        if (!m->source || !event_source_decides(m->source))
-                return engine_policy_util(m->engine, (unsigned) i);
+        if (!m->gov.source || !event_source_decides(m->gov.source))
+                return engine_policy_util(m->gov.engine, (unsigned) i);
         for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
-                if (CPU_ISSET(cpu, &p->cpus) && event_source_cpu_state(m->source, (unsigned) cpu, &cs) >= 0)
+                if (CPU_ISSET(cpu, &p->cpus) && event_source_cpu_state(m->gov.source, (unsigned) cpu, &cs) >= 0)
                         util = MAX(util, cs.effective);
         return util;
 }
 
 /* A status read (a Get or GetAll of a policy): its CPUs' state as of now, not of the last decision. */
 static void manager_refresh_cpus(const Manager *m, const cpu_set_t *cpus) {
-        if (!m->source)
+        if (!m->gov.source)
                 return;
         for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
                 if (CPU_ISSET(cpu, cpus))
-                        (void) event_source_refresh_cpu(m->source, (unsigned) cpu);
+                        (void) event_source_refresh_cpu(m->gov.source, (unsigned) cpu);
 }
 
 static void policy_values(const ManagerBus *b, size_t i, PolicyValues *v) {
         const Manager *m = b->manager;
-        const PolicyDesc *p = &m->topology->policies[i];
+        const PolicyDesc *p = &m->gov.topology->policies[i];
         PolicyStats ps = {};
 
-        (void) engine_policy_stats(m->engine, (unsigned) i, &ps);
+        (void) engine_policy_stats(m->gov.engine, (unsigned) i, &ps);
         *v = (PolicyValues) {
                 .id = p->id,
                 .desc = p,
                 .driver = p->driver,
-                .taken_over_from = m->managed[i] ? p->governor : "",
-                .current_khz = engine_policy_khz(m->engine, (unsigned) i),
+                .taken_over_from = m->gov.managed[i] ? p->governor : "",
+                .current_khz = engine_policy_khz(m->gov.engine, (unsigned) i),
                 .min_khz = ps.min_khz,
                 .max_khz = ps.max_khz,
                 .cpuinfo_min_khz = p->cpuinfo_min_khz,
                 .cpuinfo_max_khz = p->cpuinfo_max_khz,
                 .demand = manager_policy_util(m, i),
-                .managed = m->managed[i],
+                .managed = m->gov.managed[i],
                 .remote_permitted = ps.remote_permitted,
                 .local = ps.decisions[DECISION_LOCAL],
                 .remote = ps.decisions[DECISION_REMOTE],
@@ -127,14 +127,14 @@ static void policy_values(const ManagerBus *b, size_t i, PolicyValues *v) {
         };
         if (!v->last_reason)
                 v->last_reason = "";
-        v->state = m->managed[i] ? policy_health_state_to_string(m->health[i].state) : "unmanaged";
-        v->last_error = -m->health[i].error;
-        v->write_errors = m->health[i].write_errors;
+        v->state = m->gov.managed[i] ? policy_health_state_to_string(m->gov.health[i].state) : "unmanaged";
+        v->last_error = -m->gov.health[i].error;
+        v->write_errors = m->gov.health[i].write_errors;
 }
 
 static void cpu_values(const ManagerBus *b, size_t i, CpuValues *v) {
         const Manager *m = b->manager;
-        const PolicyDesc *p = topology_policy_of_cpu(m->topology, b->cpus[i]);
+        const PolicyDesc *p = topology_policy_of_cpu(m->gov.topology, b->cpus[i]);
         CpuState cs = {};
 
         (void) manager_cpu_state(m, b->cpus[i], &cs);
@@ -174,7 +174,7 @@ static int path_number(const char *path, const char *prefix, unsigned *ret) {
 }
 
 static int policy_index_of(const ManagerBus *b, unsigned id, size_t *ret) {
-        const Topology *t = b->manager->topology;
+        const Topology *t = b->manager->gov.topology;
         const PolicyDesc *p = topology_policy_by_id(t, id);
 
         if (!p)
@@ -212,7 +212,7 @@ static int policy_find(sd_bus *bus, const char *path, const char *interface, voi
 
         if (path_number(path, SCHEDFREQD_BUS_POLICY_PREFIX, &id) <= 0 || policy_index_of(b, id, &i) <= 0)
                 return 0;
-        manager_refresh_cpus(b->manager, &b->manager->topology->policies[i].cpus);
+        manager_refresh_cpus(b->manager, &b->manager->gov.topology->policies[i].cpus);
         policy_values(b, i, &b->policy_now[i]);
         *ret_found = &b->policy_now[i];
         return 1;
@@ -226,8 +226,8 @@ static int cpu_find(sd_bus *bus, const char *path, const char *interface, void *
 
         if (path_number(path, SCHEDFREQD_BUS_CPU_PREFIX, &cpu) <= 0 || cpu_index_of(b, cpu, &i) <= 0)
                 return 0;
-        if (b->manager->source)
-                (void) event_source_refresh_cpu(b->manager->source, cpu);
+        if (b->manager->gov.source)
+                (void) event_source_refresh_cpu(b->manager->gov.source, cpu);
         cpu_values(b, i, &b->cpu_now[i]);
         *ret_found = &b->cpu_now[i];
         return 1;
@@ -249,7 +249,7 @@ static void strv_freep(char ***l) {
 static int enumerate_nodes(sd_bus *bus, const char *prefix, void *userdata, char ***ret_nodes, sd_bus_error *error) {
         _cleanup_(strv_freep) char **l = NULL;
         ManagerBus *b = ASSERT_PTR(userdata);
-        size_t n = 0, n_policies = b->manager->topology->n_policies;
+        size_t n = 0, n_policies = b->manager->gov.topology->n_policies;
 
         l = calloc(1 + n_policies + b->n_cpus + 1, sizeof(char *));
         if (!l)
@@ -258,7 +258,7 @@ static int enumerate_nodes(sd_bus *bus, const char *prefix, void *userdata, char
         if (!l[n++])
                 return -ENOMEM;
         for (size_t i = 0; i < n_policies; i++)
-                if (asprintf(&l[n++], SCHEDFREQD_BUS_POLICY_PREFIX "/%u", b->manager->topology->policies[i].id) < 0) {
+                if (asprintf(&l[n++], SCHEDFREQD_BUS_POLICY_PREFIX "/%u", b->manager->gov.topology->policies[i].id) < 0) {
                         l[--n] = NULL;
                         return -ENOMEM;
                 }
@@ -480,7 +480,7 @@ static bool emit_cpu_changes(ManagerBus *b, bool emit, size_t i) {
 static bool emit_all_changes(ManagerBus *b, bool emit) {
         bool changed = emit_daemon_changes(b, emit);
 
-        for (size_t i = 0; i < b->manager->topology->n_policies && (emit || !changed); i++)
+        for (size_t i = 0; i < b->manager->gov.topology->n_policies && (emit || !changed); i++)
                 changed = emit_policy_changes(b, emit, i) || changed;
         for (size_t i = 0; i < b->n_cpus && (emit || !changed); i++)
                 changed = emit_cpu_changes(b, emit, i) || changed;
@@ -612,7 +612,7 @@ static int bus_register(ManagerBus *b) {
 }
 
 static int bus_alloc_tables(ManagerBus *b) {
-        const Topology *t = b->manager->topology;
+        const Topology *t = b->manager->gov.topology;
         size_t n_policies = MAX(t->n_policies, (size_t) 1);
         CpuState cs;
 
@@ -624,7 +624,7 @@ static int bus_alloc_tables(ManagerBus *b) {
 
         /* Every CPU the engine models (those of the topology's policies). */
         for (unsigned cpu = 0; cpu < CPU_SETSIZE; cpu++)
-                if (topology_policy_of_cpu(t, cpu) && engine_cpu_state(b->manager->engine, cpu, &cs) >= 0)
+                if (topology_policy_of_cpu(t, cpu) && engine_cpu_state(b->manager->gov.engine, cpu, &cs) >= 0)
                         b->cpus[b->n_cpus++] = cpu;
 
         b->cpu_now = calloc(MAX(b->n_cpus, (size_t) 1), sizeof(CpuValues));

@@ -25,22 +25,22 @@
 #include "uevent.h"
 #include "time-util.h"
 
-static int hotplug_offline(Manager *m, unsigned cpu) {
+static int hotplug_offline(Governed *g, unsigned cpu) {
         int r;
 
-        r = event_source_cpu_offline(m->source, (int) cpu);
+        r = event_source_cpu_offline(g->source, (int) cpu);
         if (r < 0)
                 return log_error_errno(r, "cpu%u went offline, closing its events failed: %m", cpu);
-        if (engine_cpu_set_online(m->engine, (int) cpu, false) > 0)
+        if (engine_cpu_set_online(g->engine, (int) cpu, false) > 0)
                 log_info("cpu%u went offline: its events closed, dropped from the model.", cpu);
-        manager_watch_cpu_offline(m, cpu, monotonic_usec());
+        manager_watch_cpu_offline(g, cpu, monotonic_usec());
         return 0;
 }
 
-static int hotplug_online(Manager *m, unsigned cpu) {
+static int hotplug_online(Governed *g, unsigned cpu) {
         int r;
 
-        r = event_source_cpu_online(m->source, (int) cpu);
+        r = event_source_cpu_online(g->source, (int) cpu);
         if (r == -ENODEV) {
                 /* Gone again already: its offline uevent follows. */
                 log_debug("cpu%u: online uevent, but the kernel has it offline again.", cpu);
@@ -51,23 +51,23 @@ static int hotplug_online(Manager *m, unsigned cpu) {
                 log_warning_errno(r, "cpu%u is back online, but its events cannot be opened: %m", cpu);
                 return 0;
         }
-        if (engine_cpu_set_online(m->engine, (int) cpu, true) > 0)
+        if (engine_cpu_set_online(g->engine, (int) cpu, true) > 0)
                 log_info("cpu%u is back online: events re-opened.", cpu);
-        manager_watch_cpu_online(m, cpu, monotonic_usec());
+        manager_watch_cpu_online(g, cpu, monotonic_usec());
         return 0;
 }
 
 static int on_cpu_uevent(unsigned cpu, bool online, void *userdata) {
-        Manager *m = ASSERT_PTR(userdata);
+        Governed *g = ASSERT_PTR(userdata);
 
-        if (cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &m->topology->possible))
+        if (cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &g->topology->possible))
                 return 0;
-        return online ? hotplug_online(m, cpu) : hotplug_offline(m, cpu);
+        return online ? hotplug_online(g, cpu) : hotplug_offline(g, cpu);
 }
 
 /* Uevents were lost: what the kernel says now is the truth. */
 static int on_uevent_overrun(void *userdata) {
-        Manager *m = ASSERT_PTR(userdata);
+        Governed *g = ASSERT_PTR(userdata);
         char buf[4096];
         cpu_set_t online;
         int r;
@@ -83,19 +83,20 @@ static int on_uevent_overrun(void *userdata) {
         for (unsigned cpu = 0; cpu < CPU_SETSIZE; cpu++) {
                 bool now_online = CPU_ISSET(cpu, &online);
 
-                if (!CPU_ISSET(cpu, &m->topology->possible) || now_online == engine_cpu_online(m->engine, (int) cpu))
+                if (!CPU_ISSET(cpu, &g->topology->possible) || now_online == engine_cpu_online(g->engine, (int) cpu))
                         continue;
-                r = now_online ? hotplug_online(m, cpu) : hotplug_offline(m, cpu);
+                r = now_online ? hotplug_online(g, cpu) : hotplug_offline(g, cpu);
                 if (r < 0)
                         return r;
         }
         return 0;
 }
 
-int manager_hotplug_start(Manager *m) {
+int manager_hotplug_start(Hotplug *h, sd_event *event, Governed *gov) {
         int r;
 
-        r = uevent_monitor_new(m->event, on_cpu_uevent, m, &m->uevents);
+        h->gov = gov;
+        r = uevent_monitor_new(event, on_cpu_uevent, gov, &h->uevents);
         if (r < 0) {
                 if (!uevent_error_is_unavailable(r))
                         return log_error_errno(r, "Failed to listen for CPU hotplug uevents: %m");
@@ -104,10 +105,10 @@ int manager_hotplug_start(Manager *m) {
                                  "events are not re-opened when it comes back.");
                 return 0;
         }
-        uevent_monitor_set_overrun_handler(m->uevents, on_uevent_overrun);
+        uevent_monitor_set_overrun_handler(h->uevents, on_uevent_overrun);
         return 0;
 }
 
-void manager_hotplug_stop(Manager *m) {
-        m->uevents = uevent_monitor_free(m->uevents);
+void manager_hotplug_stop(Hotplug *h) {
+        h->uevents = uevent_monitor_free(h->uevents);
 }

@@ -84,17 +84,17 @@ int manager_rules_match_task(const RuleSet *rules, TaskNames *names, const char 
         return rule;
 }
 
-int manager_rules_task(Manager *m, pid_t pid, pid_t tgid, const char *comm) {
-        const RuleSet *rules = m->engine ? engine_rules(m->engine) : NULL;
+int manager_rules_task(const Governed *g, TaskNames *names, pid_t pid, pid_t tgid, const char *comm) {
+        const RuleSet *rules = g->engine ? engine_rules(g->engine) : NULL;
         int rule, r;
 
         if (!rules)
                 return 0;
-        rule = manager_rules_match_task(rules, m->task_names, NULL, pid, tgid, comm);
-        r = engine_task_set_rule(m->engine, pid, rule);
+        rule = manager_rules_match_task(rules, names, NULL, pid, tgid, comm);
+        r = engine_task_set_rule(g->engine, pid, rule);
         /* A source that decides itself (bpf) holds the task's clamp in the kernel. */
-        if (r >= 0 && m->source)
-                r = event_source_task_rule(m->source, pid, rule);
+        if (r >= 0 && g->source)
+                r = event_source_task_rule(g->source, pid, rule);
         if (r == -ENOMEM)
                 return r;
         if (r < 0)
@@ -111,24 +111,24 @@ static int collect(const TaskName *n, void *userdata) {
         return 0;
 }
 
-int manager_rules_scan(Manager *m) {
+int manager_rules_scan(const Governed *g, TaskNames *names) {
         _cleanup_free_ TaskName *all = NULL;
         TaskName *cursor;
         size_t n;
         int r;
 
-        if (!m->engine || !engine_rules(m->engine) || !m->task_names)
+        if (!g->engine || !engine_rules(g->engine) || !names)
                 return 0;
         /* A copy first: matching a thread looks its leader up, which the walk forbids. */
-        n = task_names_size(m->task_names);
+        n = task_names_size(names);
         all = malloc(MAX(n, (size_t) 1) * sizeof(TaskName));
         if (!all)
                 return -ENOMEM;
         cursor = all;
-        (void) task_names_foreach(m->task_names, collect, &cursor);
+        (void) task_names_foreach(names, collect, &cursor);
         n = (size_t) (cursor - all);
         for (size_t i = 0; i < n; i++) {
-                r = manager_rules_task(m, all[i].pid, all[i].tgid, all[i].comm);
+                r = manager_rules_task(g, names, all[i].pid, all[i].tgid, all[i].comm);
                 if (r < 0)
                         return r;
         }

@@ -12,7 +12,8 @@
 
 #include <sys/types.h>
 
-#include "manager.h"
+#include "governed.h"
+#include "rules.h"
 #include "task-names.h"
 
 /* The rule for one task (-1: none), from @proc_root ("/proc" when NULL). Pure apart from two /proc reads. */
@@ -20,7 +21,7 @@ int manager_rules_match_task(const RuleSet *rules, TaskNames *names, const char 
                              const char *comm);
 
 /* Matches and pins one task the proc connector reported. 0, or a negative errno (-ENOMEM). */
-int manager_rules_task(Manager *m, pid_t pid, pid_t tgid, const char *comm);
+int manager_rules_task(const Governed *g, TaskNames *names, pid_t pid, pid_t tgid, const char *comm);
 
 /* Matches every task of the proc connector's table. 0, or a negative errno (-ENOMEM). */
-int manager_rules_scan(Manager *m);
+int manager_rules_scan(const Governed *g, TaskNames *names);

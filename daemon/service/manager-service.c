@@ -11,7 +11,6 @@
 #include "engine.h"
 #include "latency.h"
 #include "log.h"
-#include "manager.h"
 #include "manager-service.h"
 #include "event-source.h"
 #include "proc-conn.h"
@@ -50,40 +49,38 @@ void manager_apply_realtime(int priority) {
  * The log level: the command line's (--log-level, -q, -v) when given, at start and after every reload, so that
  * `schedfreqd -q` stays quiet whatever [daemon] log_level a reloaded file says; else the config's.
  */
-void manager_apply_log_level(Manager *m) {
-        log_set_max_level(m->opts.log_level_set ? m->opts.log_level : m->config.log_level);
-}
 
 /* STATUS= for `systemctl status`: what is governed and how the loop is scheduled. */
-void manager_notify_status(Manager *m, const char *extra) {
+void manager_notify_status(const Governed *g, const char *extra) {
         size_t n_managed = 0;
         int policy = sched_getscheduler(0) & ~SCHED_RESET_ON_FORK;
         struct sched_param param = {};
 
-        for (size_t i = 0; i < m->topology->n_policies; i++)
-                n_managed += m->managed[i];
+        for (size_t i = 0; i < g->topology->n_policies; i++)
+                n_managed += g->managed[i];
         (void) sched_getparam(0, &param);
 
-        if (m->opts.observe)
+        if (g->observe)
                 (void) sd_notifyf(0, "%sSTATUS=Observing %zu cpufreq policies (writing nothing)", extra, n_managed);
-        else if (m->paused)
+        else if (g->paused)
                 (void) sd_notifyf(0, "%sSTATUS=Paused: %zu cpufreq policies handed back to their governors", extra,
                                   n_managed);
         else if (policy == SCHED_FIFO)
                 (void) sd_notifyf(0, "%sSTATUS=Governing %zu of %zu cpufreq policies (event loop SCHED_FIFO %d)",
-                                  extra, n_managed, m->topology->n_policies, param.sched_priority);
+                                  extra, n_managed, g->topology->n_policies, param.sched_priority);
         else
                 (void) sd_notifyf(0, "%sSTATUS=Governing %zu of %zu cpufreq policies (event loop not real-time)",
-                                  extra, n_managed, m->topology->n_policies);
+                                  extra, n_managed, g->topology->n_policies);
 }
 
 /* At exit: what the daemon saw and did (events, decisions, writes, wake-ups, the proc connector, latency). */
-void manager_log_stats(Manager *m) {
-        const EngineStats *es = engine_stats(m->engine);
-        bool decides = event_source_decides(m->source);
+void manager_log_stats(const Governed *g, uint64_t commits, const LatencyStats *latency, ProcConn *proc,
+                       TaskNames *names) {
+        const EngineStats *es = engine_stats(g->engine);
+        bool decides = event_source_decides(g->source);
         EventSourceStats ss;
 
-        event_source_stats(m->source, &ss);
+        event_source_stats(g->source, &ss);
         /*
          * One statement a line, each under 120 columns (scripts parse them: bench/bench-sources.sh summary(),
          * bench/lib-peers.sh peer_events()): the events as the source counted them, then what they decided.
@@ -102,7 +99,7 @@ void manager_log_stats(Manager *m) {
         else
                 log_info("Decisions: %" PRIu64 " local, %" PRIu64 " remote, %" PRIu64 " deferred.",
                          es->decisions[DECISION_LOCAL], es->decisions[DECISION_REMOTE], es->deferred);
-        log_info("Frequency writes: %" PRIu64 ".", m->commits);
+        log_info("Frequency writes: %" PRIu64 ".", commits);
         if (decides)
                 log_info("Wake-ups: %" PRIu64 " ticks, %" PRIu64 " drains of the decision ring (%" PRIu64 " woken by it).",
                          es->ticks, ss.drains, ss.wakeups);
@@ -110,17 +107,17 @@ void manager_log_stats(Manager *m) {
                 log_info("Wake-ups: %" PRIu64 " ticks, %" PRIu64 " ring drains (%" PRIu64 " woken by a ring), %" PRIu64
                          " lazy switches (%s).",
                          es->ticks, ss.drains, ss.wakeups, ss.lazy_switches, ss.lazy ? "lazy now" : "not lazy now");
-        if (m->proc) {
-                const ProcConnStats *pc = proc_conn_stats(m->proc);
+        if (proc) {
+                const ProcConnStats *pc = proc_conn_stats(proc);
 
                 log_info("Proc connector: %" PRIu64 " messages, %" PRIu64 " overruns, %" PRIu64 " rescans; %zu task names.",
-                         pc->messages, pc->overruns, pc->rescans, task_names_size(m->task_names));
+                         pc->messages, pc->overruns, pc->rescans, task_names_size(names));
         } else
                 log_info("Proc connector: unavailable.");
-        if (m->latency.count > 0)
+        if (latency->count > 0)
                 log_info("Event-to-write latency (µs) over %" PRIu64 " event-triggered writes: mean %" PRIu64
                          ", p50 < %" PRIu64 ", p99 < %" PRIu64 ", max %" PRIu64 ".",
-                         m->latency.count, m->latency.sum_ns / m->latency.count / 1000,
-                         latency_quantile_usec(&m->latency, 500), latency_quantile_usec(&m->latency, 990),
-                         m->latency.max_ns / 1000);
+                         latency->count, latency->sum_ns / latency->count / 1000,
+                         latency_quantile_usec(latency, 500), latency_quantile_usec(latency, 990),
+                         latency->max_ns / 1000);
 }

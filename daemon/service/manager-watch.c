@@ -77,8 +77,8 @@ static int read_u32_fd(int fd, uint32_t *ret) {
 
 /* Where policy @i's attributes are: as discovery found cpufreq/policyN, which stays put whatever the hotplug
  * (one stat fewer per file); else looked up now (the legacy cpuM/cpufreq moves with the first online CPU). */
-static int watch_dir(const Manager *m, size_t i, char **ret) {
-        const PolicyDesc *p = &m->topology->policies[i];
+static int watch_dir(const Governed *g, size_t i, char **ret) {
+        const PolicyDesc *p = &g->topology->policies[i];
         unsigned cpu;
 
         if (p->sysfs_found && p->sysfs_policy_dir)
@@ -87,21 +87,21 @@ static int watch_dir(const Manager *m, size_t i, char **ret) {
 }
 
 /* Policy @i's watched files, opened on first use and kept. */
-static int watch_fds(Manager *m, size_t i, int **ret) {
-        if (!m->watch_fds) {
-                m->watch_fds = malloc(_WATCH_FILES * MAX(m->topology->n_policies, (size_t) 1) * sizeof(int));
-                if (!m->watch_fds)
+static int watch_fds(const Governed *g, PolicyWatch *w, size_t i, int **ret) {
+        if (!w->fds) {
+                w->fds = malloc(_WATCH_FILES * MAX(g->topology->n_policies, (size_t) 1) * sizeof(int));
+                if (!w->fds)
                         return -ENOMEM;
-                for (size_t k = 0; k < _WATCH_FILES * m->topology->n_policies; k++)
-                        m->watch_fds[k] = -EBADF;
+                for (size_t k = 0; k < _WATCH_FILES * g->topology->n_policies; k++)
+                        w->fds[k] = -EBADF;
         }
         for (unsigned k = 0; k < _WATCH_FILES; k++) {
-                int *fd = &m->watch_fds[_WATCH_FILES * i + k];
+                int *fd = &w->fds[_WATCH_FILES * i + k];
                 _cleanup_free_ char *dir = NULL, *path = NULL;
 
                 if (*fd >= 0)
                         continue;
-                if (watch_dir(m, i, &dir) < 0 ||
+                if (watch_dir(g, i, &dir) < 0 ||
                     asprintf(&path, "%s/%s", dir, watch_names[k]) < 0) {
                         path = NULL;
                         return -ENOMEM;
@@ -110,40 +110,40 @@ static int watch_fds(Manager *m, size_t i, int **ret) {
                 if (*fd < 0)
                         return -errno;
         }
-        *ret = &m->watch_fds[_WATCH_FILES * i];
+        *ret = &w->fds[_WATCH_FILES * i];
         return 0;
 }
 
-void manager_watch_close(Manager *m) {
-        if (!m->watch_fds)
+void manager_watch_close(const Governed *g, PolicyWatch *w) {
+        if (!w->fds)
                 return;
-        for (size_t k = 0; k < _WATCH_FILES * m->topology->n_policies; k++)
-                closep(&m->watch_fds[k]);
-        free(m->watch_fds);
-        m->watch_fds = NULL;
+        for (size_t k = 0; k < _WATCH_FILES * g->topology->n_policies; k++)
+                closep(&w->fds[k]);
+        free(w->fds);
+        w->fds = NULL;
 }
 
-static void watch_release(Manager *m, unsigned i, const char *governor) {
+static void watch_release(Governed *g, unsigned i, const char *governor) {
         int r;
 
-        (void) engine_set_policy_managed(m->engine, i, false);
-        r = actuator_release(m->actuator, i);
+        (void) engine_set_policy_managed(g->engine, i, false);
+        r = actuator_release(g->actuator, i);
         if (r < 0)
-                log_warning_errno(r, "policy%u: cannot update the state file: %m", m->topology->policies[i].id);
+                log_warning_errno(r, "policy%u: cannot update the state file: %m", g->topology->policies[i].id);
         log_notice("policy%u: governor switched to '%s' by another tool: released to it, no longer governed.\n"
-                   "It stays as that tool sets it, also when schedfreqd stops.", m->topology->policies[i].id,
+                   "It stays as that tool sets it, also when schedfreqd stops.", g->topology->policies[i].id,
                    governor);
 }
 
 /* Enters @state (found by a failed write or a read); one log line when the state is new. */
-static void watch_fail(Manager *m, unsigned i, PolicyHealthState state, int error, const char *governor,
+static void watch_fail(Governed *g, unsigned i, PolicyHealthState state, int error, const char *governor,
                        uint64_t now_usec) {
-        unsigned id = m->topology->policies[i].id;
+        unsigned id = g->topology->policies[i].id;
 
-        if (!policy_health_failed(&m->health[i], state, error, now_usec))
+        if (!policy_health_failed(&g->health[i], state, error, now_usec))
                 return;
         if (state == POLICY_RELEASED)
-                watch_release(m, i, governor);
+                watch_release(g, i, governor);
         else if (state == POLICY_OFFLINE)
                 log_notice_errno(error, "policy%u: all its CPUs are offline (%m): governing it again when one "
                                  "comes back.", id);
@@ -158,37 +158,37 @@ static void watch_fail(Manager *m, unsigned i, PolicyHealthState state, int erro
  * another tool took the policy; EBUSY means the policy is inactive, all its CPUs offline; anything else (EIO,
  * EAGAIN, an EBUSY of the write alone) is a fault to back off from.
  */
-static PolicyHealthState watch_diagnose(Manager *m, unsigned i, char *governor, size_t size) {
+static PolicyHealthState watch_diagnose(Governed *g, unsigned i, char *governor, size_t size) {
         int r;
 
-        r = actuator_read_governor(m->actuator, i, governor, size);
+        r = actuator_read_governor(g->actuator, i, governor, size);
         if (r >= 0)
                 return streq(governor, "userspace") ? POLICY_BACKING_OFF : POLICY_RELEASED;
         return r == -EBUSY ? POLICY_OFFLINE : POLICY_BACKING_OFF;
 }
 
-void manager_watch_write_failed(Manager *m, unsigned i, int error, uint64_t now_usec) {
+void manager_watch_write_failed(Governed *g, unsigned i, int error, uint64_t now_usec) {
         char governor[TOPOLOGY_GOVERNOR_MAX] = "";
         PolicyHealthState state;
 
-        state = watch_diagnose(m, i, governor, sizeof(governor));
-        watch_fail(m, i, state, error, governor, now_usec);
+        state = watch_diagnose(g, i, governor, sizeof(governor));
+        watch_fail(g, i, state, error, governor, now_usec);
 }
 
 /* Policy @i is governed again; one log line saying why (@how), or, with NULL, what it recovered from. */
-static void watch_succeeded(Manager *m, unsigned i, uint64_t now_usec, const char *how) {
-        PolicyHealth *h = &m->health[i];
+static void watch_succeeded(Governed *g, unsigned i, uint64_t now_usec, const char *how) {
+        PolicyHealth *h = &g->health[i];
         uint64_t failures = h->write_errors;
         PolicyHealthState was = h->state;
 
         if (policy_health_succeeded(h, now_usec))
                 log_info("policy%u: %s, governed again (%" PRIu64 " failed writes so far).",
-                         m->topology->policies[i].id,
+                         g->topology->policies[i].id,
                          how ?: was == POLICY_OFFLINE ? "back online" : "writes work again", failures);
 }
 
-void manager_watch_write_succeeded(Manager *m, unsigned i, uint64_t now_usec) {
-        watch_succeeded(m, i, now_usec, NULL);
+void manager_watch_write_succeeded(Governed *g, unsigned i, uint64_t now_usec) {
+        watch_succeeded(g, i, now_usec, NULL);
 }
 
 /*
@@ -197,115 +197,115 @@ void manager_watch_write_succeeded(Manager *m, unsigned i, uint64_t now_usec) {
  * it is back; if so the engine takes its current frequency and decides anew at its next event. @how: the log
  * line's reason when it is back (NULL: from its state).
  */
-static void watch_offline(Manager *m, unsigned i, uint64_t now_usec, const char *how) {
+static void watch_offline(Governed *g, unsigned i, uint64_t now_usec, const char *how) {
         char governor[TOPOLOGY_GOVERNOR_MAX];
         PolicyHealthState state;
         uint32_t cur_khz = 0;
 
-        if (!policy_health_may_write(&m->health[i], now_usec))
+        if (!policy_health_may_write(&g->health[i], now_usec))
                 return;
-        state = watch_diagnose(m, i, governor, sizeof(governor));
+        state = watch_diagnose(g, i, governor, sizeof(governor));
         if (state == POLICY_OFFLINE || state == POLICY_RELEASED) {
-                watch_fail(m, i, state, state == POLICY_OFFLINE ? -EBUSY : -EINVAL, governor, now_usec);
+                watch_fail(g, i, state, state == POLICY_OFFLINE ? -EBUSY : -EINVAL, governor, now_usec);
                 return;
         }
-        (void) actuator_read_khz(m->actuator, i, &cur_khz);
-        (void) engine_policy_resync(m->engine, i, cur_khz);
-        watch_succeeded(m, i, now_usec, how);
+        (void) actuator_read_khz(g->actuator, i, &cur_khz);
+        (void) engine_policy_resync(g->engine, i, cur_khz);
+        watch_succeeded(g, i, now_usec, how);
 }
 
 /* The index of @cpu's policy when this daemon manages it and has not released it; -ENOENT otherwise. */
-static int managed_policy_of_cpu(const Manager *m, unsigned cpu) {
-        const PolicyDesc *p = topology_policy_of_cpu(m->topology, cpu);
+static int managed_policy_of_cpu(const Governed *g, unsigned cpu) {
+        const PolicyDesc *p = topology_policy_of_cpu(g->topology, cpu);
         unsigned i;
 
         if (!p)
                 return -ENOENT;
-        i = (unsigned) (p - m->topology->policies);
-        if (!m->managed[i] || m->health[i].state == POLICY_RELEASED)
+        i = (unsigned) (p - g->topology->policies);
+        if (!g->managed[i] || g->health[i].state == POLICY_RELEASED)
                 return -ENOENT;
         return (int) i;
 }
 
 /* How many of policy @i's CPUs the engine has online. */
-static unsigned policy_cpus_online(const Manager *m, unsigned i) {
+static unsigned policy_cpus_online(const Governed *g, unsigned i) {
         unsigned n = 0;
 
         for (int c = 0; c < CPU_SETSIZE; c++)
-                if (CPU_ISSET(c, &m->topology->policies[i].cpus) && engine_cpu_online(m->engine, c))
+                if (CPU_ISSET(c, &g->topology->policies[i].cpus) && engine_cpu_online(g->engine, c))
                         n++;
         return n;
 }
 
 /* Governed or backing off (a fault, or a write that met it half-way through going), the policy is offline now
  * when @cpu was its last CPU: the kernel has made it inactive (cpufreq_offline()), its files answer EBUSY. */
-void manager_watch_cpu_offline(Manager *m, unsigned cpu, uint64_t now_usec) {
-        int i = managed_policy_of_cpu(m, cpu);
+void manager_watch_cpu_offline(Governed *g, unsigned cpu, uint64_t now_usec) {
+        int i = managed_policy_of_cpu(g, cpu);
 
-        if (m->opts.observe || i < 0 || m->health[i].state == POLICY_OFFLINE ||
-            policy_cpus_online(m, (unsigned) i) > 0)
+        if (g->observe || i < 0 || g->health[i].state == POLICY_OFFLINE ||
+            policy_cpus_online(g, (unsigned) i) > 0)
                 return;
-        watch_fail(m, (unsigned) i, POLICY_OFFLINE, -EBUSY, NULL, now_usec);
+        watch_fail(g, (unsigned) i, POLICY_OFFLINE, -EBUSY, NULL, now_usec);
 }
 
 /* @cpu is its policy's first CPU back: the policy is active again. Offline, or backing off because a write met
  * it half-way through coming back (EBUSY, then a governor read that found it back), which would wait for a
  * retry that only a later decision makes: either way, look now. */
-void manager_watch_cpu_online(Manager *m, unsigned cpu, uint64_t now_usec) {
-        int i = managed_policy_of_cpu(m, cpu);
+void manager_watch_cpu_online(Governed *g, unsigned cpu, uint64_t now_usec) {
+        int i = managed_policy_of_cpu(g, cpu);
 
-        if (m->opts.observe || i < 0 || m->health[i].state == POLICY_GOVERNED ||
-            policy_cpus_online(m, (unsigned) i) != 1)
+        if (g->observe || i < 0 || g->health[i].state == POLICY_GOVERNED ||
+            policy_cpus_online(g, (unsigned) i) != 1)
                 return;
-        m->health[i].retry_usec = now_usec;
-        watch_offline(m, (unsigned) i, now_usec, "back online");
+        g->health[i].retry_usec = now_usec;
+        watch_offline(g, (unsigned) i, now_usec, "back online");
 }
 
 /* A governed policy's limits and governor, re-read. Like sugov_limits() (kernel/sched/cpufreq_schedutil.c) a
  * limits change is applied at once, bypassing the rate limit. */
-static void watch_governed(Manager *m, unsigned i, uint64_t now_usec) {
+static void watch_governed(Governed *g, PolicyWatch *w, unsigned i, uint64_t now_usec) {
         char governor[TOPOLOGY_GOVERNOR_MAX];
         uint32_t min_khz, max_khz;
         PolicyStats ps;
         int *fds = NULL, r;
 
-        if (engine_policy_stats(m->engine, i, &ps) < 0 || watch_fds(m, i, &fds) < 0)
+        if (engine_policy_stats(g->engine, i, &ps) < 0 || watch_fds(g, w, i, &fds) < 0)
                 return;
         /* Observe mode holds nothing that another governor or an offline policy could take away. */
-        r = m->opts.observe ? -EOPNOTSUPP : read_fd(fds[WATCH_GOVERNOR], governor, sizeof(governor));
+        r = g->observe ? -EOPNOTSUPP : read_fd(fds[WATCH_GOVERNOR], governor, sizeof(governor));
         if (r == -EBUSY) {
-                watch_fail(m, i, POLICY_OFFLINE, r, NULL, now_usec);
+                watch_fail(g, i, POLICY_OFFLINE, r, NULL, now_usec);
                 return;
         }
         if (r >= 0 && !streq(governor, "userspace")) {
-                watch_fail(m, i, POLICY_RELEASED, -EINVAL, governor, now_usec);
+                watch_fail(g, i, POLICY_RELEASED, -EINVAL, governor, now_usec);
                 return;
         }
         if (read_u32_fd(fds[WATCH_MIN], &min_khz) < 0 || read_u32_fd(fds[WATCH_MAX], &max_khz) < 0)
                 return;
         if (min_khz == ps.min_khz && max_khz == ps.max_khz)
                 return;
-        log_info("policy%u: scaling limits changed to %" PRIu32 "..%" PRIu32 " kHz.", m->topology->policies[i].id,
+        log_info("policy%u: scaling limits changed to %" PRIu32 "..%" PRIu32 " kHz.", g->topology->policies[i].id,
                  min_khz, max_khz);
-        (void) engine_set_limits(m->engine, i, min_khz, max_khz, monotonic_ns());
+        (void) engine_set_limits(g->engine, i, min_khz, max_khz, monotonic_ns());
 }
 
 /* Something runs: the model's CPUs are busy (perf), or a deciding source woke us (bpf: its decisions, and at
  * most once a second while scheduler events happen, event-source-bpf.c). An idle machine reads nothing. */
-static bool watch_busy(const Manager *m) {
-        return m->source && event_source_decides(m->source) ? true : engine_busy(m->engine);
+static bool watch_busy(const Governed *g) {
+        return g->source && event_source_decides(g->source) ? true : engine_busy(g->engine);
 }
 
-void manager_watch_poll(Manager *m, uint64_t now_usec) {
-        if (m->paused || !watch_busy(m) || now_usec - m->watch_checked_usec < WATCH_MIN_INTERVAL_USEC)
+void manager_watch_poll(Governed *g, PolicyWatch *w, uint64_t now_usec) {
+        if (g->paused || !watch_busy(g) || now_usec - w->checked_usec < WATCH_MIN_INTERVAL_USEC)
                 return;
-        m->watch_checked_usec = now_usec;
-        for (unsigned i = 0; i < m->topology->n_policies; i++) {
-                if (!m->managed[i])
+        w->checked_usec = now_usec;
+        for (unsigned i = 0; i < g->topology->n_policies; i++) {
+                if (!g->managed[i])
                         continue;
-                if (m->health[i].state == POLICY_GOVERNED)
-                        watch_governed(m, i, now_usec);
-                else if (m->health[i].state == POLICY_OFFLINE)
-                        watch_offline(m, i, now_usec, NULL);
+                if (g->health[i].state == POLICY_GOVERNED)
+                        watch_governed(g, w, i, now_usec);
+                else if (g->health[i].state == POLICY_OFFLINE)
+                        watch_offline(g, i, now_usec, NULL);
         }
 }

@@ -50,27 +50,32 @@
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
-        manager_hotplug_stop(m);
+        manager_hotplug_stop(&m->hotplug);
         proc_conn_free(m->proc);
         task_names_free(m->task_names);
-        event_source_free(m->source);
-        engine_free(m->engine);
-        actuator_free(m->actuator);
+        event_source_free(m->gov.source);
+        engine_free(m->gov.engine);
+        actuator_free(m->gov.actuator);
         observer_free(m->observer);
         sd_event_source_disable_unref(m->tick_source);
         sd_event_source_disable_unref(m->post_source);
-        manager_watch_close(m);
+        manager_watch_close(&m->gov, &m->watch);
         sd_event_source_disable_unref(m->sigterm_source);
         sd_event_source_disable_unref(m->sigint_source);
         sd_event_source_disable_unref(m->sighup_source);
         sd_event_unref(m->event);
         closep(&m->lock_fd);
-        topology_free(m->topology);
+        topology_free(m->gov.topology);
         decision_log_done(&m->decisions);
-        free(m->managed);
-        free(m->health);
+        free(m->gov.managed);
+        free(m->gov.health);
         free(m);
         return NULL;
+}
+
+/* The command line's log level when given, else the config's (at start and after every reload). */
+static void manager_apply_log_level(const Manager *m) {
+        log_set_max_level(m->opts.log_level_set ? m->opts.log_level : m->config.log_level);
 }
 
 /*
@@ -83,7 +88,7 @@ Manager *manager_free(Manager *m) {
 static void manager_print_decision(Manager *m, const Decision *d) {
         int r;
 
-        decision_print_details(stdout, d, m->topology);
+        decision_print_details(stdout, d, m->gov.topology);
         r = fflush(stdout) != 0 ? -errno : ferror(stdout) ? -EIO : 0;
         if (r >= 0)
                 return;
@@ -140,15 +145,15 @@ static int on_decision(const Decision *d, void *userdata) {
         if (m->opts.observe)
                 return on_decision_observed(m, d);
 
-        if (!policy_health_may_write(&m->health[d->policy_index], now_usec))
+        if (!policy_health_may_write(&m->gov.health[d->policy_index], now_usec))
                 return -EAGAIN; /* the old frequency stays in force; the engine tries again later */
-        r = actuator_set_khz(m->actuator, d->policy_index, d->new_khz);
+        r = actuator_set_khz(m->gov.actuator, d->policy_index, d->new_khz);
         if (r < 0) {
-                manager_watch_write_failed(m, d->policy_index, r, now_usec);
+                manager_watch_write_failed(&m->gov, d->policy_index, r, now_usec);
                 return r;
         }
-        if (_unlikely_(m->health[d->policy_index].state != POLICY_GOVERNED))
-                manager_watch_write_succeeded(m, d->policy_index, now_usec);
+        if (_unlikely_(m->gov.health[d->policy_index].state != POLICY_GOVERNED))
+                manager_watch_write_succeeded(&m->gov, d->policy_index, now_usec);
 
         uint64_t written_ns = monotonic_ns();
 
@@ -165,7 +170,7 @@ static int on_decision(const Decision *d, void *userdata) {
  * each cost a wake-up). Armed while some CPU is busy.
  */
 static int tick_arm(Manager *m) {
-        uint64_t period_ns = engine_tick_period_ns(m->engine), next_ns;
+        uint64_t period_ns = engine_tick_period_ns(m->gov.engine), next_ns;
         int r;
 
         next_ns = (monotonic_ns() / period_ns + 1) * period_ns;
@@ -178,7 +183,7 @@ static int tick_arm(Manager *m) {
 static int tick_ensure(Manager *m) {
         int enabled = SD_EVENT_OFF;
 
-        if (!engine_busy(m->engine))
+        if (!engine_busy(m->gov.engine))
                 return 0;
         (void) sd_event_source_get_enabled(m->tick_source, &enabled);
         return enabled == SD_EVENT_OFF ? tick_arm(m) : 0;
@@ -211,7 +216,7 @@ static int on_events_lost(int cpu, uint64_t n_lost, uint64_t at_ns, void *userda
         Manager *m = ASSERT_PTR(userdata);
         int r;
 
-        r = engine_cpu_resync(m->engine, cpu, at_ns);
+        r = engine_cpu_resync(m->gov.engine, cpu, at_ns);
         if (r < 0)
                 return 0; /* a CPU outside the model: nothing to resync */
         if (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &m->lost_warned)) {
@@ -237,14 +242,14 @@ static int on_sched_event(const SchedEvent *ev, void *userdata) {
         }
 
         /* The tick, if an event made a CPU busy, is armed once per wake-up by on_post(). */
-        return engine_event(m->engine, event_without_own_rt(ev, m->self_pid, &buf));
+        return engine_event(m->gov.engine, event_without_own_rt(ev, m->self_pid, &buf));
 }
 
 /* A decision the BPF source took in the kernel: the same write and bookkeeping as the model's (on_decision()). */
 static int on_source_decision(const Decision *d, void *userdata) {
         Manager *m = ASSERT_PTR(userdata);
 
-        return engine_apply_decision(m->engine, d);
+        return engine_apply_decision(m->gov.engine, d);
 }
 
 static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -252,11 +257,11 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *userdata) {
         int r;
 
         /* Apply everything recorded up to now before advancing the model's clock to now. */
-        r = event_source_drain(m->source);
+        r = event_source_drain(m->gov.source);
         if (r < 0)
                 log_warning_errno(r, "Failed to drain the event source, ignoring: %m");
 
-        r = engine_tick(m->engine, monotonic_ns());
+        r = engine_tick(m->gov.engine, monotonic_ns());
         if (r < 0)
                 return log_error_errno(r, "Engine tick failed: %m");
         if (r > 0)
@@ -307,7 +312,7 @@ static void manager_warn_missing_policies(Manager *m, const Config *c) {
         _cleanup_free_ char *warnings = NULL;
         int n;
 
-        n = config_check_topology(c, m->topology, &warnings);
+        n = config_check_topology(c, m->gov.topology, &warnings);
         if (n < 0) {
                 log_warning_errno(n, "Cannot check the configuration against the cpufreq policies, ignoring: %m");
                 return;
@@ -338,13 +343,13 @@ int manager_reload(Manager *m, char **ret_error) {
         from_kernel = manager_tick_resolve(m, &c);
         c.kernel_version_code = m->config.kernel_version_code;
 
-        r = engine_reconfigure(m->engine, &c);
+        r = engine_reconfigure(m->gov.engine, &c);
         if (r < 0) {
                 log_error_errno(r, "Failed to apply the new configuration, keeping the running one: %m");
                 goto finish;
         }
         crash_point("reload");
-        r = event_source_reconfigure(m->source, &c);
+        r = event_source_reconfigure(m->gov.source, &c);
         if (r < 0)
                 log_warning_errno(r, "Failed to apply the new event settings, ignoring: %m");
         if (c.event_source != m->config.event_source && m->opts.events_source < 0)
@@ -357,7 +362,7 @@ int manager_reload(Manager *m, char **ret_error) {
                         log_warning_errno(r, "Failed to subscribe to the proc connector, ignoring: %m");
         }
         /* The engine forgot every task's rule: match them again, from the proc connector's table. */
-        r = manager_rules_scan(m);
+        r = manager_rules_scan(&m->gov, m->task_names);
         if (r < 0)
                 log_warning_errno(r, "Failed to match the rules against the running tasks, ignoring: %m");
         r = 0;
@@ -372,7 +377,7 @@ int manager_reload(Manager *m, char **ret_error) {
         manager_apply_log_level(m);
         log_info("Configuration reloaded from %s.", m->opts.config_path);
 finish:
-        manager_notify_status(m, "READY=1\n");
+        manager_notify_status(&m->gov, "READY=1\n");
         if (r < 0 && ret_error) {
                 if (!error && asprintf(&error, "%s: %s", m->opts.config_path, strerror(-r)) < 0)
                         error = NULL;
@@ -384,17 +389,17 @@ finish:
 int manager_pause(Manager *m, char **ret_error) {
         int r;
 
-        if (m->paused)
+        if (m->gov.paused)
                 return 0;
-        engine_pause(m->engine);
-        r = actuator_restore(m->actuator);
+        engine_pause(m->gov.engine);
+        r = actuator_restore(m->gov.actuator);
         if (r < 0) {
                 if (ret_error && asprintf(ret_error, "Failed to hand the policies back: %s", strerror(-r)) < 0)
                         *ret_error = NULL;
                 return log_error_errno(r, "Failed to hand the cpufreq policies back: %m");
         }
-        m->paused = true;
-        manager_notify_status(m, "");
+        m->gov.paused = true;
+        manager_notify_status(&m->gov, "");
         log_info("Paused: cpufreq policies handed back to their governors.");
         return 0;
 }
@@ -403,18 +408,18 @@ int manager_resume(Manager *m, char **ret_error) {
         _cleanup_free_ char *error = NULL;
         int r;
 
-        if (!m->paused)
+        if (!m->gov.paused)
                 return 0;
-        r = actuator_reacquire(m->actuator, &error);
+        r = actuator_reacquire(m->gov.actuator, &error);
         if (r < 0) {
                 log_error_errno(r, "Failed to take the cpufreq policies over again: %s", error ? error : strerror(-r));
                 if (ret_error)
                         *ret_error = TAKE_PTR(error);
                 return r;
         }
-        engine_resume(m->engine, NULL);
-        m->paused = false;
-        manager_notify_status(m, "");
+        engine_resume(m->gov.engine, NULL);
+        m->gov.paused = false;
+        manager_notify_status(&m->gov, "");
         log_info("Resumed: cpufreq policies taken over again.");
         return tick_ensure(m);
 }
@@ -439,11 +444,11 @@ static int on_post(sd_event_source *s, void *userdata) {
         int r;
 
         /* The source first: perf's model may find a lost switch-out, which is not a reason to tick (demand.c). */
-        event_source_post(m->source, now_usec);
+        event_source_post(m->gov.source, now_usec);
         r = tick_ensure(m);
         if (r < 0)
                 return log_error_errno(r, "Failed to arm the tick: %m");
-        manager_watch_poll(m, now_usec);
+        manager_watch_poll(&m->gov, &m->watch, now_usec);
         return 0;
 }
 
@@ -487,7 +492,7 @@ static int manager_load(Manager *m) {
         /* For the rate-limit rule by kernel version; unparsable leaves 0, the newest rule, and the log says so. */
         (void) kernel_version_running(&m->config.kernel_version_code);
 
-        r = cpufreq_discover(&m->topology);
+        r = cpufreq_discover(&m->gov.topology);
         if (r == -ENODEV)
                 return log_error_errno(r, "No cpufreq policies under /sys/devices/system/cpu: this machine has no\n"
                                           "cpufreq driver (a VM or container?), nothing to %s.\n"
@@ -500,13 +505,13 @@ static int manager_load(Manager *m) {
                 return log_error_errno(r, "Failed to read the cpufreq topology: %m");
         manager_warn_missing_policies(m, &m->config);
 
-        m->managed = calloc(MAX(m->topology->n_policies, (size_t) 1), sizeof(bool));
-        m->health = calloc(MAX(m->topology->n_policies, (size_t) 1), sizeof(PolicyHealth));
-        if (!m->managed || !m->health)
+        m->gov.managed = calloc(MAX(m->gov.topology->n_policies, (size_t) 1), sizeof(bool));
+        m->gov.health = calloc(MAX(m->gov.topology->n_policies, (size_t) 1), sizeof(PolicyHealth));
+        if (!m->gov.managed || !m->gov.health)
                 return log_oom();
-        for (size_t i = 0; i < m->topology->n_policies; i++) {
-                m->managed[i] = config_manages_policy(&m->config, m->topology->policies[i].id);
-                n_managed += m->managed[i];
+        for (size_t i = 0; i < m->gov.topology->n_policies; i++) {
+                m->gov.managed[i] = config_manages_policy(&m->config, m->gov.topology->policies[i].id);
+                n_managed += m->gov.managed[i];
         }
         if (n_managed == 0)
                 return log_error_errno(SYNTHETIC_ERRNO(ENOENT), "%s: [governor] policies= selects none of this "
@@ -527,15 +532,15 @@ static int manager_take_over(Manager *m) {
         _cleanup_free_ char *error = NULL;
         int r;
 
-        r = actuator_take_over(m->topology, m->managed, m->opts.state_path, &m->actuator, &error);
+        r = actuator_take_over(m->gov.topology, m->gov.managed, m->opts.state_path, &m->gov.actuator, &error);
         if (r < 0)
                 return log_error_errno(r, "Cannot take over the cpufreq policies: %s: %m", error ? error : "failed");
 
-        for (size_t i = 0; i < m->topology->n_policies; i++)
-                if (m->managed[i]) {
-                        log_info("policy%u: taken over from governor '%s' (%s).", m->topology->policies[i].id,
-                                 m->topology->policies[i].governor, m->topology->policies[i].driver);
-                        manager_log_rate_limit(&m->topology->policies[i], &m->config);
+        for (size_t i = 0; i < m->gov.topology->n_policies; i++)
+                if (m->gov.managed[i]) {
+                        log_info("policy%u: taken over from governor '%s' (%s).", m->gov.topology->policies[i].id,
+                                 m->gov.topology->policies[i].governor, m->gov.topology->policies[i].driver);
+                        manager_log_rate_limit(&m->gov.topology->policies[i], &m->config);
                 }
         return 0;
 }
@@ -545,24 +550,24 @@ static int manager_take_over(Manager *m) {
  * and the bus name stays the governing daemon's. Says what it compares with.
  */
 static int manager_observe_start(Manager *m) {
-        _cleanup_free_ uint32_t *ours_khz = calloc(MAX(m->topology->n_policies, (size_t) 1), sizeof(uint32_t));
+        _cleanup_free_ uint32_t *ours_khz = calloc(MAX(m->gov.topology->n_policies, (size_t) 1), sizeof(uint32_t));
         EventSourceStats ss;
         bool kernel;
         int r;
 
         if (!ours_khz)
                 return log_oom();
-        event_source_stats(m->source, &ss);
+        event_source_stats(m->gov.source, &ss);
         kernel = ss.cpu_frequency;
-        for (size_t i = 0; i < m->topology->n_policies; i++)
-                ours_khz[i] = engine_policy_khz(m->engine, (unsigned) i); /* where the engine starts */
-        r = observer_new(m->topology, ours_khz, monotonic_ns(), stdout, &m->observer);
+        for (size_t i = 0; i < m->gov.topology->n_policies; i++)
+                ours_khz[i] = engine_policy_khz(m->gov.engine, (unsigned) i); /* where the engine starts */
+        r = observer_new(m->gov.topology, ours_khz, monotonic_ns(), stdout, &m->observer);
         if (r < 0)
                 return log_oom();
-        for (size_t i = 0; i < m->topology->n_policies; i++) {
-                const PolicyDesc *p = &m->topology->policies[i];
+        for (size_t i = 0; i < m->gov.topology->n_policies; i++) {
+                const PolicyDesc *p = &m->gov.topology->policies[i];
 
-                if (m->managed[i])
+                if (m->gov.managed[i])
                         log_info("policy%u: observed, left to governor '%s' (%s).", p->id,
                                  p->governor[0] ? p->governor : "?", p->driver[0] ? p->driver : "?");
         }
@@ -589,11 +594,11 @@ static void manager_log_iowait(Manager *m) {
         EventSourceStats ss;
         int enabled = -1;
 
-        if (event_source_decides(m->source)) {
+        if (event_source_decides(m->gov.source)) {
                 log_info("iowait boost from the waking task's in_iowait, read in the kernel.");
                 return;
         }
-        event_source_stats(m->source, &ss);
+        event_source_stats(m->gov.source, &ss);
         if (!ss.iowait) {
                 log_info("No sched:sched_stat_iowait tracepoint (kernel without CONFIG_SCHEDSTATS): no iowait boost.");
                 return;
@@ -609,7 +614,7 @@ static void manager_log_iowait(Manager *m) {
 }
 
 const char *manager_source_name(const Manager *m) {
-        return m->source ? event_source_type_to_string(event_source_type(m->source)) : "none";
+        return m->gov.source ? event_source_type_to_string(event_source_type(m->gov.source)) : "none";
 }
 
 /* The event source: --events= or [events] source; auto says in the log which one it took and why. */
@@ -622,16 +627,16 @@ static int manager_start_source(Manager *m) {
         r = event_source_new(m->event, &(const EventSourceOptions) {
                 .type = type,
                 .observe = m->opts.observe,
-                .topology = m->topology,
+                .topology = m->gov.topology,
                 .config = &m->config,
-                .engine = m->engine,
+                .engine = m->gov.engine,
                 .handlers = {
                         .event = on_sched_event,
                         .lost = on_events_lost,
                         .decision = on_source_decision,
                         .userdata = m,
                 },
-        }, &m->source, &why);
+        }, &m->gov.source, &why);
         if (r == -EBADMSG) {
                 _cleanup_free_ char *error = NULL;
 
@@ -668,17 +673,17 @@ static int on_proc_event(const ProcEvent *ev, const TaskName *task, void *userda
         case PROC_EVENT_TYPE_FORK:
         case PROC_EVENT_TYPE_EXEC:
         case PROC_EVENT_TYPE_COMM:
-                return task ? manager_rules_task(m, task->pid, task->tgid, task->comm) : 0;
+                return task ? manager_rules_task(&m->gov, m->task_names, task->pid, task->tgid, task->comm) : 0;
         case PROC_EVENT_TYPE_EXIT:
                 /* Only a pinned task can outlive its sched_process_exit (pinned by a late exec message). */
-                if (engine_rules(m->engine)) {
-                        engine_task_exit(m->engine, ev->pid);
-                        if (m->source)
-                                (void) event_source_task_rule(m->source, ev->pid, -1);
+                if (engine_rules(m->gov.engine)) {
+                        engine_task_exit(m->gov.engine, ev->pid);
+                        if (m->gov.source)
+                                (void) event_source_task_rule(m->gov.source, ev->pid, -1);
                 }
                 return 0;
         case PROC_EVENT_TYPE_RESCAN:
-                return manager_rules_scan(m);
+                return manager_rules_scan(&m->gov, m->task_names);
         default:
                 return 0;
         }
@@ -691,7 +696,7 @@ static int on_proc_event(const ProcEvent *ev, const TaskName *task, void *userda
  * rules subscribes.
  */
 static bool manager_needs_proc_conn(const Manager *m, const Config *c) {
-        return !m->source || !event_source_decides(m->source) || c->rules.n > 0;
+        return !m->gov.source || !event_source_decides(m->gov.source) || c->rules.n > 0;
 }
 
 /* Task names and lifecycle; optional: where the connector is unavailable we run on tracepoints alone. */
@@ -716,7 +721,7 @@ static int manager_start_proc_conn(Manager *m, const Config *c) {
         if (r == -ENOMEM)
                 return log_oom();
         if (r >= 0)
-                return manager_rules_scan(m) == -ENOMEM ? log_oom() : 0;
+                return manager_rules_scan(&m->gov, m->task_names) == -ENOMEM ? log_oom() : 0;
 
         why = proc_conn_unavailable_reason(r);
         if (why)
@@ -742,10 +747,10 @@ int manager_start(Manager *m) {
         /* Pings the watchdog from the loop when WATCHDOG_USEC is set; a no-op otherwise. */
         (void) sd_event_set_watchdog(m->event, true);
 
-        r = engine_new(m->topology, &m->config, on_decision, m, &m->engine);
+        r = engine_new(m->gov.topology, &m->config, on_decision, m, &m->gov.engine);
         if (r < 0)
                 return log_error_errno(r, "Failed to set up the governor: %m");
-        engine_set_self(m->engine, m->self_pid);
+        engine_set_self(m->gov.engine, m->self_pid);
 
         r = sd_event_add_time(m->event, &m->tick_source, CLOCK_MONOTONIC, UINT64_MAX,
                               tick_accuracy_usec(&m->config), on_tick, m);
@@ -769,7 +774,7 @@ int manager_start(Manager *m) {
         if (r < 0)
                 return r;
 
-        r = manager_hotplug_start(m);
+        r = manager_hotplug_start(&m->hotplug, m->event, &m->gov);
         if (r < 0)
                 return r;
 
@@ -822,6 +827,7 @@ int manager_new(const ManagerOptions *opts, Manager **ret) {
         if (!m)
                 return log_oom();
         m->opts = *opts;
+        m->gov.observe = opts->observe;
         m->lock_fd = -EBADF;
         m->self_pid = getpid();
         r = decision_log_init(&m->decisions, DECISION_LOG_SIZE);
@@ -857,7 +863,7 @@ int manager_new(const ManagerOptions *opts, Manager **ret) {
 int manager_run(Manager *m) {
         int r, restore_r;
 
-        manager_notify_status(m, "READY=1\n");
+        manager_notify_status(&m->gov, "READY=1\n");
         log_info("schedfreqd %s running.", VERSION_STRING);
 
         r = sd_event_loop(m->event);
@@ -866,16 +872,16 @@ int manager_run(Manager *m) {
 
         if (m->opts.observe) {
                 (void) sd_notify(0, "STOPPING=1");
-                manager_log_stats(m);
+                manager_log_stats(&m->gov, m->commits, &m->latency, m->proc, m->task_names);
                 observer_finish(m->observer, monotonic_ns());
                 log_info("Observe mode: nothing to restore.");
                 return r;
         }
 
         (void) sd_notify(0, "STOPPING=1\nSTATUS=Restoring cpufreq policies");
-        manager_log_stats(m);
+        manager_log_stats(&m->gov, m->commits, &m->latency, m->proc, m->task_names);
 
-        restore_r = actuator_restore(m->actuator);
+        restore_r = actuator_restore(m->gov.actuator);
         if (restore_r < 0)
                 log_error_errno(restore_r, "Failed to restore every cpufreq policy (state kept in %s for "
                                            "'schedfreqd restore'): %m", m->opts.state_path);

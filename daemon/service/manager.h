@@ -19,10 +19,12 @@
 
 #include "config.h"
 #include "decision-log.h"
+#include "governed.h"
 #include "kernel-hz.h"
 #include "latency.h"
 #include "macro.h"
-#include "policy-health.h"
+#include "manager-hotplug.h"
+#include "manager-watch.h"
 #include "topology.h"
 
 #define STATE_DEFAULT_PATH "/run/schedfreqd/state"
@@ -42,12 +44,8 @@ typedef struct ManagerOptions {
         int log_level;                /* LOG_ERR..LOG_DEBUG */
 } ManagerOptions;
 
-typedef struct Engine Engine;
-typedef struct Actuator Actuator;
-typedef struct EventSource EventSource;
 typedef struct ProcConn ProcConn;
 typedef struct TaskNames TaskNames;
-typedef struct UEventMonitor UEventMonitor;
 typedef struct Observer Observer;
 
 typedef struct Manager {
@@ -55,28 +53,21 @@ typedef struct Manager {
         sd_event *event;
         Config config;                 /* tick_ms = auto resolved (manager_tick_resolve()) */
         KernelHz kernel_hz;            /* the running kernel's CONFIG_HZ, read once at start-up: tick_ms = auto */
-        Topology *topology;
-        bool *managed;                 /* per policy index: the config asks for it (policies=) */
-        PolicyHealth *health;          /* per policy index: governed, backing off, offline, released */
-        Engine *engine;
-        Actuator *actuator;            /* NULL in observe mode: nothing is taken over */
+        Governed gov;                  /* the policies, engine, actuator and source: what the satellites see */
         Observer *observer;            /* observe mode only */
         bool observer_print_failed;    /* its stdout failed: said once */
-        EventSource *source;           /* the live event source: perf or bpf (event-source.h) */
         ProcConn *proc;                /* NULL where the proc connector is unavailable or unused */
         bool proc_unused;              /* not subscribed: nothing needs it (manager_start_proc_conn()) */
         TaskNames *task_names;         /* pid → comm, fed by the proc connector */
-        UEventMonitor *uevents;        /* CPU hotplug (manager-hotplug.c); NULL where uevents are unavailable */
+        Hotplug hotplug;               /* CPU hotplug (manager-hotplug.c) */
         sd_event_source *tick_source;  /* armed on the tick grid only while some CPU is busy */
         sd_event_source *post_source;  /* after each wake-up: tick, the source's bookkeeping, limits */
-        uint64_t watch_checked_usec;   /* CLOCK_MONOTONIC of the last manager_watch_poll() reading */
-        int *watch_fds;                /* per policy: its watched files (manager-watch.c), kept open; -EBADF = not yet */
+        PolicyWatch watch;             /* the governed policies' files, read at wake-ups (manager-watch.c) */
         sd_event_source *sigterm_source, *sigint_source, *sighup_source;
         LatencyStats latency;          /* event time → setspeed written */
         DecisionLog decisions;
         uint64_t commits;
         uint64_t start_usec;           /* CLOCK_MONOTONIC, when manager_start() was done: for Uptime */
-        bool paused;
         int lock_fd;                   /* the instance lock (actuator_lock_take()), held for the daemon's life */
         pid_t self_pid;                /* our own task: never counted as RT (see on_sched_event) */
         cpu_set_t lost_warned;         /* CPUs whose lost events were logged at warning level */
