@@ -26,8 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "events.h"
 #include "macro.h"
-#include "perf-events.h"
 #include "pingpong.h"
 
 #define QUIRK_ROUNDS 1000

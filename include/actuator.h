@@ -2,6 +2,44 @@
 #pragma once
 
 /*
+ * include/actuator.h: the public interface of daemon/actuator/ (decisions into sysfs: the take-over,
+ * scaling_setspeed, the state file and the restore, a policy's health). The one header of that folder the rest of
+ * the tree includes; its private headers stay in daemon/actuator/. Sections, in dependency order: actuator-state,
+ * actuator, policy-health.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "topology.h"
+
+/*
+ * What the take-over saved of each policy, and the state file's text that holds it (daemon/actuator/actuator-state.c):
+ * an INI `schedfreqd restore` reads after a crash. Pure: FILE in, FILE out.
+ */
+
+typedef struct ActuatorSaved {
+        unsigned id;                              /* N of [policyN] */
+        char *dir;                                /* where the attributes are written */
+        char governor[TOPOLOGY_GOVERNOR_MAX];
+        uint32_t scaling_min_khz, scaling_max_khz;
+        uint32_t setspeed_khz;                    /* 0 = unknown */
+        bool has_rate_limit;                      /* governor schedutil and its rate_limit_us was readable */
+        uint32_t rate_limit_us;                   /* schedutil's rate_limit_us before we switched */
+} ActuatorSaved;
+
+void actuator_saved_free_many(ActuatorSaved *s, size_t n);
+
+/* Writes the state file text for @s[0..n). */
+int actuator_state_write(FILE *f, const ActuatorSaved *s, size_t n);
+/* Parses state file text; @name for "NAME:LINE: reason" messages (-EINVAL). A file without a [policyN]
+ * section, with a NUL byte or with an unterminated last line is malformed (truncated or not ours). */
+int actuator_state_parse(FILE *f, const char *name, ActuatorSaved **ret, size_t *ret_n, char **ret_error);
+
+/*
  * The actuator: takes cpufreq policies over (userspace governor), writes frequencies through kept-open
  * scaling_setspeed fds, and puts everything back (docs/architecture.md "Actuation and restore").
  *
@@ -26,14 +64,6 @@
  * life, and each managed policy's sysfs directory under an exclusive flock(2) (taken at take-over, kept while
  * paused); `schedfreqd restore` takes the same policy locks, so it never writes under a live daemon.
  */
-
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <sys/types.h>
-
-#include "actuator-state.h"
-#include "topology.h"
 
 typedef struct Actuator Actuator;
 
@@ -140,3 +170,58 @@ int actuator_restore_from_state_file(const char *state_path, bool force, char **
 
 /* From /proc/locks text: the PID holding a flock(2) on inode @ino of device @dev. 0, or -ENOENT. */
 int actuator_flock_holder_parse(FILE *f, dev_t dev, ino_t ino, pid_t *ret_pid);
+
+/*
+ * What became of a governed policy when its scaling_setspeed write failed, and when to try again. Pure: the
+ * caller finds out why a write failed (actuator_probe()) and says so; no I/O, no clock of its own.
+ *
+ *   governed      writes go through
+ *   backing-off   a write failed for no reason we can see (EIO, EAGAIN, an EBUSY with CPUs online, ...):
+ *                 writes wait for a retry time that doubles with each failure (10 ms ... 10 s), so a broken
+ *                 attribute costs a few writes a minute, not one per event
+ *   offline       every CPU of the policy is offline (CPU hotplug): the kernel refuses its attributes with
+ *                 EBUSY (show()/store() in drivers/cpufreq/cpufreq.c) and keeps the policy, whose governor
+ *                 comes back as the last one (userspace) with the first CPU that returns (cpufreq_online());
+ *                 retried with the same back-off, governed again by the first write that succeeds
+ *   released      someone else switched the governor away from userspace (cpupower frequency-set -g, tuned,
+ *                 power-profiles-daemon): the policy is theirs for the rest of our run, never written again,
+ *                 not re-taken on resume, and left as they set it on exit
+ *
+ * Retries happen at decisions (a wake-up that happens anyway), never on a timer of their own: a quiet machine
+ * with a broken policy stays quiet.
+ */
+
+typedef enum PolicyHealthState {
+        POLICY_GOVERNED,
+        POLICY_BACKING_OFF,
+        POLICY_OFFLINE,
+        POLICY_RELEASED,
+        _POLICY_HEALTH_STATE_MAX,
+} PolicyHealthState;
+
+#define POLICY_BACKOFF_MIN_USEC (10 * 1000ULL)
+#define POLICY_BACKOFF_MAX_USEC (10 * 1000 * 1000ULL)
+
+typedef struct PolicyHealth {
+        PolicyHealthState state;
+        int error;                    /* negative errno of the last failed write, 0 = none yet */
+        uint64_t failures;            /* consecutive failed writes */
+        uint64_t write_errors;        /* failed writes, ever */
+        uint64_t backoff_usec;        /* the wait after the last failure */
+        uint64_t retry_usec;          /* CLOCK_MONOTONIC: no write before this */
+        uint64_t since_usec;          /* when the current state began */
+} PolicyHealth;
+
+const char *policy_health_state_to_string(PolicyHealthState s);
+
+/* Whether a write may be tried at @now_usec. */
+bool policy_health_may_write(const PolicyHealth *h, uint64_t now_usec);
+
+/*
+ * A write failed with @error; @state is what the caller found (POLICY_BACKING_OFF when it found nothing
+ * particular). Returns true when the state changed (the caller logs one line then, not at every retry).
+ */
+bool policy_health_failed(PolicyHealth *h, PolicyHealthState state, int error, uint64_t now_usec);
+
+/* A write succeeded. Returns true when that ended a failure state (the caller logs the recovery). */
+bool policy_health_succeeded(PolicyHealth *h, uint64_t now_usec);

@@ -2,10 +2,9 @@
 #pragma once
 
 /*
- * The daemon's configuration: /etc/schedfreqd.conf plus /etc/schedfreqd.conf.d/ *.conf drop-ins in name
- * order (later wins per [section] key, [rule:NAME] sections included). Every key, its default and its range
- * is documented in conf/schedfreqd.conf. Unknown sections or keys and bad values are errors "FILE:LINE: reason"; a file
- * with errors is rejected as a whole, so a reload with a bad file keeps the running config.
+ * include/config.h: the public interface of daemon/config/ (what the administrator asked: /etc/schedfreqd.conf, its
+ * drop-ins and per-process rules). The one header of that folder the rest of the tree includes; its private headers
+ * stay in daemon/config/. Sections, in dependency order: config-origin, rules, config.
  */
 
 #include <errno.h>
@@ -13,8 +12,84 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "config-origin.h"
-#include "rules.h"
+/*
+ * Where a setting was read, for messages that come after the load (config_check_topology(), the checks of
+ * [rule:NAME] sections): a file name kept in Config.origin_files and a line. Config stays a plain value
+ * (copied, never freed), so the names live inside it; line 0 = not read from a file.
+ */
+typedef struct ConfigOrigin {
+        uint32_t file;            /* offset of the NUL-terminated name in Config.origin_files */
+        uint32_t line;
+} ConfigOrigin;
+
+/*
+ * Per-process rules (issue #13): `[rule:NAME]` sections of the configuration that boost, cap or ignore the
+ * tasks they match, without changing the programs, as uclamp does in the kernel (reference §3.3) and cpufreqd's
+ * "programs" rules do in user space.
+ *
+ * Match keys (at least one; all given must match): comm (glob on the task name, TASK_COMM_LEN), exe (glob on the
+ * executable's path), cgroup (glob on the cgroup v2 path, "/system.slice/foo.service"); fnmatch(3) globs
+ * without flags. A key whose value is unknown for a task (a replayed trace has names only) does not match.
+ *
+ * Actions (at least one): min_util / max_util (0..1024, min <= max): the task's uclamp min / max; rt_boost:
+ * its CPU's policy goes to max while it is runnable, as for an RT task; ignore: its load does not count (the
+ * model sees its CPU idle while it runs). ignore excludes the other actions.
+ *
+ * Precedence: one rule applies to a task, the most specific that matches: the one with the most match keys;
+ * on a tie the one that holds the task down (ignore, then max_util below 1024, then anything else); then the
+ * first in the configuration (file order, drop-ins after the main file). See schedfreqd.conf(5).
+ */
+
+#define RULES_MAX 32
+#define RULE_NAME_MAX 64
+#define RULE_COMM_GLOB_MAX 64
+#define RULE_PATH_GLOB_MAX 256
+#define RULE_UTIL_MAX 1024
+
+typedef struct Rule {
+        char name[RULE_NAME_MAX];             /* the NAME of [rule:NAME] */
+        char comm[RULE_COMM_GLOB_MAX];        /* "" = not a match key */
+        char exe[RULE_PATH_GLOB_MAX];
+        char cgroup[RULE_PATH_GLOB_MAX];
+        uint16_t min_util;                    /* 0 when not set */
+        uint16_t max_util;                    /* RULE_UTIL_MAX when not set */
+        bool rt_boost;
+        bool ignore;
+        ConfigOrigin origin;                  /* its "[rule:NAME]" header */
+} Rule;
+
+typedef struct RuleSet {
+        unsigned n;
+        Rule rule[RULES_MAX];
+} RuleSet;
+
+/* What a task's rule does to it; the zero value of TASK_CLAMP_NONE is "no rule". */
+typedef struct TaskClamp {
+        int16_t rule;                         /* index into the RuleSet, -1 = none */
+        uint16_t min_util, max_util;
+        bool rt_boost, ignore;
+} TaskClamp;
+
+#define TASK_CLAMP_NONE ((TaskClamp) { .rule = -1, .min_util = 0, .max_util = RULE_UTIL_MAX })
+
+/* The number of match keys of @r (its specificity). */
+unsigned rule_match_keys(const Rule *r);
+
+/*
+ * The index of the rule that applies to a task with @comm, @exe and @cgroup (each NULL when unknown), or -1.
+ * Pure; no allocation.
+ */
+int rules_match(const RuleSet *rs, const char *comm, const char *exe, const char *cgroup);
+
+/* The clamp of rule @index of @rs (TASK_CLAMP_NONE for -1). */
+TaskClamp rules_clamp(const RuleSet *rs, int index);
+
+/*
+ * The daemon's configuration: /etc/schedfreqd.conf plus /etc/schedfreqd.conf.d/ *.conf drop-ins in name
+ * order (later wins per [section] key, [rule:NAME] sections included). Every key, its default and its range
+ * is documented in conf/schedfreqd.conf. Unknown sections or keys and bad values are errors "FILE:LINE: reason"; a file
+ * with errors is rejected as a whole, so a reload with a bad file keeps the running config.
+ */
 
 #define CONFIG_DEFAULT_PATH "/etc/schedfreqd.conf"
 
@@ -29,7 +104,7 @@ typedef enum WakeupMode {
 typedef enum EventSourceType {
         EVENT_SOURCE_AUTO,        /* bpf where the kernel has BTF and the programs load and attach, else perf */
         EVENT_SOURCE_PERF,        /* perf rings of the sched tracepoints, the daemon's own model (event-source.h) */
-        EVENT_SOURCE_BPF,         /* BPF programs deciding on the kernel's own signals (bpf-events.h) */
+        EVENT_SOURCE_BPF,         /* BPF programs deciding on the kernel's own signals (governor.h) */
         _EVENT_SOURCE_TYPE_MAX,
         _EVENT_SOURCE_TYPE_INVALID = -EINVAL,
 } EventSourceType;
@@ -77,7 +152,7 @@ typedef struct Config {
         RemoteMode remote;                /* remote = auto (default for policies without a section) */
         ConfigOrigin manage_origin;       /* the policies= line in force */
         PolicyConfig policy[CONFIG_POLICIES_MAX]; /* [policyN] sections */
-        /* [rule:NAME] sections, in the order of their first header (include/rules.h, daemon/config/config-rules.c) */
+        /* [rule:NAME] sections, in the order of their first header (include/config.h, daemon/config/config-rules.c) */
         RuleSet rules;
 
         char origin_files[CONFIG_ORIGIN_FILES_SIZE]; /* names the ConfigOrigins point into, NUL-separated */
@@ -87,7 +162,7 @@ typedef struct Config {
 void config_set_defaults(Config *c);
 
 /*
- * The model's tick when tick_ms = auto is not resolved from a kernel (include/kernel-hz.h): CONFIG_HZ=250, the
+ * The model's tick when tick_ms = auto is not resolved from a kernel (include/model.h): CONFIG_HZ=250, the
  * kernel's default and Debian's. The live daemon resolves auto from the running kernel's config at start-up
  * (manager.c), replay from the trace's sched_stat_runtime spacing (replay.c).
  */

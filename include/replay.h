@@ -2,6 +2,18 @@
 #pragma once
 
 /*
+ * include/replay.h: the public interface of daemon/replay/ (schedfreqd replay). The one header of that folder the
+ * rest of the tree includes; its private headers stay in daemon/replay/.
+ */
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "config.h"
+#include "governor.h"
+#include "topology.h"
+
+/*
  * `schedfreqd replay`: feeds the engine with the events of a recorded trace instead of perf rings
  * and prints one line per frequency change. For a person (REPLAY_TABLE, the command's default) a table row with
  * the time since the trace's first event and the task behind the change (replay-report.h); for scripts (flags
@@ -10,7 +22,7 @@
  * or a CSV row (REPLAY_CSV). REPLAY_SUMMARY ends it with the summary (replay-report.h).
  *
  * Input, told apart by its content: a text trace, `perf script` or ftrace text (the tracefs `trace` file,
- * `trace-cmd report`, systrace), each line parsed by trace_parse_line_format() (include/trace-parse.h, which
+ * `trace-cmd report`, systrace), each line parsed by trace_parse_line_format() (include/events.h, which
  * lists the layouts and the modelled events; sched_stat_iowait is the iowait boost, recorded where schedstats
  * are on), lines of other events skipped and counted, blank and '#' lines ignored; or a trace-cmd .dat, its
  * records decoded by trace-dat.c (positions in messages are then "record N"); or a perf.data file, its samples
@@ -19,17 +31,10 @@
  * into memory first).
  */
 
-#include <stdint.h>
-#include <stdio.h>
-
-#include "config.h"
-#include "engine.h"
-#include "topology.h"
-
 /* Where replay's tick came from (ReplayStats.tick_source). */
 typedef enum ReplayTickSource {
         REPLAY_TICK_CONFIG,        /* [governor] tick_ms = N */
-        REPLAY_TICK_MEASURED,      /* tick_ms = auto: the trace's sched_stat_runtime spacing (tick-estimate.h) */
+        REPLAY_TICK_MEASURED,      /* tick_ms = auto: the trace's sched_stat_runtime spacing (model.h) */
         REPLAY_TICK_DEFAULT,       /* tick_ms = auto, not measurable: CONFIG_TICK_DEFAULT_USEC (CONFIG_HZ=250) */
         _REPLAY_TICK_SOURCE_MAX,
 } ReplayTickSource;
@@ -57,7 +62,7 @@ typedef struct ReplayStats {
  * events, the rest of the gap's ticks are skipped (replay.c), so a gap of any length costs O(1).
  *
  * The tick: cfg->tick_usec when tick_ms is a number. With tick_ms = auto (0) the recording kernel's, measured
- * from the trace's sched_stat_runtime spacing (include/tick-estimate.h) in its first REPLAY_LOOKAHEAD_LINES
+ * from the trace's sched_stat_runtime spacing (include/model.h) in its first REPLAY_LOOKAHEAD_LINES
  * lines (or .dat records), read ahead and then replayed, so that a pipe (`-`) works as a file does; else
  * CONFIG_TICK_DEFAULT_USEC. The summary says which (and @ret_stats' tick_*).
  *

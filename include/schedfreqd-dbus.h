@@ -52,7 +52,7 @@
 #define SCHEDFREQD_DECISIONS_SIGNATURE "a" SCHEDFREQD_DECISION_TYPE
 
 /*
- * GetRules() → a(sssssqqbbta(us)), the per-process rules in force ([rule:NAME] sections, include/rules.h), in
+ * GetRules() → a(sssssqqbbta(us)), the per-process rules in force ([rule:NAME] sections, include/config.h), in
  * configuration order (empty without rules):
  *   s  Name                the NAME of [rule:NAME]
  *   s  Comm, s Exe, s Cgroup   the match keys' globs ("" when the rule has no such key)

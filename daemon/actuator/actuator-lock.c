@@ -16,12 +16,12 @@
 #include <unistd.h>
 
 #include "actuator.h"
-#include "cpufreq-sysfs.h"
 #include "error-text.h"
 #include "fs-util.h"
 #include "log.h"
 #include "macro.h"
 #include "string-util.h"
+#include "topology.h"
 
 int actuator_lock_path(const char *state_path, char **ret) {
         const char *slash = strrchr(state_path, '/');

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * actuator-state.c: the state file's text (include/actuator-state.h: actuator_state_write(), actuator_state_parse()):
+ * actuator-state.c: the state file's text (include/actuator.h: actuator_state_write(), actuator_state_parse()):
  * what the take-over saved of each policy, as an INI `schedfreqd restore` can read after a crash. Pure: FILE in,
  * FILE out; writing it to disk safely is actuator.c's.
  */
@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "actuator-state.h"
-#include "cpufreq-sysfs.h"
+#include "actuator.h"
 #include "error-text.h"
 #include "macro.h"
 #include "string-util.h"
+#include "topology.h"
 
 /* CPUFREQ_NAME_LEN (include/linux/cpufreq.h): governor names are shorter. */
 #define GOVERNOR_NAME_MAX 16

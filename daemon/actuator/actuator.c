@@ -34,13 +34,12 @@
 #include <cpufreq.h>
 
 #include "actuator.h"
-#include "cpufreq-driver.h"
-#include "cpufreq-sysfs.h"
 #include "crash-point.h"
 #include "error-text.h"
 #include "fs-util.h"
 #include "log.h"
 #include "macro.h"
+#include "topology.h"
 
 typedef struct HeldPolicy {
         unsigned index;           /* into the topology */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 
+#include "actuator.h"
 #include "macro.h"
-#include "policy-health.h"
 #include "string-table.h"
 
 static const char *const policy_health_state_table[_POLICY_HEALTH_STATE_MAX] = {

@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "rules.h"
+#include "config.h"
 
 #define RULE_SECTION_PREFIX "rule:"
 #define RULE_KEYS "comm, exe, cgroup, min_util, max_util, rt_boost, ignore"

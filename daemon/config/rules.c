@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * rules.c: which [rule:NAME] applies to a task (include/rules.h). Pure: fnmatch(3) without flags on each match
+ * rules.c: which [rule:NAME] applies to a task (include/config.h). Pure: fnmatch(3) without flags on each match
  * key the rule has; the most specific rule wins, then the one that holds the task down, then the first.
  */
 
 #include <fnmatch.h>
 
-#include "rules.h"
+#include "config.h"
 
 unsigned rule_match_keys(const Rule *r) {
         return (r->comm[0] != '\0') + (r->exe[0] != '\0') + (r->cgroup[0] != '\0');

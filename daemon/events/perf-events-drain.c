@@ -19,13 +19,13 @@
 
 #include <tracefs.h>
 
+#include "events.h"
 #include "log.h"
-#include "perf-events.h"
 #include "perf-events-internal.h"
 #include "perf-ring.h"
+#include "time-util.h"
 #include "tp-decode.h"
 #include "tp-format.h"
-#include "time-util.h"
 
 static int batch_reserve(PerfEvents *p) {
         size_t want;

@@ -15,13 +15,13 @@
 
 #include <tracefs.h>
 
+#include "events.h"
 #include "log.h"
-#include "perf-events.h"
 #include "perf-events-internal.h"
 #include "perf-ring.h"
+#include "time-util.h"
 #include "tp-decode.h"
 #include "tp-format.h"
-#include "time-util.h"
 
 /*
  * CPU hotplug. When a CPU goes offline, perf_event_exit_cpu() → perf_event_exit_cpu_context() removes every

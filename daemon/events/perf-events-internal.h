@@ -4,7 +4,7 @@
 /*
  * The perf event source's insides, shared by its files: perf-events.c (the wake-up states, set-up, quiet sets,
  * reconfiguration), perf-events-open.c (tracepoint fds, filters, rings), perf-events-drain.c (reading, ordering
- * and delivering the rings), perf-events-hotplug.c (CPUs going and coming). The API is include/perf-events.h.
+ * and delivering the rings), perf-events-hotplug.c (CPUs going and coming). The API is include/events.h.
  */
 
 #include <linux/perf_event.h>
@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <systemd/sd-event.h>
 
-#include "perf-events.h"
+#include "events.h"
 #include "perf-ring.h"
 #include "tp-format.h"
 

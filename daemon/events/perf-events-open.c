@@ -20,13 +20,13 @@
 
 #include <tracefs.h>
 
+#include "events.h"
 #include "log.h"
-#include "perf-events.h"
 #include "perf-events-internal.h"
 #include "perf-ring.h"
+#include "time-util.h"
 #include "tp-decode.h"
 #include "tp-format.h"
-#include "time-util.h"
 
 bool perf_is_wakeup(SchedEventType t) {
         return t == SCHED_EVENT_WAKEUP || t == SCHED_EVENT_WAKEUP_NEW;

@@ -56,13 +56,13 @@
 
 #include <tracefs.h>
 
+#include "events.h"
 #include "log.h"
-#include "perf-events.h"
 #include "perf-events-internal.h"
 #include "perf-ring.h"
+#include "time-util.h"
 #include "tp-decode.h"
 #include "tp-format.h"
-#include "time-util.h"
 
 /*
  * In STATE_LAZY a CPU not in lazy_cpus keeps its immediate twins: a quiet task's wake-up recorded there may

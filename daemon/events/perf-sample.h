@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sched-event.h"
+#include "events.h"
 #include "tp-format.h"
 
 #define PERF_SAMPLE_ATTRS_MAX 4096U

@@ -51,8 +51,8 @@
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
 
+#include "events.h"
 #include "log.h"
-#include "proc-conn.h"
 #include "string-table.h"
 #include "time-util.h"
 

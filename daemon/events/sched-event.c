@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * sched-event.c: the event types (include/sched-event.h): their tracepoint names and tracefs subsystems
+ * sched-event.c: the event types (include/events.h): their tracepoint names and tracefs subsystems
  * (include/trace/events/sched.h, power.h), and which of them a kernel may lack. Decoding a raw record into a
  * SchedEvent is tp-decode.c's; parsing a `perf script` line, trace-parse.c's.
  */
 
 #include <string.h>
 
+#include "events.h"
 #include "macro.h"
-#include "sched-event.h"
 
 static const char *const sched_event_type_table[_SCHED_EVENT_TYPE_MAX] = {
         [SCHED_EVENT_SWITCH] = "sched_switch",

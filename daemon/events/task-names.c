@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * task-names.c: the bounded pid → (tgid, comm) table behind task-names.h.
+ * task-names.c: the bounded pid → (tgid, comm) table behind events.h.
  *
  * Layout: a pool of entries (handed out from a high-water mark, recycled through a free list), an
  * open-addressing hash index over it (linear probing, at most half full, deletion by backward shift so no
@@ -17,8 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "events.h"
 #include "log.h"
-#include "task-names.h"
 
 #define NIL UINT32_MAX
 

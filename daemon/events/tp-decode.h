@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "sched-event.h"
+#include "events.h"
 #include "tp-format.h"
 
 /*

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sched-event.h"
+#include "events.h"
 
 typedef enum TpFieldId {
         TP_FIELD_COMM,            /* every event but sched_switch */

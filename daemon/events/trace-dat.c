@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * trace-dat.c: a trace-cmd .dat → SchedEvents (include/trace-dat.h). libtracecmd opens the file (headers, the
+ * trace-dat.c: a trace-cmd .dat → SchedEvents (include/events.h). libtracecmd opens the file (headers, the
  * event formats into a libtraceevent handle, the buffers); each record's payload is the kernel's trace entry, the
  * bytes a perf ring's PERF_SAMPLE_RAW carries, so the live daemon's decoder (tp-decode.c) decodes it with the
  * layouts tp_format_from_tep() takes from the file's formats. The records of a version 6 file (uncompressed) are
@@ -21,9 +21,9 @@
 #include <kbuffer.h>
 #include <trace-cmd.h>
 
+#include "events.h"
 #include "tp-decode.h"
 #include "tp-format.h"
-#include "trace-dat.h"
 #include "trace-dat-kallsyms.h"
 #include "trace-dat-pages.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * trace-parse.c: one line of a text trace → SchedEvent (include/trace-parse.h). Pure; it knows two line layouts,
+ * trace-parse.c: one line of a text trace → SchedEvent (include/events.h). Pure; it knows two line layouts,
  * `perf script`'s and ftrace's (the tracefs `trace` file, `trace-cmd report`, Android's systrace text), the
  * sched tracepoints' print formats (include/trace/events/sched.h TP_printk, of current and of old kernels) and
  * power:cpu_frequency's (include/trace/events/power.h), the forms libtraceevent's sched_switch plugin prints
@@ -12,10 +12,10 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "events.h"
 #include "macro.h"
 #include "time-util.h"
 #include "trace-fields.h"
-#include "trace-parse.h"
 
 /* Parses "<sec>.<frac>" where frac has 6 (µs) or 9 (ns) digits. Returns the end pointer or NULL. */
 static const char *parse_time(const char *p, uint64_t *ret_ns) {

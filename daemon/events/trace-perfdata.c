@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * trace-perfdata.c: a perf.data → SchedEvents (include/trace-perfdata.h). The file is mapped and read in place:
+ * trace-perfdata.c: a perf.data → SchedEvents (include/events.h). The file is mapped and read in place:
  * the header and attrs (tools/perf/util/header.c, perf_session__read_header(), read_attr()), the feature sections'
  * table after the data (perf_header__process_sections()), the tracing data (perf-tracing-data.c), then the data
  * section record by record (tools/perf/util/session.c, reader__read_event()): samples and the other timed
@@ -17,11 +17,11 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+#include "events.h"
 #include "perf-round-queue.h"
 #include "perf-sample.h"
 #include "perf-tracing-data.h"
 #include "tp-decode.h"
-#include "trace-perfdata.h"
 
 /* tools/perf/util/header.h: struct perf_file_section, struct perf_file_header (HEADER_FEAT_BITS = 256). */
 typedef struct PerfFileSection {

@@ -29,8 +29,8 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include "events.h"
 #include "log.h"
-#include "uevent.h"
 
 /* UEVENT_BUFFER_SIZE (2048, include/linux/kobject.h) of variables plus "ACTION@DEVPATH": a devpath is far
  * shorter than the rest of the page. A longer message is truncated (MSG_TRUNC) and counted as malformed. */

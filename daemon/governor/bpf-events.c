@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * bpf-events.c: the loader and reader of the BPF event source (include/bpf-events.h; the programs are
+ * bpf-events.c: the loader and reader of the BPF event source (include/governor.h; the programs are
  * daemon/governor/bpf/schedfreqd.bpf.c, what they compute is docs/bpf-source.md). Loads the skeleton, leaves out the
  * programs whose tracepoint this kernel lacks, fills the configuration arrays from the topology and the
  * BpfPolicy values, attaches, and turns each ring record into a Decision. Nothing is pinned: everything goes
@@ -18,7 +18,7 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "bpf-events.h"
+#include "governor.h"
 #include "log.h"
 
 #ifdef SCHEDFREQD_NO_BPF

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* decision-log.c: the bounded ring of recent decisions (see decision-log.h). */
+/* decision-log.c: the bounded ring of recent decisions (see governor.h). */
 
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "decision-log.h"
+#include "governor.h"
 
 int decision_log_init(DecisionLog *l, size_t capacity) {
         *l = (DecisionLog) {};

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* decision.c: a decision's names and its text form (include/decision.h). */
+/* decision.c: a decision's names and its text form (include/governor.h). */
 
 #include <inttypes.h>
 #include <stdio.h>
 
 #include "cpulist.h"
-#include "decision.h"
+#include "governor.h"
 #include "macro.h"
 #include "string-table.h"
 

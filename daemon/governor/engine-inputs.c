@@ -10,11 +10,10 @@
 #include <string.h>
 
 #include "cpulist.h"
-#include "demand.h"
-#include "engine.h"
 #include "engine-internal.h"
 #include "governor.h"
 #include "macro.h"
+#include "model.h"
 #include "string-table.h"
 
 /* Events must come in time order; an older one is applied at the latest time seen (and counted). */

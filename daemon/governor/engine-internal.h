@@ -3,16 +3,15 @@
 
 /*
  * The engine's insides, shared by its files (engine.c: set-up and the governor side; engine-inputs.c: events,
- * ticks, resyncs; engine-status.c: lazy wake-ups, state, status and control, rules). The API is include/engine.h.
+ * ticks, resyncs; engine-status.c: lazy wake-ups, state, status and control, rules). The API is include/governor.h.
  */
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "demand.h"
-#include "engine.h"
+#include "config.h"
 #include "governor.h"
-#include "rules.h"
+#include "model.h"
 
 typedef struct EnginePolicy {
         PolicyDesc desc;          /* a copy, frequency table included */

@@ -7,11 +7,10 @@
 #include <string.h>
 
 #include "cpulist.h"
-#include "demand.h"
-#include "engine.h"
 #include "engine-internal.h"
 #include "governor.h"
 #include "macro.h"
+#include "model.h"
 #include "string-table.h"
 
 /* The highest utilisation for which the policy asks for no more than @khz (the target is monotonic in util). */
@@ -32,7 +31,7 @@ static unsigned policy_util_for_khz(const EnginePolicy *ep, uint32_t khz) {
 }
 
 /*
- * Where a quiet task's wake-up can change no frequency (include/engine.h). Recorded on CPU X, of a task woken
+ * Where a quiet task's wake-up can change no frequency (include/governor.h). Recorded on CPU X, of a task woken
  * onto CPU Y, it can raise nothing (its util is below what every floor covers: *ret_util_max), and lower only
  * a policy above its floor, through an evaluation that X may make: X's own policy (local), or Y's under the
  * remote rule. So X is lazy when its policy (if governed) is at its floor and no policy that takes remote

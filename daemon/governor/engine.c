@@ -35,11 +35,10 @@
 #include <string.h>
 
 #include "cpulist.h"
-#include "demand.h"
-#include "engine.h"
 #include "engine-internal.h"
 #include "governor.h"
 #include "macro.h"
+#include "model.h"
 #include "string-table.h"
 
 

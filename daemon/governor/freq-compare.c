@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* freq-compare.c: our frequency against the kernel's, per policy, over time (include/freq-compare.h). */
+/* freq-compare.c: our frequency against the kernel's, per policy, over time (include/governor.h). */
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "freq-compare.h"
+#include "governor.h"
 #include "macro.h"
 
 typedef struct ComparePolicy {

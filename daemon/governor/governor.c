@@ -8,11 +8,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cpufreq-driver.h"
 #include "governor.h"
 #include "kernel-version.h"
 #include "macro.h"
 #include "time-util.h"
+#include "topology.h"
 
 #define USEC_PER_MSEC UINT64_C(1000)
 #define LATENCY_MULTIPLIER UINT64_C(1000)         /* include/linux/cpufreq.h before 6.12 */

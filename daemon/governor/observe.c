@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* observe.c: our choices beside the kernel's, live (include/observe.h). */
+/* observe.c: our choices beside the kernel's, live (include/governor.h). */
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "freq-compare.h"
+#include "governor.h"
 #include "macro.h"
-#include "observe.h"
 
 struct Observer {
         const Topology *topo;

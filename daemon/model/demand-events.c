@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "demand.h"
+#include "config.h"
 #include "demand-internal.h"
 #include "macro.h"
+#include "model.h"
 #include "pelt.h"
-#include "rules.h"
 #include "task-table.h"
 #include "util-est.h"
 

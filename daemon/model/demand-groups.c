@@ -34,10 +34,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "demand.h"
 #include "demand-groups.h"
 #include "demand-types.h"
 #include "macro.h"
+#include "model.h"
 #include "pelt.h"
 #include "task-table.h"
 #include "util-est.h"

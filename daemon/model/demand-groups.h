@@ -4,7 +4,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "demand.h"
+#include "model.h"
 #include "task-table.h"
 
 /*

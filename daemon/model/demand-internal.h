@@ -5,18 +5,18 @@
  * The demand model's insides, shared by its files (demand.c: clocks, signals, enqueue and dequeue;
  * demand-events.c: the scheduler events; demand-state.c: queries, rules; demand-groups.c: task groups, which
  * demand.c calls and which sees only demand-types.h and demand-groups.h). Not for anyone else: the model's
- * API is include/demand.h.
+ * API is include/model.h.
  */
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "demand.h"
+#include "config.h"
 #include "demand-groups.h"
 #include "demand-types.h"
 #include "macro.h"
+#include "model.h"
 #include "pelt.h"
-#include "rules.h"
 #include "task-table.h"
 
 /* include/linux/sched/prio.h: MAX_RT_PRIO. prio < 100 is RT; DL tasks are printed as -1. */

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "demand.h"
+#include "config.h"
 #include "demand-internal.h"
 #include "macro.h"
+#include "model.h"
 #include "pelt.h"
-#include "rules.h"
 #include "task-table.h"
 #include "util-est.h"
 
@@ -124,7 +124,7 @@ static void quiet_visit(Task *k, void *userdata) {
          * Only CFS tasks the model has seen wake, whose every signal is small. Whether one runs now does not
          * matter (its next wake-up does), and the set stays the same while the tasks come and go.
          */
-        /* A task a rule boosts is never light: its wake-ups raise its policy (rules.h). */
+        /* A task a rule boosts is never light: its wake-ups raise its policy (config.h). */
         if (k->rt || k->wakeups == 0 || (r && (r->min_util > 0 || r->rt_boost)) ||
             MAX(MAX(k->util.util_avg, k->runnable.util_avg), k->util_est) > q->util_max)
                 return;

@@ -4,16 +4,16 @@
 /*
  * The demand model's state: its CPUs' clocks and signals, its task groups, the Demand itself. Shared by the model's
  * files through daemon/model/demand-internal.h; demand-groups.c, which demand.c calls, includes only this and its own
- * header, so that the two depend one way. Not for anyone outside the model: its API is include/demand.h.
+ * header, so that the two depend one way. Not for anyone outside the model: its API is include/model.h.
  */
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "demand.h"
+#include "config.h"
 #include "macro.h"
+#include "model.h"
 #include "pelt.h"
-#include "rules.h"
 #include "task-table.h"
 
 /* rq->clock_task, rq->clock_pelt and rq->lost_idle_time (kernel/sched/pelt.h). */
@@ -44,7 +44,7 @@ typedef struct DemandCpu {
         uint32_t epoch;           /* idle entries: a task enqueued in an older epoch is no longer queued */
         unsigned cpu_scale;       /* arch_scale_cpu_capacity() */
         unsigned freq_scale;      /* arch_scale_freq_capacity(): cur/max x 1024 */
-        uint64_t idle_calls;      /* completed idle periods: counted when the CPU leaves idle (see demand.h) */
+        uint64_t idle_calls;      /* completed idle periods: counted when the CPU leaves idle (see model.h) */
         uint64_t updates;         /* decayed, attach, detach, RT/DL enqueue or dequeue (the kernel calls cpufreq) */
         uint16_t nr_rule[RULES_MAX]; /* queued tasks (cfs or rt, counted above) per rule: the rq's uclamp buckets */
         uint16_t idle_max_util;   /* uclamp_max kept while the rq is empty (uclamp_idle_value()) */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * demand.c: the demand model (include/demand.h): per-CPU root cfs signals, util_est sums and RT counts,
+ * demand.c: the demand model (include/model.h): per-CPU root cfs signals, util_est sums and RT counts,
  * fed by scheduler events, over the per-task state of task-table.c. Pure, no I/O. This file: the clocks, the
  * signals, attach/detach/enqueue/dequeue; the events are demand-events.c's, the queries demand-state.c's
  * (their shared insides: daemon/model/demand-internal.h).
@@ -28,11 +28,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "demand.h"
+#include "config.h"
 #include "demand-internal.h"
 #include "macro.h"
+#include "model.h"
 #include "pelt.h"
-#include "rules.h"
 #include "task-table.h"
 #include "util-est.h"
 
@@ -316,7 +316,7 @@ static bool comm_is_stopper(const char *comm, int cpu) {
 
 
 /*
- * ---- per-process rules (rules.h) ----
+ * ---- per-process rules (config.h) ----
  *
  * A task's rule is matched on the name the events print for it (comm), again whenever that name changes
  * (exec, prctl(PR_SET_NAME)) or the rule set does, unless the live daemon pinned it from what the proc connector

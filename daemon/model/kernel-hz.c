@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * kernel-hz.c: CONFIG_HZ of the running kernel from its build configuration (include/kernel-hz.h). Parsing is
+ * kernel-hz.c: CONFIG_HZ of the running kernel from its build configuration (include/model.h). Parsing is
  * separate from reading, so the tests feed config texts; zlib reads /proc/config.gz and, in its transparent mode,
  * a plain /boot/config-* the same way.
  */
@@ -15,8 +15,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "kernel-hz.h"
 #include "macro.h"
+#include "model.h"
 
 #define NSEC_PER_SEC_U64 UINT64_C(1000000000)
 

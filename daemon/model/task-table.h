@@ -41,7 +41,7 @@ typedef struct Task {
         uint64_t last_seen_ns;    /* for eviction */
         uint32_t rq_epoch;        /* its CPU's idle epoch when it was enqueued (see demand.c task_sync_rq()) */
         uint32_t wakeups;         /* sched_wakeup*s seen (saturating): how often it would wake the daemon */
-        uint32_t comm_hash;       /* of the name its rule was matched on (rules.h), 0 = not matched yet */
+        uint32_t comm_hash;       /* of the name its rule was matched on (config.h), 0 = not matched yet */
         uint16_t rule_gen;        /* the rule set's generation it was matched against */
         int8_t rule;              /* index of its rule in the rule set, -1 = none */
         int8_t queued_rule;       /* the rule counted in its CPU's clamp counts at enqueue, -1 = none */

@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* tick-estimate.c: the recording kernel's tick from a trace's sched_stat_runtime spacing (include/tick-estimate.h). */
+/* tick-estimate.c: the recording kernel's tick from a trace's sched_stat_runtime spacing (include/model.h). */
 
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
 
-#include "kernel-hz.h"
-#include "tick-estimate.h"
+#include "model.h"
 
 /* kernel/Kconfig.hz's choices (HZ_100, HZ_250, HZ_300, HZ_1000). */
 static const unsigned standard_hz[] = { 100, 250, 300, 1000 };

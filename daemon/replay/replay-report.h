@@ -26,7 +26,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "decision.h"
+#include "governor.h"
 #include "macro.h"
 #include "topology.h"
 

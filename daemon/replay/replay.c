@@ -12,20 +12,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "decision.h"
-#include "engine.h"
+#include "cpulist.h"
+#include "events.h"
 #include "governor.h"
 #include "macro.h"
-#include "cpulist.h"
-#include "freq-compare.h"
-#include "kernel-hz.h"
-#include "replay.h"
+#include "model.h"
 #include "replay-report.h"
-#include "tick-estimate.h"
+#include "replay.h"
 #include "time-util.h"
-#include "trace-dat.h"
-#include "trace-parse.h"
-#include "trace-perfdata.h"
 
 /*
  * --csv (replay.h): seconds with all nine decimals, so that rows sort and join like the text's t=<ns>. With
@@ -639,7 +633,7 @@ typedef struct ReplayDatContext {
         char **ret_error;
 } ReplayDatContext;
 
-/* One record of a .dat (trace-dat.h): a modelled event, a power:cpu_frequency, or another (@ev NULL). */
+/* One record of a .dat (events.h): a modelled event, a power:cpu_frequency, or another (@ev NULL). */
 static int on_dat_record(const SchedEvent *ev, uint64_t index, uint64_t lost, void *userdata) {
         ReplayDatContext *d = ASSERT_PTR(userdata);
         ReplayContext *ctx = d->ctx;
@@ -763,7 +757,7 @@ static int replay_dat_records(ReplayContext *ctx, int fd, const char *name, char
 }
 
 /*
- * A trace-cmd .dat (its first byte is its magic's, trace-dat.h): read through libtracecmd from @in's file. The
+ * A trace-cmd .dat (its first byte is its magic's, events.h): read through libtracecmd from @in's file. The
  * checks before the file is opened return before any _cleanup_ variable exists: gcc 12's -fanalyzer takes one
  * initialised to NULL for uninitialised on such an early return (docs/reliability.md, "Static analysis").
  */
@@ -779,7 +773,7 @@ static int replay_dat(ReplayContext *ctx, FILE *in, const char *name, char **ret
         return replay_dat_records(ctx, fileno(in), name, ret_error);
 }
 
-/* ---- a perf.data (trace-perfdata.h): its samples, decoded, in perf script's order ---- */
+/* ---- a perf.data (events.h): its samples, decoded, in perf script's order ---- */
 
 /* Whether @in is a file that starts as a perf.data; pread() leaves the stream untouched for the other readers. */
 static bool replay_is_perf_data_file(FILE *in) {

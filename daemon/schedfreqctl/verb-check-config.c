@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "config.h"
-#include "cpufreq-sysfs.h"
 #include "format.h"
 #include "json-writer.h"
 #include "macro.h"

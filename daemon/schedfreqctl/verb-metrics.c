@@ -65,7 +65,7 @@ static const PropMetric policy_metrics[] = {
           "Failed scaling_setspeed writes." },
 };
 
-/* policy-health.h's states as the Policy object's State property names them, plus "unmanaged". */
+/* actuator.h's states as the Policy object's State property names them, plus "unmanaged". */
 static const char *const policy_states[] = { "governed", "backing-off", "offline", "released", "unmanaged" };
 
 static int metrics_prop_family(MetricsWriter *w, const PropMetric *pm, const Object *objects, size_t n,

@@ -22,7 +22,7 @@
 static volatile sig_atomic_t interrupted = 0;
 
 /*
- * One line for a managed policy that is not simply governed (policy-health.h in the daemon); nothing else.
+ * One line for a managed policy that is not simply governed (actuator.h in the daemon); nothing else.
  * Without @wide the failed writes go on a second line: the first alone is up to 80 columns.
  */
 static void print_policy_state(const Object *p, bool wide) {

@@ -2,7 +2,7 @@
 /*
  * event-source-bpf.c: the BPF source behind daemon/service/event-source.h (bpf-events.c does the kernel side). The
  * kernel decides; this file hands its decisions to the manager and keeps the kernel side's copy of each
- * policy's state (bpf-events.h BpfPolicy) equal to the engine's, which stays the owner of the frequency in
+ * policy's state (governor.h BpfPolicy) equal to the engine's, which stays the owner of the frequency in
  * force, the limits, pause and which policies are governed. That copy is compared after every wake-up of the
  * loop (event_source_post()): no timer, and a state change (a limit read back, pause, resume, a policy
  * released or back, a reload) always comes with a wake-up.
@@ -12,10 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bpf-events.h"
-#include "engine.h"
-#include "event-source.h"
 #include "event-source-internal.h"
+#include "event-source.h"
+#include "governor.h"
 #include "log.h"
 
 /*

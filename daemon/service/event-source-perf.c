@@ -9,11 +9,11 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "engine.h"
-#include "event-source.h"
 #include "event-source-internal.h"
+#include "event-source.h"
+#include "events.h"
+#include "governor.h"
 #include "log.h"
-#include "perf-events.h"
 
 /*
  * Lazy wake-ups: see engine_quiet_tasks() and perf_events_set_quiet(). The quiet set is rechosen this often

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "event-source.h"
 #include "event-source-internal.h"
+#include "event-source.h"
+#include "events.h"
 #include "log.h"
-#include "perf-events.h"
 
 /*
  * auto: bpf where it runs. What keeps the daemon on perf is said in *@ret_why, so that the one log line the

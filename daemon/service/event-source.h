@@ -5,10 +5,10 @@
  * The live event source, as the manager sees it (issue #23 item 1): one object, one small interface, whichever
  * source is behind it.
  *
- *   perf   the scheduler tracepoints through perf rings, one per CPU (perf-events.h), decoded into SchedEvents
- *          that feed the daemon's own model (engine.h), which decides. Its wake-up policy (watermarks, adaptive,
+ *   perf   the scheduler tracepoints through perf rings, one per CPU (events.h), decoded into SchedEvents
+ *          that feed the daemon's own model (governor.h), which decides. Its wake-up policy (watermarks, adaptive,
  *          lazy wake-ups and their quiet sets) is its own business: event-source-perf.c.
- *   bpf    tp_btf programs that read the kernel's own signals and decide in the kernel (bpf-events.h): the
+ *   bpf    tp_btf programs that read the kernel's own signals and decide in the kernel (governor.h): the
  *          daemon receives Decisions only, when a frequency must change, and hands them to the engine's
  *          bookkeeping (engine_apply_decision()). event-source-bpf.c.
  *
@@ -27,9 +27,9 @@
 #include <systemd/sd-event.h>
 
 #include "config.h"
-#include "decision.h"
+#include "events.h"
+#include "governor.h"
 #include "macro.h"
-#include "sched-event.h"
 #include "topology.h"
 
 typedef struct EventSource EventSource;
@@ -39,7 +39,7 @@ typedef struct CpuState CpuState;
 /* EventSourceType ([events] source = auto|perf|bpf) is config.h's. */
 
 typedef struct EventSourceHandlers {
-        /* A scheduler event of a model source, in time order (perf-events.h PerfEventsHandler). */
+        /* A scheduler event of a model source, in time order (events.h PerfEventsHandler). */
         int (*event)(const SchedEvent *ev, void *userdata);
         /* A model source lost @n_lost events of @cpu before @at_ns (a ring was full). */
         int (*lost)(int cpu, uint64_t n_lost, uint64_t at_ns, void *userdata);
@@ -88,7 +88,7 @@ bool event_source_decides(const EventSource *s);
 int event_source_drain(EventSource *s);
 /* After every wake-up of the manager's loop: the source's own bookkeeping (no timer of its own for it). */
 void event_source_post(EventSource *s, uint64_t now_usec);
-/* CPU hotplug: drains, then closes (offline) or reopens (online) @cpu's part. See perf-events.h. */
+/* CPU hotplug: drains, then closes (offline) or reopens (online) @cpu's part. See events.h. */
 int event_source_cpu_offline(EventSource *s, int cpu);
 int event_source_cpu_online(EventSource *s, int cpu);
 /* A new configuration ([events] and [governor] settings the source applies itself). */

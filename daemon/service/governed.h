@@ -11,7 +11,7 @@
 
 #include <stdbool.h>
 
-#include "policy-health.h"
+#include "actuator.h"
 #include "topology.h"
 
 typedef struct Engine Engine;

@@ -25,10 +25,9 @@
 
 #include "actuator.h"
 #include "config.h"
-#include "cpufreq-sysfs.h"
 #include "log.h"
-#include "manager.h"
 #include "manager-bus.h"
+#include "manager.h"
 #include "replay.h"
 #include "topology.h"
 #include "usage.h"

@@ -40,7 +40,7 @@ typedef struct PolicyValues {
         uint64_t local, remote, deferred;
         uint64_t last_change_usec;
         const char *last_reason;           /* "" before the first change */
-        const char *state;                 /* policy-health.h: governed, backing-off, offline, released */
+        const char *state;                 /* actuator.h: governed, backing-off, offline, released */
         int32_t last_error;                /* errno of the last failed write, 0 = none */
         uint64_t write_errors;
 } PolicyValues;

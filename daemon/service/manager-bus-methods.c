@@ -15,16 +15,15 @@
 #include <systemd/sd-event.h>
 #include <time.h>
 
-#include "engine.h"
+#include "config.h"
+#include "events.h"
+#include "governor.h"
 #include "latency.h"
 #include "log.h"
-#include "manager.h"
-#include "manager-bus.h"
 #include "manager-bus-internal.h"
-#include "perf-events.h"
-#include "rules.h"
+#include "manager-bus.h"
+#include "manager.h"
 #include "schedfreqd-dbus.h"
-#include "task-names.h"
 #include "time-util.h"
 #include "utf8.h"
 

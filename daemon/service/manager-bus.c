@@ -20,16 +20,16 @@
 #include <systemd/sd-event.h>
 #include <time.h>
 
-#include "engine.h"
+#include "config.h"
+#include "event-source.h"
+#include "events.h"
+#include "governor.h"
 #include "latency.h"
 #include "log.h"
-#include "manager.h"
-#include "manager-bus.h"
 #include "manager-bus-internal.h"
-#include "event-source.h"
-#include "rules.h"
+#include "manager-bus.h"
+#include "manager.h"
 #include "schedfreqd-dbus.h"
-#include "task-names.h"
 #include "time-util.h"
 #include "version.h" /* generated: $(BUILD)/include/version.h */
 

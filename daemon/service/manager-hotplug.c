@@ -15,15 +15,15 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "cpufreq-sysfs.h"
 #include "cpulist.h"
-#include "engine.h"
+#include "event-source.h"
+#include "events.h"
+#include "governor.h"
 #include "log.h"
 #include "manager-hotplug.h"
 #include "manager-watch.h"
-#include "event-source.h"
-#include "uevent.h"
 #include "time-util.h"
+#include "topology.h"
 
 static int hotplug_offline(Governed *g, unsigned cpu) {
         int r;

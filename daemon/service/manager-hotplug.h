@@ -2,7 +2,7 @@
 #pragma once
 
 /*
- * CPU hotplug while the daemon runs: the kernel's online/offline uevents (uevent.h) close a leaving CPU's
+ * CPU hotplug while the daemon runs: the kernel's online/offline uevents (events.h) close a leaving CPU's
  * perf events and drop it from the model (perf_events_cpu_offline(), engine_cpu_set_online()), and re-open and
  * re-add it when it comes back; its policy's health follows (manager-watch.h). Lost uevents (a socket overrun)
  * are made up for by re-reading /sys/devices/system/cpu/online. The manager lends the governed policies

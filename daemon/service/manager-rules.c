@@ -11,12 +11,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine.h"
+#include "config.h"
 #include "event-source.h"
+#include "governor.h"
 #include "log.h"
 #include "macro.h"
 #include "manager-rules.h"
-#include "rules.h"
 
 #define PROC_ROOT_DEFAULT "/proc"
 

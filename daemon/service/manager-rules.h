@@ -12,9 +12,9 @@
 
 #include <sys/types.h>
 
+#include "config.h"
+#include "events.h"
 #include "governed.h"
-#include "rules.h"
-#include "task-names.h"
 
 /* The rule for one task (-1: none), from @proc_root ("/proc" when NULL). Pure apart from two /proc reads. */
 int manager_rules_match_task(const RuleSet *rules, TaskNames *names, const char *proc_root, pid_t pid, pid_t tgid,

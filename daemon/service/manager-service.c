@@ -8,13 +8,12 @@
 #include <stdio.h>
 #include <systemd/sd-daemon.h>
 
-#include "engine.h"
+#include "event-source.h"
+#include "events.h"
+#include "governor.h"
 #include "latency.h"
 #include "log.h"
 #include "manager-service.h"
-#include "event-source.h"
-#include "proc-conn.h"
-#include "task-names.h"
 
 /*
  * The event loop runs SCHED_FIFO at [daemon] realtime_priority (0: SCHED_OTHER): under load a normal-priority

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * manager-watch.c: what became of the governed policies (see manager-watch.h and policy-health.h).
+ * manager-watch.c: what became of the governed policies (see manager-watch.h and actuator.h).
  *
  * Kernel behaviour this relies on (drivers/cpufreq/cpufreq.c):
  *  - show()/store(): every attribute of an inactive policy (no online CPU) fails with -EBUSY; the policy and
@@ -20,14 +20,13 @@
 #include <unistd.h>
 
 #include "actuator.h"
-#include "cpufreq-sysfs.h"
-#include "engine.h"
 #include "event-source.h"
+#include "governor.h"
 #include "log.h"
 #include "macro.h"
 #include "manager-watch.h"
-#include "policy-health.h"
 #include "time-util.h"
+#include "topology.h"
 
 /* At most this often, and only at a wake-up while some CPU is busy: a changed limit matters when a frequency
  * is chosen, and an idle machine chooses none (each read is a wake-up of its own where sysfs is FUSE). A

@@ -6,7 +6,7 @@
  * scaling limits (followed), their governor (another tool switching it away releases the policy to that tool),
  * and whether they are there at all (all CPUs offline: EBUSY). Reads at the wake-ups that happen anyway, at
  * most once a second and only while some CPU is busy, through kept-open fds; and at every failed write.
- * The states are policy-health.h's; the manager holds them (Governed.health), the bus shows them. The manager
+ * The states are actuator.h's; the manager holds them (Governed.health), the bus shows them. The manager
  * lends the governed policies (governed.h) at each call; what the watch keeps of its own is a PolicyWatch.
  */
 

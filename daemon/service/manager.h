@@ -18,13 +18,13 @@
 #include <systemd/sd-event.h>
 
 #include "config.h"
-#include "decision-log.h"
 #include "governed.h"
-#include "kernel-hz.h"
+#include "governor.h"
 #include "latency.h"
 #include "macro.h"
 #include "manager-hotplug.h"
 #include "manager-watch.h"
+#include "model.h"
 #include "topology.h"
 
 #define STATE_DEFAULT_PATH "/run/schedfreqd/state"
@@ -38,7 +38,7 @@ typedef struct ManagerOptions {
         bool print_decisions;         /* one line per frequency change on stdout (replay format) */
         const char *bus_address;      /* NULL: the system bus */
         bool no_bus;                  /* run without D-Bus */
-        bool observe;                 /* --observe: decide, write nothing, compare with the kernel (observe.h) */
+        bool observe;                 /* --observe: decide, write nothing, compare with the kernel (governor.h) */
         bool log_level_set;           /* --log-level, -q or -v given: log_level wins over the config's, reloads too */
         int events_source;            /* --events=: an EventSourceType that wins over [events] source; -1: none */
         int log_level;                /* LOG_ERR..LOG_DEBUG */

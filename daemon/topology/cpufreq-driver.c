@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * cpufreq-driver.c: the drivers schedfreqd knows by name (include/cpufreq-driver.h), one row each.
+ * cpufreq-driver.c: the drivers schedfreqd knows by name (include/topology.h), one row each.
  *
  * Sources:
  *  - setpolicy: drivers/cpufreq/intel_pstate.c (active mode) and drivers/cpufreq/amd-pstate.c
@@ -15,9 +15,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "cpufreq-driver.h"
 #include "macro.h"
-#include "cpufreq-sysfs.h"
+#include "topology.h"
 
 typedef struct DriverInfo {
         const char *name;

@@ -40,13 +40,13 @@
 
 #include <cpufreq.h>
 
-#include "cpufreq-sysfs.h"
 #include "cpulist.h"
 #include "energy-model.h"
 #include "fs-util.h"
 #include "log.h"
 #include "macro.h"
 #include "string-util.h"
+#include "topology.h"
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(DIR *, closedir);
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct cpufreq_available_governors *, cpufreq_put_available_governors);

@@ -17,7 +17,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cpufreq-driver.h"
 #include "cpulist.h"
 #include "macro.h"
 #include "string-util.h"

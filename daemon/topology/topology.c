@@ -12,7 +12,6 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "cpufreq-driver.h"
 #include "cpulist.h"
 #include "macro.h"
 #include "topology.h"

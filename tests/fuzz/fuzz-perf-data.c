@@ -2,7 +2,7 @@
 /*
  * The perf.data reader (trace-perfdata.c and the files it uses: perf-sample.c, perf-tracing-data.c,
  * perf-round-queue.c, tp-format.c, tp-decode.c) over an input taken as a whole file. Contract
- * (include/trace-perfdata.h): perf_data_open_memory() and perf_data_iterate() return 0 or -EBADMSG with a reason
+ * (include/events.h): perf_data_open_memory() and perf_data_iterate() return 0 or -EBADMSG with a reason
  * (or -ENOMEM), never read outside the input, and deliver samples whose index counts up from 1.
  *
  * Seed: tests/fuzz/corpus/perf-data/hog-60, tests/fixtures/perf-data/hog.data cut to its first 60 records and a
@@ -12,9 +12,9 @@
 
 #include <string.h>
 
+#include "events.h"
 #include "fuzz.h"
 #include "macro.h"
-#include "trace-perfdata.h"
 
 /* libtraceevent 1.7.1 leaks a token on some malformed format text (fuzz-tp-format.c says which): not ours. */
 const char *__lsan_default_suppressions(void);

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * proc_event_parse(), the proc connector's pure decoder, on one arbitrary netlink message. Contract
- * (include/proc-conn.h): 0 with a decoded (never synthetic) type, -EBADMSG or -ENOMSG; @ret is only written
+ * (include/events.h): 0 with a decoded (never synthetic) type, -EBADMSG or -ENOMSG; @ret is only written
  * on success. The input buffer is exactly @size bytes (libFuzzer's, or the replay driver's heap copy), so
  * ASan catches any read past the message.
  */
 
 #include <string.h>
 
+#include "events.h"
 #include "fuzz.h"
-#include "proc-conn.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         ProcEvent ev, untouched;

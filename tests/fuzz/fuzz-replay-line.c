@@ -2,15 +2,15 @@
 /*
  * trace_parse_line() on every line of the input, each as replay_run() passes it (getline(): the '\n' kept,
  * the last line maybe without one), and trace_parse_line_format() over the lines as one trace (its first event
- * line deciding the layout). Contract (include/trace-parse.h): one of the four line kinds, or -EINVAL with a
+ * line deciding the layout). Contract (include/events.h): one of the four line kinds, or -EINVAL with a
  * reason; an event has a known type; the layout, once set, stays.
  */
 
 #include <string.h>
 
+#include "events.h"
 #include "fuzz.h"
 #include "macro.h"
-#include "trace-parse.h"
 
 static void check(int r, const char *reason, const SchedEvent *ev) {
         FUZZ_ASSERT(r == TRACE_LINE_EMPTY || r == TRACE_LINE_EVENT || r == TRACE_LINE_OTHER || r == TRACE_LINE_LOST ||

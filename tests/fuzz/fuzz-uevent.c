@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * uevent_parse(), the kobject uevent decoder, on one arbitrary message. Contract (include/uevent.h): 0 with
+ * uevent_parse(), the kobject uevent decoder, on one arbitrary message. Contract (include/events.h): 0 with
  * a CPU number <= UEVENT_CPU_MAX whose DEVPATH and action are in the message, -ENOMSG or -EBADMSG; @ret is
  * only written on success. The input buffer is exactly @size bytes (libFuzzer's, or the replay driver's
  * heap copy), so ASan catches any read past the message.
@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "events.h"
 #include "fuzz.h"
-#include "uevent.h"
 
 /* Whether @needle (a C string) occurs in @data[0..size) as a whole NUL-terminated variable. */
 static bool has_variable(const uint8_t *data, size_t size, const char *needle) {

@@ -10,6 +10,7 @@
 # others may use is in include/. Checked here, from the #include lines of daemon/ and include/ (the tests,
 # white-box, may include private headers and are not checked):
 #   - every daemon/F/*.c is in a ranked folder;
+#   - include/ holds one public header a folder (include/F.h) and the shared helpers' headers, nothing else;
 #   - no include points to a folder ranked above the includer's (an "upward" include);
 #   - no private header is included from outside its folder;
 #   - no two modules include each other (a module: x.c with x.h and x-internal.h).
@@ -33,28 +34,31 @@ RANKS="shared topology config events model governor actuator replay service sche
 done | awk -F'\t' -v ranks="$RANKS" -v report="$report" '
 function base(p,   b) { b = p; sub(/.*\//, "", b); sub(/\.[ch]$/, "", b); return b }
 function dir(p,   d) { d = p; sub(/\/[^\/]*$/, "", d); return d }
-# The folder (subsystem) that owns a file: daemon/F/... is F; include/X.h is the folder of X.c, else the folder
-# named X, else the folder of the .c named by X'"'"'s first word (config-origin.h: config), else shared.
-function owner(p,   b, w) {
+# The folder (subsystem) that owns a file: daemon/F/... is F; include/F.h is F'"'"'s, every other header in include/
+# a shared helper'"'"'s.
+function owner(p,   b) {
 	if (p ~ /^daemon\//) { split(p, parts, "/"); return parts[2] }
 	b = base(p)
-	if (b in cfile) return folder_of[cfile[b]]
-	if (b in rank) return b
-	w = b; sub(/-.*/, "", w)
-	if (w in cfile) return folder_of[cfile[w]]
-	return "shared"
+	return (b in rank) ? b : "shared"
 }
-# A module: the path without its extension and without "-internal" (engine-internal.h is engine'"'"'s); a public
-# header is the module of its .c.
+# A module: the path without its extension and without "-internal" (engine-internal.h is engine'"'"'s). A
+# folder'"'"'s public header (include/F.h) is that folder'"'"'s interface, a module of its own that its files
+# implement; a shared helper'"'"'s header is the module of its .c.
 function module(p,   b) {
 	b = base(p); sub(/-internal$/, "", b)
+	if (p ~ /^include\// && (b in rank)) return "include/" b
 	if (p ~ /^include\// && (b in cfile)) { p = cfile[b]; sub(/\.[ch]$/, "", p); return p }
 	return dir(p) "/" b
 }
-BEGIN { n = split(ranks, r, " "); for (i = 1; i <= n; i++) rank[r[i]] = i }
+BEGIN {
+	n = split(ranks, r, " "); for (i = 1; i <= n; i++) rank[r[i]] = i
+	# The shared helpers with a header and no .c.
+	split("macro string-table time-util schedfreqd-dbus", ho, " "); for (i in ho) header_only[ho[i]] = 1
+}
 {
 	if (!($1 in seen)) { seen[$1] = 1; files[++nfiles] = $1 }
 	if ($1 ~ /\.c$/) cfile[base($1)] = $1
+	if ($1 ~ /^daemon\/.*\.h$/) { hb = $1; sub(/.*\//, "", hb); private_path[hb] = $1 }
 	if ($2 != "") { inc_from[++ninc] = $1; inc_name[ninc] = $2 }
 	exists[$1] = 1
 }
@@ -67,11 +71,21 @@ END {
 		if (f ~ /^daemon\/[^\/]*\.[ch]$/) { print "# outside any folder: " f; bad_folder++ }
 		if (f ~ /\.c$/) count[folder_of[f]]++
 	}
+	# include/ holds each folder'"'"'s one public header and the shared helpers'"'"' headers, nothing else.
+	bad_public = 0
+	for (i = 1; i <= nfiles; i++) {
+		f = files[i]
+		if (f !~ /^include\// || (base(f) in rank) || (base(f) in cfile && folder_of[cfile[base(f)]] == "shared") ||
+		    base(f) in header_only)
+			continue
+		print "# in include/ but neither a folder'"'"'s public header nor a shared helper'"'"'s: " f; bad_public++
+	}
 	up = 0; private_bad = 0; resolved = 0
 	for (i = 1; i <= ninc; i++) {
 		f = inc_from[i]; h = inc_name[i]
 		if ((dir(f) "/" h) in exists) t = dir(f) "/" h
 		else if (("include/" h) in exists) t = "include/" h
+		else if (h in private_path) t = private_path[h]	# found only through an -I: another folder'"'"'s
 		else continue	# a system or generated header (version.h, the BPF skeleton)
 		resolved++
 		a = folder_of[f]; b = folder_of[t]
@@ -90,6 +104,7 @@ END {
 		printf "# includes between files %d, upward %d, mutual module pairs %d\n", resolved, up, pairs
 	}
 	print (bad_folder ? "not ok" : "ok") " - every daemon source is in a ranked subsystem folder"
+	print (bad_public ? "not ok" : "ok") " - include/ holds one public header a folder and the shared helpers'"'"' only"
 	print (up ? "not ok" : "ok") " - no include points to a folder ranked above its own (" up " do)"
 	print (private_bad ? "not ok" : "ok") " - private headers are included only from their own folder"
 	print (pairs ? "not ok" : "ok") " - no two modules include each other (" pairs " pairs)"

@@ -20,7 +20,6 @@
 #include <unistd.h>
 
 #include "actuator.h"
-#include "cpufreq-sysfs.h"
 #include "macro.h"
 #include "test.h"
 #include "topology.h"

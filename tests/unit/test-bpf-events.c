@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "bpf-events.h"
+#include "governor.h"
 #include "macro.h"
 #include "pingpong.h"
 #include "test.h"

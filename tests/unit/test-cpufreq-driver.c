@@ -3,8 +3,8 @@
 
 #include <string.h>
 
-#include "cpufreq-driver.h"
 #include "test.h"
+#include "topology.h"
 
 DEFINE_TEST_MAIN;
 

@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpufreq-sysfs.h"
 #include "governor.h"
 #include "macro.h"
 #include "string-util.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-#include "decision-log.h"
+#include "governor.h"
 #include "test.h"
 
 TEST(wraps_keeping_the_newest) {

@@ -8,8 +8,8 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "demand.h"
 #include "macro.h"
+#include "model.h"
 #include "pelt.h"
 #include "task-table.h"
 #include "test.h"
@@ -388,7 +388,7 @@ static SchedEvent sw_named(uint64_t t, int cpu, int prev, const char *prev_comm,
 }
 
 /*
- * Per-process rules (rules.h) as the rq's uclamp (kernel/sched/core.c uclamp_rq_inc()/dec(),
+ * Per-process rules (config.h) as the rq's uclamp (kernel/sched/core.c uclamp_rq_inc()/dec(),
  * uclamp_idle_value()): the max over the queued tasks' clamps, an unruled task counting as 0..1024; the max
  * clamp kept while the rq is empty; rt_boost; ignore takes the task out of the CPU's signal.
  */

@@ -8,7 +8,6 @@
 
 #include <errno.h>
 
-#include "engine.h"
 #include "governor.h"
 #include "macro.h"
 #include "pelt.h"

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "freq-compare.h"
+#include "governor.h"
 #include "macro.h"
 #include "test.h"
 #include "topology.h"

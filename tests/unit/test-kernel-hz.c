@@ -13,8 +13,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "kernel-hz.h"
 #include "macro.h"
+#include "model.h"
 #include "test.h"
 
 static int parse(const char *text) {

@@ -11,10 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config.h"
+#include "events.h"
 #include "macro.h"
 #include "manager-rules.h"
-#include "rules.h"
-#include "task-names.h"
 #include "test.h"
 
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "governor.h"
 #include "macro.h"
-#include "observe.h"
 #include "test.h"
 #include "topology.h"
 

@@ -20,8 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "events.h"
 #include "macro.h"
-#include "perf-events.h"
 #include "test.h"
 
 #define CYCLES 50

@@ -22,8 +22,8 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "events.h"
 #include "macro.h"
-#include "perf-events.h"
 #include "test.h"
 #include "time-util.h"
 

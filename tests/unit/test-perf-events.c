@@ -11,8 +11,8 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "events.h"
 #include "macro.h"
-#include "perf-events.h"
 #include "pingpong.h"
 #include "test.h"
 #include "time-util.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 
-#include "policy-health.h"
+#include "actuator.h"
 #include "test.h"
 
 TEST(backoff_doubles_and_caps) {

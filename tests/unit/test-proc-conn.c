@@ -27,8 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "events.h"
 #include "macro.h"
-#include "proc-conn.h"
 #include "test.h"
 
 static uint64_t mono_usec(void) {

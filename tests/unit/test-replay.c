@@ -7,10 +7,10 @@
 #include <errno.h>
 #include <time.h>
 
+#include "events.h"
 #include "macro.h"
 #include "replay.h"
 #include "test.h"
-#include "trace-parse.h"
 
 /* ---- replay_run() ---- */
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * test-rules.c: rules_match() and rules_clamp() (include/rules.h): the precedence as a table (several rules,
+ * test-rules.c: rules_match() and rules_clamp() (include/config.h): the precedence as a table (several rules,
  * several tasks, the rule expected for each), unknown exe/cgroup (a replayed trace has names only), and
  * fnmatch(3) globs with *, ? and [..].
  */
@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "config.h"
 #include "macro.h"
-#include "rules.h"
 #include "test.h"
 
 typedef struct RuleDef {

@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "events.h"
 #include "macro.h"
-#include "task-names.h"
 #include "scratch-tree.h"
 #include "test.h"
 

@@ -8,8 +8,8 @@
 #include <errno.h>
 
 #include "macro.h"
+#include "model.h"
 #include "test.h"
-#include "tick-estimate.h"
 
 #define MS UINT64_C(1000000)
 

@@ -9,9 +9,9 @@
 
 #include <string.h>
 
+#include "events.h"
 #include "macro.h"
 #include "test.h"
-#include "trace-parse.h"
 
 static int parse(const char *line, SchedEvent *ev) {
         const char *reason = NULL;

@@ -16,12 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "events.h"
 #include "macro.h"
 #include "perf-round-queue.h"
 #include "perf-tracing-data.h"
 #include "test.h"
-#include "trace-parse.h"
-#include "trace-perfdata.h"
 
 #define HOG_DATA FIXTURES "/perf-data/hog.data"
 #define HOG_TEXT FIXTURES "/perf-data/hog.txt"

@@ -16,9 +16,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "events.h"
 #include "macro.h"
 #include "test.h"
-#include "uevent.h"
 
 /* A marker CPU number no VM here has: the parent recognises the child's fakes by it. */
 #define FAKE_CPU 1000U

@@ -56,7 +56,7 @@ enum sfq_kind {
         SFQ_KIND_REMOTE,
 };
 
-/* The same order as DecisionReason (include/decision.h); bpf-events.c checks it at build time. */
+/* The same order as DecisionReason (include/governor.h); bpf-events.c checks it at build time. */
 enum sfq_reason {
         SFQ_REASON_DEMAND,
         SFQ_REASON_RT,
@@ -142,7 +142,7 @@ struct sfq_cpu_state {
 };
 
 /*
- * Per-process rules ([rule:NAME], rules.h) on the BPF source: each rule becomes a task clamp, as the kernel's
+ * Per-process rules ([rule:NAME], config.h) on the BPF source: each rule becomes a task clamp, as the kernel's
  * uclamp would hold it (min_util; rt_boost = a min of 1024; max_util; ignore = a max of 0). The daemon says which
  * task has which rule (sfq_task_rule, tid -> rule index); the programs on enqueue_task()/dequeue_task() count the
  * queued ruled tasks per CPU as uclamp_rq_inc()/uclamp_rq_dec() do (kernel/sched/core.c), and the CPU's clamp is

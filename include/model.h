@@ -2,6 +2,22 @@
 #pragma once
 
 /*
+ * include/model.h: the public interface of daemon/model/ (what each CPU's run queue demands, as the kernel computes
+ * it (PELT, util_est, task groups), and the kernel's tick). The one header of that folder the rest of the tree
+ * includes; its private headers stay in daemon/model/. Sections, in dependency order: demand, kernel-hz,
+ * tick-estimate.
+ */
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "events.h"
+#include "macro.h"
+
+/*
  * The demand model: what each CPU asks for, on the 0..1024 scale, built from scheduler events the way
  * kernel/sched/fair.c and kernel/sched/pelt.c build it (shared/reference/schedutil.md §1, §2, §6.3). Pure:
  * every input carries its time, and times must not go backwards (the engine clamps late events first).
@@ -17,13 +33,6 @@
  *
  * A CPU's cfs demand is cpu_util_cfs_boost(): min(capacity, max(util_avg, runnable_avg, util_est sum)).
  */
-
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include "rules.h"
-#include "sched-event.h"
 
 typedef struct Demand Demand;
 
@@ -162,7 +171,7 @@ size_t demand_quiet_tasks(Demand *d, unsigned util_max, DemandQuietTask *out, si
 uint64_t demand_task_evictions(const Demand *d);
 
 /*
- * Per-process rules (rules.h). @rules is the caller's and must outlive its use (NULL or empty: none); each call
+ * Per-process rules (config.h). @rules is the caller's and must outlive its use (NULL or empty: none); each call
  * forgets every task's rule, which is matched again on the name of its next event. A task whose rule is
  * "ignore" is out of every accounting while it runs or waits, as the stopper is: its CPU looks idle to the model.
  */
@@ -183,3 +192,101 @@ typedef struct DemandClamp {
 void demand_cpu_clamp(Demand *d, unsigned cpu, DemandClamp *ret);
 /* The tasks whose rule is @rule: fills up to @max pids, returns how many there are. */
 size_t demand_rule_tasks(Demand *d, int rule, int32_t *pids, size_t max);
+
+/*
+ * The running kernel's tick length: CONFIG_HZ from its build configuration, /proc/config.gz (CONFIG_IKCONFIG_PROC)
+ * or else /boot/config-RELEASE (what Debian, Ubuntu and Fedora install beside the image). The tick is TICK_NSEC,
+ * the period of the scheduler tick (sched_tick() → task_tick_fair()) and of jiffies. Nothing here logs; the
+ * caller says where the value came from (kernel_hz_find()'s KernelHz).
+ *
+ * CONFIG_NO_HZ_IDLE and CONFIG_NO_HZ_FULL do not change the tick's length, only which CPUs take it (an idle CPU,
+ * or a nohz_full CPU running one task, stops its tick): only CONFIG_HZ is read.
+ */
+
+/* The model's tick when the kernel's cannot be found: CONFIG_HZ=250 (kernel/Kconfig.hz's default, Debian's). */
+#define KERNEL_HZ_DEFAULT 250U
+
+/* The CONFIG_HZ values accepted from a config file: every HZ an architecture offers lies well inside. */
+#define KERNEL_HZ_MIN 10U
+#define KERNEL_HZ_MAX 10000U
+
+/* The largest config text read (decompressed): a distribution kernel's is about 280 KB. */
+#define KERNEL_HZ_CONFIG_MAX (8U * 1024 * 1024)
+
+/* TICK_NSEC for @hz: (NSEC_PER_SEC + HZ/2) / HZ (include/vdso/jiffies.h); 4000000 for 250, 3333333 for 300. */
+uint64_t kernel_hz_tick_ns(unsigned hz);
+
+/*
+ * CONFIG_HZ in the config text @text of @size bytes (a .config: "CONFIG_HZ=250" lines; NUL bytes end nothing).
+ * Returns HZ, or -ENODATA without a CONFIG_HZ= line ("# CONFIG_HZ is not set" is none), -EBADMSG when its value
+ * is not a decimal number, -ERANGE outside [KERNEL_HZ_MIN, KERNEL_HZ_MAX]. A repeated line: the last one wins,
+ * as it does when kconfig reads the file.
+ */
+int kernel_hz_parse(const char *text, size_t size);
+
+/*
+ * CONFIG_HZ of the config file @path, gzip-compressed (/proc/config.gz) or plain (zlib reads either). Returns HZ,
+ * kernel_hz_parse()'s errors, -EBADMSG for a corrupt or truncated gzip stream, -EFBIG above KERNEL_HZ_CONFIG_MAX,
+ * -ENOMEM, or open(2)'s -errno (-ENOENT: no such file).
+ */
+int kernel_hz_read_file(const char *path);
+
+typedef struct KernelHz {
+        unsigned hz;              /* CONFIG_HZ; KERNEL_HZ_DEFAULT when !found */
+        uint64_t tick_ns;         /* kernel_hz_tick_ns(hz) */
+        bool found;               /* read from a kernel config file */
+        char source[PATH_MAX + 128]; /* found: that file ("/proc/config.gz"); else why not ("no kernel config found",
+                                   * "/boot/config-6.1.0-18-amd64: no CONFIG_HZ line") */
+} KernelHz;
+
+/*
+ * The running kernel's CONFIG_HZ: @root/proc/config.gz, then @root/boot/config-@release, the first that gives
+ * one. @root NULL is "/" (tests give a directory); @release NULL is uname(2)'s. Always fills @ret (the default
+ * when nothing was found). Returns 0 when found, else the first file's error (-ENOENT: neither file exists).
+ */
+int kernel_hz_find(const char *root, const char *release, KernelHz *ret);
+
+/* "4 ms", "3.333 ms", "1 ms", "0.833 ms": @tick_ns in ms, at most three decimals, for messages. */
+void kernel_hz_format_tick(uint64_t tick_ns, char buf[static 32]);
+
+/*
+ * The tick length of the kernel that recorded a trace, measured from the trace (replay: a trace may come from
+ * another machine, whose CONFIG_HZ we cannot read). A running CFS task reports sched_stat_runtime at every tick
+ * (task_tick_fair() → entity_tick() → update_curr(), kernel/sched/fair.c), with runtime= the time it ran since
+ * its last report. So two consecutive reports of one task on one CPU whose second says it ran (nearly) the whole
+ * time between them are one tick apart, unless something else called update_curr() in between (an enqueue on
+ * that runqueue, a wake-up preemption check): then it ran less than the gap since its last report, and the gap is
+ * not counted. Each counted gap votes for the nearest of the standard tick lengths (kernel/Kconfig.hz: HZ=100,
+ * 250, 300, 1000) within a tenth of it; the result is the one with a clear majority of enough votes.
+ *
+ * Pure: events in, HZ out.
+ */
+
+/* Counted gaps after which the estimate is decided (tick_estimate_enough()): a reader may stop there. */
+#define TICK_ESTIMATE_GAPS 64
+/* The fewest votes a result needs: below that, too few sched_stat_runtime reports to tell. */
+#define TICK_ESTIMATE_VOTES_MIN 16
+
+typedef struct TickEstimate TickEstimate;
+
+int tick_estimate_new(TickEstimate **ret);
+TickEstimate *tick_estimate_free(TickEstimate *t);
+DEFINE_TRIVIAL_CLEANUP_FUNC(TickEstimate *, tick_estimate_free);
+
+/* One event of the trace, in time order (events of CPUs outside 0..CPU_SETSIZE-1 are ignored). */
+void tick_estimate_event(TickEstimate *t, const SchedEvent *ev);
+
+/* TICK_ESTIMATE_GAPS gaps were counted: more events would not change a clear result. */
+bool tick_estimate_enough(const TickEstimate *t);
+
+typedef struct TickEstimateResult {
+        unsigned hz;              /* the winner, 0 when undecided */
+        unsigned votes;           /* its votes (undecided: the leader's) */
+        unsigned gaps;            /* every counted gap */
+} TickEstimateResult;
+
+/*
+ * The estimate so far. Returns the HZ (> 0) with *@ret filled, or -ENODATA when fewer than
+ * TICK_ESTIMATE_VOTES_MIN gaps voted for the leader, -ENOTUNIQ when the leader has no more than half the votes.
+ */
+int tick_estimate_result(const TickEstimate *t, TickEstimateResult *ret);
