@@ -319,77 +319,86 @@ static const struct option options[] = {
 };
 
 /* Options into @a: 1 to go on, 0 when done (--help, --version), -EINVAL after printing a usage error. */
-static int parse_options(int argc, char **argv, Args *a) {
+static int set_flag(bool *flag) {
+        *flag = true;
+        return 1;
+}
+
+/* One option that sets something in @a: 1 when @c was one, 0 when it is not, -EINVAL after a usage error. */
+static int set_option(int c, Args *a) {
         ManagerOptions *opts = &a->opts;
+        int r;
+
+        switch (c) {
+        case 'c':
+                opts->config_path = optarg;
+                opts->config_must_exist = a->config_given = true;
+                return 1;
+        case 't':
+                a->topology_path = optarg;
+                return 1;
+        case ARG_STATE_FILE:
+                opts->state_path = optarg;
+                return 1;
+        case ARG_LOCK_FILE:
+                opts->lock_path = optarg;
+                return 1;
+        case ARG_FORCE:
+                return set_flag(&a->force);
+        case ARG_PRINT_UTIL:
+                return set_flag(&a->print_util);
+        case ARG_PRINT_DECISIONS:
+                return set_flag(&opts->print_decisions);
+        case ARG_CSV:
+                return set_flag(&a->csv);
+        case ARG_KV:
+                return set_flag(&a->kv);
+        case ARG_ABSOLUTE_TIME:
+                return set_flag(&a->absolute_time);
+        case ARG_JSON:
+                return set_flag(&a->json);
+        case ARG_BUS_ADDRESS:
+                opts->bus_address = optarg;
+                return 1;
+        case ARG_NO_BUS:
+                return set_flag(&opts->no_bus);
+        case ARG_OBSERVE:
+                return set_flag(&opts->observe);
+        case ARG_EVENTS:
+                r = event_source_type_from_string(optarg);
+                if (r < 0)
+                        return usage_fail("--events wants auto, bpf or perf, not '%s'.", optarg);
+                opts->events_source = r;
+                return 1;
+        case ARG_LOG_LEVEL:
+                /* The levels the config's log_level takes (log_level_from_string()); the last option wins. */
+                r = log_level_from_string(optarg);
+                if (r < LOG_ERR)
+                        return usage_fail("--log-level wants err, warning, notice, info or debug, not '%s'.", optarg);
+                opts->log_level = r;
+                return set_flag(&opts->log_level_set);
+        case 'q':
+        case 'v':
+                opts->log_level = c == 'q' ? LOG_WARNING : LOG_DEBUG;
+                return set_flag(&opts->log_level_set);
+        default:
+                return 0;
+        }
+}
+
+static int parse_options(int argc, char **argv, Args *a) {
         int c, r;
 
         /* Our own messages (usage_option_error()): getopt's would name argv[0] as typed ("build/schedfreqd"). */
         opterr = 0;
         while ((c = getopt_long(argc, argv, SHORT_OPTIONS, options, NULL)) >= 0) {
-                switch (c) {
-                case 'c':
-                        opts->config_path = optarg;
-                        opts->config_must_exist = a->config_given = true;
-                        break;
-                case 't':
-                        a->topology_path = optarg;
-                        break;
-                case ARG_STATE_FILE:
-                        opts->state_path = optarg;
-                        break;
-                case ARG_LOCK_FILE:
-                        opts->lock_path = optarg;
-                        break;
-                case ARG_FORCE:
-                        a->force = true;
-                        break;
-                case ARG_PRINT_UTIL:
-                        a->print_util = true;
-                        break;
-                case ARG_PRINT_DECISIONS:
-                        opts->print_decisions = true;
-                        break;
-                case ARG_CSV:
-                        a->csv = true;
-                        break;
-                case ARG_KV:
-                        a->kv = true;
-                        break;
-                case ARG_ABSOLUTE_TIME:
-                        a->absolute_time = true;
-                        break;
-                case ARG_JSON:
-                        a->json = true;
-                        break;
-                case ARG_BUS_ADDRESS:
-                        opts->bus_address = optarg;
-                        break;
-                case ARG_NO_BUS:
-                        opts->no_bus = true;
-                        break;
-                case ARG_OBSERVE:
-                        opts->observe = true;
-                        break;
-                case ARG_EVENTS:
-                        r = event_source_type_from_string(optarg);
+                r = set_option(c, a);
+                if (r != 0) {
                         if (r < 0)
-                                return usage_fail("--events wants auto, bpf or perf, not '%s'.", optarg);
-                        opts->events_source = r;
-                        break;
-                case ARG_LOG_LEVEL:
-                        /* The levels the config's log_level takes (log_level_from_string()); the last option wins. */
-                        r = log_level_from_string(optarg);
-                        if (r < LOG_ERR)
-                                return usage_fail("--log-level wants err, warning, notice, info or debug, not '%s'.",
-                                                   optarg);
-                        opts->log_level = r;
-                        opts->log_level_set = true;
-                        break;
-                case 'q':
-                case 'v':
-                        opts->log_level = c == 'q' ? LOG_WARNING : LOG_DEBUG;
-                        opts->log_level_set = true;
-                        break;
+                                return r;
+                        continue;
+                }
+                switch (c) {
                 case 'h':
                         help();
                         return 0;

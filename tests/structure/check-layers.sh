@@ -14,12 +14,21 @@
 #   - no include points to a folder ranked above the includer's (an "upward" include);
 #   - no private header is included from outside its folder;
 #   - no two modules include each other (a module: x.c with x.h and x-internal.h).
+# --legacy measures a tree from before the public headers (include/X.h then belonged to X.c), for the figures of
+# issue #26's closing note.
 # Prints TAP-style "ok"/"not ok" lines for tests/run-tests; --report also prints the figures (files per folder,
 # includes, upward includes, mutual pairs) that docs/architecture.md quotes.
 set -u
 cd "$(dirname "$0")/../.."
 report=0
-[ "${1:-}" = "--report" ] && report=1
+legacy=0	# --legacy: a tree from before the public headers (include/X.h belongs to X.c), for before/after figures
+for a in "$@"; do
+	case $a in
+	--report) report=1 ;;
+	--legacy) legacy=1 ;;
+	*) echo "usage: $0 [--report] [--legacy]" >&2; exit 2 ;;
+	esac
+done
 
 # Lowest first. schedfreqctl, the D-Bus client, is a program of its own above everything.
 RANKS="shared topology config events model governor actuator replay service schedfreqctl"
@@ -31,7 +40,7 @@ RANKS="shared topology config events model governor actuator replay service sche
 } | sort | while read -r f; do
 	printf '%s\t\n' "$f"
 	sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f" | while read -r h; do printf '%s\t%s\n' "$f" "$h"; done
-done | awk -F'\t' -v ranks="$RANKS" -v report="$report" '
+done | awk -F'\t' -v ranks="$RANKS" -v report="$report" -v legacy="$legacy" '
 function base(p,   b) { b = p; sub(/.*\//, "", b); sub(/\.[ch]$/, "", b); return b }
 function dir(p,   d) { d = p; sub(/\/[^\/]*$/, "", d); return d }
 # The folder (subsystem) that owns a file: daemon/F/... is F; include/F.h is F'"'"'s, every other header in include/
@@ -39,6 +48,7 @@ function dir(p,   d) { d = p; sub(/\/[^\/]*$/, "", d); return d }
 function owner(p,   b) {
 	if (p ~ /^daemon\//) { split(p, parts, "/"); return parts[2] }
 	b = base(p)
+	if (legacy && (b in cfile)) return folder_of[cfile[b]]
 	return (b in rank) ? b : "shared"
 }
 # A module: the path without its extension and without "-internal" (engine-internal.h is engine'"'"'s). A
@@ -46,7 +56,7 @@ function owner(p,   b) {
 # implement; a shared helper'"'"'s header is the module of its .c.
 function module(p,   b) {
 	b = base(p); sub(/-internal$/, "", b)
-	if (p ~ /^include\// && (b in rank)) return "include/" b
+	if (p ~ /^include\// && (b in rank) && !legacy) return "include/" b
 	if (p ~ /^include\// && (b in cfile)) { p = cfile[b]; sub(/\.[ch]$/, "", p); return p }
 	return dir(p) "/" b
 }
@@ -103,6 +113,7 @@ END {
 		for (i = 1; i <= n; i++) printf "# folder %-13s %3d .c files\n", r[i], count[r[i]]
 		printf "# includes between files %d, upward %d, mutual module pairs %d\n", resolved, up, pairs
 	}
+	if (nfiles == 0) { print "# no sources found under daemon/ and include/"; bad_folder++ }
 	print (bad_folder ? "not ok" : "ok") " - every daemon source is in a ranked subsystem folder"
 	print (bad_public ? "not ok" : "ok") " - include/ holds one public header a folder and the shared helpers'"'"' only"
 	print (up ? "not ok" : "ok") " - no include points to a folder ranked above its own (" up " do)"
