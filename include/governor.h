@@ -355,7 +355,7 @@ bool engine_quiet_possible(const Engine *e, cpu_set_t *ret_cpus);
 unsigned engine_cpu_util(const Engine *e, unsigned cpu);
 uint32_t engine_policy_khz(const Engine *e, unsigned policy_index);
 unsigned engine_policy_util(const Engine *e, unsigned policy_index);
-const EngineStats *engine_stats(const Engine *e);
+const EngineStats *engine_stats(Engine *e);
 
 /* Per policy, for status (D-Bus) and tests. */
 typedef struct PolicyStats {

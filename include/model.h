@@ -86,6 +86,21 @@ int demand_iowait_enqueue(Demand *d, int32_t pid, uint64_t now_ns);
 bool demand_advance(Demand *d, unsigned cpu, uint64_t now_ns);
 
 /*
+ * One CPU's signals as the governor reads them at an evaluation, in one call (the getters below give each alone):
+ * what sugov_get_util() and the busy-hold rule look at. All zero for a CPU the model does not have.
+ */
+typedef struct DemandCpuSignals {
+        unsigned capacity;        /* arch_scale_cpu_capacity() */
+        unsigned util;            /* demand_cpu_util() */
+        unsigned rt_avg;          /* demand_cpu_rt_avg() */
+        unsigned nr_rt;           /* demand_cpu_nr_rt() */
+        bool busy;                /* demand_cpu_busy() */
+        bool has_blocked;         /* demand_cpu_has_blocked() */
+        uint64_t idle_calls;      /* demand_cpu_idle_calls() */
+} DemandCpuSignals;
+void demand_cpu_signals(const Demand *d, unsigned cpu, DemandCpuSignals *ret);
+
+/*
  * The CPU's cfs demand as of its last update: min(capacity, max(util_avg, runnable_avg, util_est_sum))
  * (cpu_util_cfs_boost(), 6.5+).
  */

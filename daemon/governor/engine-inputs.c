@@ -60,7 +60,7 @@ static void engine_hook(Engine *e, unsigned cpu, uint64_t now_ns, bool iowait) {
 }
 
 static void engine_unhook(Engine *e) {
-        memset(e->hooked, 0, demand_n_cpus(e->demand) * sizeof(bool));
+        memset(e->hooked, 0, e->n_cpus * sizeof(bool));
 }
 
 /*
@@ -117,7 +117,7 @@ static void engine_react(Engine *e, int cpu, const DemandEffect *eff, uint64_t n
 
 /* The ILB: the first idle CPU other than @not (find_new_ilb() walks nohz.idle_cpus_mask in order). */
 static int engine_find_ilb(const Engine *e, int not) {
-        for (unsigned cpu = 0; cpu < demand_n_cpus(e->demand); cpu++)
+        for (unsigned cpu = 0; cpu < e->n_cpus; cpu++)
                 if ((int) cpu != not && !demand_cpu_busy(e->demand, cpu))
                         return (int) cpu;
         return -1;
@@ -133,11 +133,12 @@ static void engine_nohz_blocked_update(Engine *e, int ilb, bool newly_idle, uint
         bool still = false;
 
         e->nohz_has_blocked = false;
-        for (unsigned cpu = 0; cpu < demand_n_cpus(e->demand); cpu++) {
+        for (unsigned cpu = 0; cpu < e->n_cpus; cpu++) {
                 int p = e->policy_of_cpu[cpu];
+                DemandCpuSignals s;
 
-                if (demand_cpu_busy(e->demand, cpu) || (newly_idle && (int) cpu == ilb) ||
-                    !demand_cpu_has_blocked(e->demand, cpu))
+                demand_cpu_signals(e->demand, cpu, &s);
+                if (s.busy || (newly_idle && (int) cpu == ilb) || !s.has_blocked)
                         continue;
                 if (demand_blocked_update(e->demand, cpu, now_ns)) {
                         engine_hook(e, cpu, now_ns, false);
@@ -177,7 +178,6 @@ static void engine_expire_cpu(Engine *e, unsigned cpu, uint64_t now_ns) {
         if (!demand_cpu_silent(e->demand, cpu, now_ns))
                 return;
         demand_cpu_lost_switch_out(e->demand, cpu, now_ns);
-        e->stats.lost_switches = demand_lost_switches(e->demand);
         (void) demand_advance(e->demand, cpu, now_ns);
         engine_react(e, (int) cpu, &eff, now_ns, SCHED_EVENT_SWITCH, -1);
         engine_idle_entry(e, (int) cpu, now_ns);
@@ -186,7 +186,7 @@ static void engine_expire_cpu(Engine *e, unsigned cpu, uint64_t now_ns) {
 int engine_cpu_resync(Engine *e, int cpu, uint64_t time_ns) {
         uint64_t now_ns;
 
-        if (!e || cpu < 0 || (unsigned) cpu >= demand_n_cpus(e->demand))
+        if (!e || cpu < 0 || (unsigned) cpu >= e->n_cpus)
                 return -EINVAL;
         /* At the engine's clock, not @time_ns: this drain's earlier events of other CPUs are still to come, and
          * the loss happened after the last event delivered. */
@@ -197,7 +197,7 @@ int engine_cpu_resync(Engine *e, int cpu, uint64_t time_ns) {
 }
 
 int engine_cpu_set_online(Engine *e, int cpu, bool online) {
-        if (!e || cpu < 0 || (unsigned) cpu >= demand_n_cpus(e->demand))
+        if (!e || cpu < 0 || (unsigned) cpu >= e->n_cpus)
                 return -EINVAL;
         if (e->offline[cpu] == !online)
                 return 0;
@@ -209,13 +209,13 @@ int engine_cpu_set_online(Engine *e, int cpu, bool online) {
 }
 
 bool engine_cpu_online(const Engine *e, int cpu) {
-        return e && cpu >= 0 && (unsigned) cpu < demand_n_cpus(e->demand) && !e->offline[cpu];
+        return e && cpu >= 0 && (unsigned) cpu < e->n_cpus && !e->offline[cpu];
 }
 
 void engine_expire_silent(Engine *e) {
         if (!e || !e->runtime_reported)
                 return;
-        for (unsigned cpu = 0; cpu < demand_n_cpus(e->demand); cpu++)
+        for (unsigned cpu = 0; cpu < e->n_cpus; cpu++)
                 engine_expire_cpu(e, cpu, e->now_ns);
 }
 
@@ -235,8 +235,6 @@ int engine_event(Engine *e, const SchedEvent *ev) {
         now_ns = engine_clock(e, ev->time_ns, true);
 
         r = demand_event(e->demand, ev, now_ns, &eff);
-        e->stats.task_evictions = demand_task_evictions(e->demand);
-        e->stats.lost_switches = demand_lost_switches(e->demand);
         if (r == -ENOMEM)
                 return r;
         if (r < 0) {
@@ -262,7 +260,7 @@ int engine_iowait(Engine *e, int cpu, int32_t pid, uint64_t time_ns) {
 
         e->stats.events++;
         now_ns = engine_clock(e, time_ns, true);
-        if (cpu < 0 || (unsigned) cpu >= demand_n_cpus(e->demand)) {
+        if (cpu < 0 || (unsigned) cpu >= e->n_cpus) {
                 e->stats.invalid_events++;
                 return 0;
         }
@@ -292,7 +290,7 @@ int engine_tick(Engine *e, uint64_t now_ns) {
         engine_expire_silent(e);
 
         /* sched_tick() on each busy CPU: task_tick_fair() → update_load_avg() → a hook call if it decayed. */
-        for (unsigned cpu = 0; cpu < demand_n_cpus(e->demand); cpu++) {
+        for (unsigned cpu = 0; cpu < e->n_cpus; cpu++) {
                 int p = e->policy_of_cpu[cpu];
 
                 if (!demand_cpu_busy(e->demand, cpu))

@@ -30,6 +30,7 @@ struct Engine {
         int *policy_of_cpu;       /* CPU → policy index, -1 for none */
         unsigned *policy_cpus;    /* every policy's cpus[], one after the other (at most one slot per CPU) */
         Demand *demand;
+        unsigned n_cpus;          /* the model's CPUs (demand_n_cpus()), fixed at engine_new() */
         IowaitBoost *iowait;      /* per CPU (struct sugov_cpu) */
         uint64_t *seen_updates;   /* per CPU: demand_cpu_updates() at its last hook call */
         bool *hooked;             /* per CPU: a real hook call in the reaction being processed */

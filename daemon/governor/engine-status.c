@@ -47,7 +47,7 @@ static bool engine_quiet_cpus(const Engine *e, cpu_set_t *ret_cpus, unsigned *re
         if (e->paused)
                 return false;
         CPU_ZERO(&cpus);
-        for (unsigned cpu = 0; cpu < demand_n_cpus(e->demand) && cpu < CPU_SETSIZE; cpu++)
+        for (unsigned cpu = 0; cpu < e->n_cpus && cpu < CPU_SETSIZE; cpu++)
                 CPU_SET(cpu, &cpus);
         for (size_t i = 0; i < e->n_policies; i++) {
                 const EnginePolicy *ep = &e->policies[i];
@@ -131,7 +131,10 @@ unsigned engine_policy_util(const Engine *e, unsigned policy_index) {
         return util;
 }
 
-const EngineStats *engine_stats(const Engine *e) {
+const EngineStats *engine_stats(Engine *e) {
+        /* The model's own counts are read when asked for, not copied after every event. */
+        e->stats.task_evictions = demand_task_evictions(e->demand);
+        e->stats.lost_switches = demand_lost_switches(e->demand);
         return &e->stats;
 }
 
@@ -157,7 +160,7 @@ int engine_cpu_state(const Engine *e, unsigned cpu, CpuState *ret) {
         DecisionReason reason;
         int rule;
 
-        if (cpu >= demand_n_cpus(e->demand) || e->policy_of_cpu[cpu] < 0)
+        if (cpu >= e->n_cpus || e->policy_of_cpu[cpu] < 0)
                 return -ENOENT;
         *ret = (CpuState) {
                 .util = demand_cpu_util(e->demand, cpu),

@@ -157,6 +157,7 @@ int engine_new(const Topology *topo, const Config *cfg, EngineCommitFn commit, v
         r = demand_new(n_cpus, &e->demand);
         if (r < 0)
                 return r;
+        e->n_cpus = demand_n_cpus(e->demand);
         demand_set_autogroup(e->demand, topo->autogroup);
 
         e->policy_of_cpu = malloc(MAX(n_cpus, 1u) * sizeof(int));
@@ -284,16 +285,19 @@ static unsigned cpu_headroom_x1024(const Engine *e, unsigned cpu) {
  */
 unsigned engine_cpu_demand(const Engine *e, unsigned cpu, unsigned iowait, DecisionReason *ret_reason,
                            int *ret_rule) {
-        unsigned cap = demand_cpu_capacity(e->demand, cpu), util, clamped;
+        DemandCpuSignals s;
+        unsigned cap, util, clamped;
         DemandClamp k;
 
+        demand_cpu_signals(e->demand, cpu, &s);
+        cap = s.capacity;
         *ret_rule = -1;
-        if (demand_cpu_nr_rt(e->demand, cpu) > 0) {
+        if (s.nr_rt > 0) {
                 *ret_reason = DECISION_REASON_RT;
                 return cap;
         }
         *ret_reason = DECISION_REASON_DEMAND;
-        util = MIN(demand_cpu_util(e->demand, cpu) + demand_cpu_rt_avg(e->demand, cpu), cap);
+        util = MIN(s.util + s.rt_avg, cap);
         if (iowait > util) {
                 util = iowait;
                 *ret_reason = DECISION_REASON_IOWAIT;
@@ -413,7 +417,7 @@ void engine_set_self(Engine *e, int32_t pid) {
 bool engine_busy(const Engine *e) {
         bool any_busy = false, blocked = false;
 
-        for (unsigned cpu = 0; cpu < demand_n_cpus(e->demand); cpu++) {
+        for (unsigned cpu = 0; cpu < e->n_cpus; cpu++) {
                 bool busy = cpu_busy_for_tick(e, cpu);
 
                 if (busy && cpu_managed(e, cpu))
@@ -455,14 +459,17 @@ static int engine_commit(Engine *e, size_t i, const Decision *d, int rule) {
 static uint32_t policy_next_khz(Engine *e, EnginePolicy *ep, uint64_t now_ns, unsigned *ret_util,
                                 DecisionReason *ret_reason, int *ret_rule) {
         GovernorCpu single_cpu;
+        DemandCpuSignals s;
 
         *ret_util = policy_effective_util(e, ep, now_ns, ret_reason, ret_rule);
-        if (ep->n_cpus == 1)
+        if (ep->n_cpus == 1) {
+                demand_cpu_signals(e->demand, ep->cpus[0], &s);
                 single_cpu = (GovernorCpu) {
-                        .busy = demand_cpu_busy(e->demand, ep->cpus[0]),
-                        .idle_calls = demand_cpu_idle_calls(e->demand, ep->cpus[0]),
+                        .busy = s.busy,
+                        .idle_calls = s.idle_calls,
                         .capped = cpu_capped(e, ep->cpus[0]),
                 };
+        }
         return governor_next_khz(&ep->gov, &ep->desc, *ret_util, ep->n_cpus == 1 ? &single_cpu : NULL);
 }
 

@@ -92,7 +92,7 @@ static bool comm_is_kthread(const char *comm) {
         return false;
 }
 
-void dm_task_guess_group(Demand *d, Task *k, const char *comm) {
+void dm_task_guess_group_slow(Demand *d, Task *k, const char *comm) {
         if (d->groups_on && k->group == 0 && comm[0] != '\0' && comm_is_kthread(comm))
                 k->group = TASK_GROUP_ROOT;
 }
@@ -221,7 +221,7 @@ static void group_rq_advance(GroupRq *q, uint64_t pelt_now, bool running) {
         (void) pelt_update(&q->se_runnable, pelt_now, nr);
 }
 
-void dm_groups_advance(Demand *d, unsigned cpu, uint64_t pelt_now) {
+void dm_groups_advance_slow(Demand *d, unsigned cpu, uint64_t pelt_now) {
         int32_t curr;
 
         if (d->n_groups == 0)
@@ -325,7 +325,7 @@ bool dm_group_attach(Demand *d, Task *k) {
  * detach_entity_load_avg() from the group's cfs_rq and the walk up (a queued task moved by the balancer:
  * dequeue_entity() with DO_DETACH), or, @lazy, remove_entity_load_avg(): the group's cfs_rq learns at its next update.
  */
-bool dm_group_detach(Demand *d, Task *k, bool lazy) {
+bool dm_group_detach_slow(Demand *d, Task *k, bool lazy) {
         unsigned cpu = (unsigned) k->cpu;
         DemandGroup *g;
         GroupRq *q;
@@ -366,7 +366,7 @@ static void group_rq_flush_delayed(GroupRq *q) {
  * An update of @k's group on its CPU (its enqueue, dequeue, pick, tick), before @delta_queued changes the group's
  * queued count there (enqueue_entity()/dequeue_entity() update the averages first). Returns whether the root changed.
  */
-bool dm_group_touch(Demand *d, Task *k, int delta_queued) {
+bool dm_group_touch_slow(Demand *d, Task *k, int delta_queued) {
         unsigned cpu = (unsigned) k->cpu;
         DemandGroup *g;
         GroupRq *q;
@@ -398,7 +398,7 @@ bool dm_group_touch(Demand *d, Task *k, int delta_queued) {
  * initial util: measured on this kernel (pelt-oracle at sched_wakeup_new), a storm's group held load ~430 for
  * runnable ~150.
  */
-void dm_group_sleep(Demand *d, Task *k) {
+void dm_group_sleep_slow(Demand *d, Task *k) {
         DemandGroup *g;
         GroupRq *q;
 
@@ -413,7 +413,7 @@ void dm_group_sleep(Demand *d, Task *k) {
 }
 
 /* __update_blocked_fair() for @cpu: every group's cfs_rq there, then its entity. Returns whether the root changed. */
-bool dm_groups_blocked_update(Demand *d, unsigned cpu) {
+bool dm_groups_blocked_update_slow(Demand *d, unsigned cpu) {
         bool changed = false;
 
         for (size_t i = 0; i < d->n_groups; i++)
@@ -440,7 +440,7 @@ bool dm_groups_busy_balance(Demand *d, unsigned cpu, uint64_t now_ns) {
 }
 
 /* The CPU's run queue is empty (idle, or forgotten): no group has a task queued there. */
-void dm_groups_cpu_empty(Demand *d, unsigned cpu) {
+void dm_groups_cpu_empty_slow(Demand *d, unsigned cpu) {
         for (size_t i = 0; i < d->n_groups; i++) {
                 d->groups[i].rq[cpu].nr_queued = 0;
                 group_rq_flush_delayed(&d->groups[i].rq[cpu]);

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "demand-types.h"
 #include "model.h"
 #include "task-table.h"
 
@@ -13,14 +14,51 @@
  */
 bool dm_task_grouped(const Demand *d, const Task *k);
 void dm_task_inherit_group(Demand *d, Task *child, int32_t parent_pid);
-void dm_task_guess_group(Demand *d, Task *k, const char *comm);
+void dm_task_guess_group_slow(Demand *d, Task *k, const char *comm);
 unsigned dm_task_initial_util(Demand *d, const Task *k, int cpu);
-void dm_groups_advance(Demand *d, unsigned cpu, uint64_t pelt_now);
+void dm_groups_advance_slow(Demand *d, unsigned cpu, uint64_t pelt_now);
 bool dm_group_attach(Demand *d, Task *k);
-bool dm_group_detach(Demand *d, Task *k, bool lazy);
-bool dm_group_touch(Demand *d, Task *k, int delta_queued);
-void dm_group_sleep(Demand *d, Task *k);
-bool dm_groups_blocked_update(Demand *d, unsigned cpu);
+bool dm_group_detach_slow(Demand *d, Task *k, bool lazy);
+bool dm_group_touch_slow(Demand *d, Task *k, int delta_queued);
+void dm_group_sleep_slow(Demand *d, Task *k);
+bool dm_groups_blocked_update_slow(Demand *d, unsigned cpu);
 bool dm_groups_busy_balance(Demand *d, unsigned cpu, uint64_t now_ns);
-void dm_groups_cpu_empty(Demand *d, unsigned cpu);
+void dm_groups_cpu_empty_slow(Demand *d, unsigned cpu);
 void dm_groups_free(Demand *d);
+
+/*
+ * The entry points the model's event path calls on every event check inline whether a group is involved at all
+ * (none exists while autogroup is off, and a task attached to the root cfs_rq has none), so that without groups
+ * that path costs no call and does not leave demand.c: the out-of-line halves above are demand-groups.c's.
+ */
+static inline void dm_task_guess_group(Demand *d, Task *k, const char *comm) {
+        if (d->groups_on)
+                dm_task_guess_group_slow(d, k, comm);
+}
+
+static inline void dm_groups_advance(Demand *d, unsigned cpu, uint64_t pelt_now) {
+        if (d->n_groups > 0)
+                dm_groups_advance_slow(d, cpu, pelt_now);
+}
+
+static inline bool dm_group_detach(Demand *d, Task *k, bool lazy) {
+        return k->attached_group != TASK_GROUP_ROOT && dm_group_detach_slow(d, k, lazy);
+}
+
+static inline bool dm_group_touch(Demand *d, Task *k, int delta_queued) {
+        return k->attached_group != TASK_GROUP_ROOT && dm_group_touch_slow(d, k, delta_queued);
+}
+
+static inline void dm_group_sleep(Demand *d, Task *k) {
+        if (k->attached_group != TASK_GROUP_ROOT)
+                dm_group_sleep_slow(d, k);
+}
+
+static inline bool dm_groups_blocked_update(Demand *d, unsigned cpu) {
+        return d->n_groups > 0 && dm_groups_blocked_update_slow(d, cpu);
+}
+
+static inline void dm_groups_cpu_empty(Demand *d, unsigned cpu) {
+        if (d->n_groups > 0)
+                dm_groups_cpu_empty_slow(d, cpu);
+}

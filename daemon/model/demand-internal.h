@@ -24,7 +24,9 @@
 #define STOPPER_COMM_PREFIX "migration/"
 
 /* demand.c, for demand-events.c and demand-state.c (static there before the split). */
-bool dm_cpu_valid(const Demand *d, int cpu);
+static inline bool dm_cpu_valid(const Demand *d, int cpu) {
+        return cpu >= 0 && (unsigned) cpu < d->n_cpus;
+}
 void dm_task_advance(Demand *d, Task *k, uint64_t now_ns);
 void dm_task_sync_rq(Demand *d, Task *k);
 Task *dm_task_get(Demand *d, int32_t pid);

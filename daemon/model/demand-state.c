@@ -86,6 +86,25 @@ uint64_t demand_cpu_idle_calls(const Demand *d, unsigned cpu) {
         return cpu < d->n_cpus ? d->cpus[cpu].idle_calls : 0;
 }
 
+void demand_cpu_signals(const Demand *d, unsigned cpu, DemandCpuSignals *ret) {
+        const DemandCpu *c;
+
+        if (cpu >= d->n_cpus) {
+                *ret = (DemandCpuSignals) {};
+                return;
+        }
+        c = &d->cpus[cpu];
+        *ret = (DemandCpuSignals) {
+                .capacity = c->cpu_scale,
+                .util = demand_cpu_util(d, cpu),
+                .rt_avg = c->rt.util_avg,
+                .nr_rt = c->nr_rt,
+                .busy = c->curr_pid != 0,
+                .has_blocked = demand_cpu_has_blocked(d, cpu),
+                .idle_calls = c->idle_calls,
+        };
+}
+
 int demand_task_info(const Demand *d, int32_t pid, DemandTaskInfo *ret) {
         const Task *k = task_table_get(d->tasks, pid);
         bool stale;

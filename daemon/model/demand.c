@@ -88,10 +88,6 @@ unsigned demand_cpu_capacity(const Demand *d, unsigned cpu) {
         return cpu < d->n_cpus ? d->cpus[cpu].cpu_scale : PELT_SCALE;
 }
 
-bool dm_cpu_valid(const Demand *d, int cpu) {
-        return cpu >= 0 && (unsigned) cpu < d->n_cpus;
-}
-
 /* ---- the PELT clock ---- */
 
 /*
