@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -46,15 +47,67 @@ typedef struct ConfigOrigin {
 #define RULE_PATH_GLOB_MAX 256
 #define RULE_UTIL_MAX 1024
 
+/* What a task's rule does to it, in the model's terms (uclamp min and max, boost, ignore); TASK_CLAMP_NONE is "no
+ * rule". Every action of a rule sets some of it (RuleAction.clamp). */
+typedef struct TaskClamp {
+        int16_t rule;                         /* index into the RuleSet, -1 = none */
+        uint16_t min_util, max_util;
+        bool rt_boost, ignore;
+} TaskClamp;
+
+#define TASK_CLAMP_NONE ((TaskClamp) { .rule = -1, .min_util = 0, .max_util = RULE_UTIL_MAX })
+
+/*
+ * The actions a rule may take: one row each in rule_actions[] (config/rules.c), which everything that reads,
+ * checks, matches, shows or applies an action walks: the [rule:NAME] key and its parser (config-rules.c), the
+ * checks of a rule as a whole, the precedence (rules_match()), the clamp it gives a task (rules_clamp(), which
+ * the model and the BPF source's task clamps take), the GetRules record's Actions and `schedfreqctl rules`, text
+ * and JSON. A new action is an id and a row (and, when it does what a TaskClamp cannot say yet, that effect).
+ */
+typedef enum RuleActionId {
+        RULE_ACTION_MIN_UTIL,
+        RULE_ACTION_MAX_UTIL,
+        RULE_ACTION_RT_BOOST,
+        RULE_ACTION_IGNORE,
+        _RULE_ACTION_MAX,
+} RuleActionId;
+
+typedef enum RuleValueType {
+        RULE_VALUE_UTIL,                      /* 0..RULE_UTIL_MAX: D-Bus 'q', a JSON number */
+        RULE_VALUE_YES_NO,                    /* yes or no (1 or 0): D-Bus 'b', a JSON boolean */
+} RuleValueType;
+
+typedef struct RuleAction {
+        const char *key;                      /* in [rule:NAME] and in `schedfreqctl rules` */
+        const char *field;                    /* in GetRules' Actions and `schedfreqctl rules --json` */
+        RuleValueType type;
+        uint16_t none;                        /* the value that does nothing: a rule without the key has it */
+        bool exclusive;                       /* no other action beside it */
+        uint8_t restraint;                    /* how much it holds a task down: a tie of match keys goes to more */
+        const char *note;                     /* said after it in `schedfreqctl rules`, or NULL */
+        void (*clamp)(TaskClamp *k, uint16_t value); /* what it sets in the clamp of the tasks it applies to */
+} RuleAction;
+
+extern const RuleAction rule_actions[_RULE_ACTION_MAX];
+
+/* The action named @name: by its key, or with @by_field by its GetRules/JSON field. NULL for none. */
+const RuleAction *rule_action_find(const char *name, bool by_field);
+/* Which actions rule_actions_text() names. */
+typedef enum RuleActionsPick {
+        RULE_ACTIONS_ALL,
+        RULE_ACTIONS_EXCLUSIVE,
+        RULE_ACTIONS_OTHERS,
+} RuleActionsPick;
+/* "min_util=, max_util=, rt_boost=yes or ignore=yes": the actions @pick names as a configuration sets them (a
+ * yes/no one as "KEY=yes" with @with_yes, else "KEY="), joined by ", " and @last before the last. */
+const char *rule_actions_text(char *buf, size_t size, RuleActionsPick pick, bool with_yes, const char *last);
+
 typedef struct Rule {
         char name[RULE_NAME_MAX];             /* the NAME of [rule:NAME] */
         char comm[RULE_COMM_GLOB_MAX];        /* "" = not a match key */
         char exe[RULE_PATH_GLOB_MAX];
         char cgroup[RULE_PATH_GLOB_MAX];
-        uint16_t min_util;                    /* 0 when not set */
-        uint16_t max_util;                    /* RULE_UTIL_MAX when not set */
-        bool rt_boost;
-        bool ignore;
+        uint16_t action[_RULE_ACTION_MAX];    /* each its row's none when not set (rule_init()) */
         ConfigOrigin origin;                  /* its "[rule:NAME]" header */
 } Rule;
 
@@ -63,14 +116,12 @@ typedef struct RuleSet {
         Rule rule[RULES_MAX];
 } RuleSet;
 
-/* What a task's rule does to it; the zero value of TASK_CLAMP_NONE is "no rule". */
-typedef struct TaskClamp {
-        int16_t rule;                         /* index into the RuleSet, -1 = none */
-        uint16_t min_util, max_util;
-        bool rt_boost, ignore;
-} TaskClamp;
-
-#define TASK_CLAMP_NONE ((TaskClamp) { .rule = -1, .min_util = 0, .max_util = RULE_UTIL_MAX })
+/* A rule named @name that matches nothing and does nothing (every action at its none). */
+void rule_init(Rule *r, const char *name);
+/* Whether @r sets action @id to something that does something. */
+static inline bool rule_acts(const Rule *r, RuleActionId id) {
+        return r->action[id] != rule_actions[id].none;
+}
 
 /* The number of match keys of @r (its specificity). */
 unsigned rule_match_keys(const Rule *r);

@@ -52,18 +52,20 @@
 #define SCHEDFREQD_DECISIONS_SIGNATURE "a" SCHEDFREQD_DECISION_TYPE
 
 /*
- * GetRules() → a(sssssqqbbta(us)), the per-process rules in force ([rule:NAME] sections, include/config.h), in
+ * GetRules() → a(sssssa{sv}ta(us)), the per-process rules in force ([rule:NAME] sections, include/config.h), in
  * configuration order (empty without rules):
  *   s  Name                the NAME of [rule:NAME]
  *   s  Comm, s Exe, s Cgroup   the match keys' globs ("" when the rule has no such key)
  *   s  Origin              "FILE:LINE" of its [rule:NAME] header, the last one read ("" when unknown)
- *   q  MinUtil, q MaxUtil  its clamps, 0..1024 (0 and 1024 when not set)
- *   b  RTBoost, b Ignore
+ *   a{sv} Actions          every action by its field name (RuleAction.field, include/config.h), the value it
+ *                          has in this rule, the one that does nothing when it is not set: "MinUtil" q and
+ *                          "MaxUtil" q (0..1024: 0 and 1024 when not set), "RTBoost" b, "Ignore" b. A client
+ *                          skips a name it does not know: a new action is a new entry, not a new signature
  *   t  Decisions           frequency changes it decided (reason "rule") since it was loaded
  *   a(us) Tasks            the tasks it applies to now (thread id, name; "" when the name is not known), by
  *                          ascending id, at most SCHEDFREQD_RULE_TASKS_MAX
  */
 #define SCHEDFREQD_RULE_TASKS_MAX 256U
-#define SCHEDFREQD_RULE_CONTENTS "sssssqqbbta(us)"
+#define SCHEDFREQD_RULE_CONTENTS "sssssa{sv}ta(us)"
 #define SCHEDFREQD_RULE_TYPE "(" SCHEDFREQD_RULE_CONTENTS ")"
 #define SCHEDFREQD_RULES_SIGNATURE "a" SCHEDFREQD_RULE_TYPE

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "config-rules.h"
@@ -49,8 +50,7 @@ int rule_set_find_or_add(RuleSet *rs, const char *name) {
                 return -ENOSPC;
 
         r = &rs->rule[rs->n];
-        *r = (Rule) { .min_util = 0, .max_util = RULE_UTIL_MAX };
-        strncpy(r->name, name, sizeof(r->name) - 1); /* valid: it fits */
+        rule_init(r, name); /* valid: it fits */
         return (int) rs->n++;
 }
 
@@ -129,7 +129,7 @@ static int parse_glob(const RuleItem *item, const char *value, void *field, cons
         return 0;
 }
 
-static int parse_util(const RuleItem *item, const char *value, void *field, const char **ret_reason) {
+static int parse_util(const char *value, uint16_t *ret, const char **ret_reason) {
         unsigned v = 0;
 
         *ret_reason = "expected an integer between 0 and 1024";
@@ -142,16 +142,16 @@ static int parse_util(const RuleItem *item, const char *value, void *field, cons
                 if (v > RULE_UTIL_MAX)
                         return -ERANGE;
         }
-        *(uint16_t *) field = (uint16_t) v;
+        *ret = (uint16_t) v;
         return 0;
 }
 
 /* yes or no, as remote= spells them. */
-static int parse_yes_no(const RuleItem *item, const char *value, void *field, const char **ret_reason) {
+static int parse_yes_no(const char *value, uint16_t *ret, const char **ret_reason) {
         if (streq(value, "yes"))
-                *(bool *) field = true;
+                *ret = 1;
         else if (streq(value, "no"))
-                *(bool *) field = false;
+                *ret = 0;
         else {
                 *ret_reason = "expected yes or no";
                 return -EINVAL;
@@ -166,55 +166,77 @@ static const RuleItem rule_items[] = {
         GLOB_ITEM(comm, "63"),
         GLOB_ITEM(exe, "255"),
         GLOB_ITEM(cgroup, "255"),
-        { "min_util", parse_util,   offsetof(Rule, min_util) },
-        { "max_util", parse_util,   offsetof(Rule, max_util) },
-        { "rt_boost", parse_yes_no, offsetof(Rule, rt_boost) },
-        { "ignore",   parse_yes_no, offsetof(Rule, ignore) },
 };
 
 _Static_assert(RULE_COMM_GLOB_MAX == 64 && RULE_PATH_GLOB_MAX == 256, "the glob reasons name the sizes");
+
+/* The match keys, then the actions' (rule_actions[], config.h). */
+static const char *rule_key(size_t i) {
+        return i < ELEMENTSOF(rule_items) ? rule_items[i].key :
+                i < ELEMENTSOF(rule_items) + ELEMENTSOF(rule_actions) ? rule_actions[i - ELEMENTSOF(rule_items)].key :
+                NULL;
+}
+
+const char *rule_keys_text(void) {
+        static char text[256];
+
+        if (text[0] == '\0')
+                for (size_t i = 0, n = 0; rule_key(i) && n < sizeof(text); i++)
+                        n += (size_t) snprintf(text + n, sizeof(text) - n, "%s%s", i ? ", " : "", rule_key(i));
+        return text;
+}
 
 const char *rule_key_suggest(const char *key) {
         const char *found = NULL;
         size_t best = SIZE_MAX;
 
-        for (size_t i = 0; i < ELEMENTSOF(rule_items); i++) {
+        for (size_t i = 0; rule_key(i); i++) {
                 size_t d;
 
-                if (!string_is_typo_of(key, rule_items[i].key))
+                if (!string_is_typo_of(key, rule_key(i)))
                         continue;
-                d = string_distance(key, rule_items[i].key);
+                d = string_distance(key, rule_key(i));
                 if (d < best) {
                         best = d;
-                        found = rule_items[i].key;
+                        found = rule_key(i);
                 }
         }
         return found;
 }
 
 int rule_set_key(Rule *r, const char *key, const char *value, const char **ret_reason) {
+        const RuleAction *a;
+
         for (size_t i = 0; i < ELEMENTSOF(rule_items); i++) {
                 const RuleItem *item = &rule_items[i];
 
                 if (streq(item->key, key))
                         return item->parse(item, value, (uint8_t *) r + item->offset, ret_reason) < 0 ? -EINVAL : 0;
         }
-        return -ENOENT;
+        a = rule_action_find(key, false);
+        if (!a)
+                return -ENOENT;
+        return (a->type == RULE_VALUE_UTIL ? parse_util : parse_yes_no)(value, &r->action[a - rule_actions],
+                                                                         ret_reason) < 0 ? -EINVAL : 0;
 }
 
 /* ---- a rule as a whole ---- */
 
 unsigned rule_problems(const Rule *r) {
-        bool acts = r->min_util > 0 || r->max_util < RULE_UTIL_MAX || r->rt_boost;
-        unsigned problems = 0;
+        unsigned problems = 0, acts = 0, exclusive = 0;
 
+        for (size_t i = 0; i < ELEMENTSOF(rule_actions); i++)
+                if (rule_acts(r, (RuleActionId) i)) {
+                        acts++;
+                        exclusive += rule_actions[i].exclusive;
+                }
         if (rule_match_keys(r) == 0)
                 problems |= RULE_PROBLEM_NO_MATCH_KEY;
-        if (!acts && !r->ignore)
+        if (acts == 0)
                 problems |= RULE_PROBLEM_NO_ACTION;
-        if (acts && r->ignore)
+        if (exclusive > 0 && acts > 1)
                 problems |= RULE_PROBLEM_IGNORE_AND_MORE;
-        if (r->min_util > r->max_util)
+        if (r->action[RULE_ACTION_MIN_UTIL] > r->action[RULE_ACTION_MAX_UTIL])
                 problems |= RULE_PROBLEM_MIN_ABOVE_MAX;
         return problems;
 }

@@ -11,7 +11,6 @@
 #include "config.h"
 
 #define RULE_SECTION_PREFIX "rule:"
-#define RULE_KEYS "comm, exe, cgroup, min_util, max_util, rt_boost, ignore"
 
 /* The NAME of a "rule:NAME" section, or NULL when @section is not one. */
 const char *rule_section_name(const char *section);
@@ -26,6 +25,8 @@ bool rule_name_valid(const char *name);
 int rule_set_find_or_add(RuleSet *rs, const char *name);
 
 /* The key of a rule that @key is a typo of (string_is_typo_of(), the closest), or NULL. */
+/* "comm, exe, cgroup, min_util, ...": every key a [rule:NAME] section takes, for an error message. */
+const char *rule_keys_text(void);
 const char *rule_key_suggest(const char *key);
 
 /* Sets @key of @r from @value: 0; -ENOENT for an unknown key; -EINVAL with a reason (a static string). */

@@ -445,8 +445,8 @@ static int rule_handler(ParseState *st, const char *section, const char *key, co
                 const char *known = rule_key_suggest(key);
 
                 config_error_add(st->errors, line,
-                          "%s:%u: unknown key '%s' in section [%s] (valid keys: " RULE_KEYS ")%s%s%s", st->file, line,
-                          key, section, known ? "; did you mean '" : "", known ?: "", known ? "'?" : "");
+                          "%s:%u: unknown key '%s' in section [%s] (valid keys: %s)%s%s%s", st->file, line,
+                          key, section, rule_keys_text(), known ? "; did you mean '" : "", known ?: "", known ? "'?" : "");
                 break;
         }
         default:
@@ -480,20 +480,23 @@ static void config_check_rules(const Config *c, ConfigErrors *errors) {
                 const Rule *r = rules[i];
                 const char *file = config_origin_file(c, r->origin);
                 unsigned p = rule_problems(r), line = r->origin.line;
+                char all[160], exclusive[64], others[160];
 
                 config_errors_set_file(errors, file);
                 if (p & RULE_PROBLEM_NO_MATCH_KEY)
                         config_error_add(errors, 0, "%s:%u: rule '%s' has no match key (comm=, exe= or cgroup=)", file,
                                   line, r->name);
                 if (p & RULE_PROBLEM_NO_ACTION)
-                        config_error_add(errors, 0, "%s:%u: rule '%s' has no action (min_util=, max_util=, rt_boost=yes "
-                                  "or ignore=yes)", file, line, r->name);
+                        config_error_add(errors, 0, "%s:%u: rule '%s' has no action (%s)", file, line, r->name,
+                                  rule_actions_text(all, sizeof(all), RULE_ACTIONS_ALL, true, " or "));
                 if (p & RULE_PROBLEM_IGNORE_AND_MORE)
-                        config_error_add(errors, 0, "%s:%u: rule '%s': ignore=yes excludes the other actions (min_util=, "
-                                  "max_util=, rt_boost=)", file, line, r->name);
+                        config_error_add(errors, 0, "%s:%u: rule '%s': %s excludes the other actions (%s)", file,
+                                  line, r->name,
+                                  rule_actions_text(exclusive, sizeof(exclusive), RULE_ACTIONS_EXCLUSIVE, true, " or "),
+                                  rule_actions_text(others, sizeof(others), RULE_ACTIONS_OTHERS, false, ", "));
                 if (p & RULE_PROBLEM_MIN_ABOVE_MAX)
                         config_error_add(errors, 0, "%s:%u: rule '%s': min_util=%u is above max_util=%u", file, line,
-                                  r->name, r->min_util, r->max_util);
+                                  r->name, r->action[RULE_ACTION_MIN_UTIL], r->action[RULE_ACTION_MAX_UTIL]);
         }
 }
 

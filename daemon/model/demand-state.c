@@ -135,7 +135,7 @@ typedef struct QuietScan {
 
 static void quiet_visit(Task *k, void *userdata) {
         QuietScan *q = userdata;
-        const Rule *r = dm_task_rule(q->d, k);
+        const TaskClamp *r = dm_task_rule(q->d, k);
         DemandQuietTask t;
         size_t i;
 
@@ -192,6 +192,8 @@ static void task_forget_rule(Task *k, void *userdata) {
 void demand_set_rules(Demand *d, const RuleSet *rules) {
         task_table_foreach(d->tasks, task_forget_rule, d);
         d->rules = rules && rules->n > 0 ? rules : NULL;
+        for (unsigned i = 0; d->rules && i < d->rules->n; i++)
+                d->clamps[i] = rules_clamp(d->rules, (int) i);
         d->rules_gen++;
 }
 
@@ -235,7 +237,7 @@ void demand_cpu_clamp(Demand *d, unsigned cpu, DemandClamp *ret) {
                 return;
         c = &d->cpus[cpu];
         for (unsigned i = 0; i < d->rules->n; i++) {
-                const Rule *r = &d->rules->rule[i];
+                const TaskClamp *r = &d->clamps[i];
 
                 if (c->nr_rule[i] == 0)
                         continue;

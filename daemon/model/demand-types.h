@@ -82,6 +82,7 @@ struct Demand {
         uint64_t lost_switches;   /* switches the events' context showed were lost */
         uint64_t resyncs;         /* demand_cpu_resync() calls */
         const RuleSet *rules;     /* demand_set_rules(): the caller's, NULL = none */
+        TaskClamp clamps[RULES_MAX]; /* each rule's clamp (rules_clamp()): what the model applies */
         uint16_t rules_gen;       /* bumped by each demand_set_rules(): tasks are matched again */
         bool groups_on;           /* demand_set_autogroup(): tasks in per-session task groups (demand-groups.c) */
         DemandGroup *groups;

@@ -320,10 +320,10 @@ static bool comm_is_stopper(const char *comm, int cpu) {
  * counts its tasks per uclamp bucket (uclamp_rq_inc()/uclamp_rq_dec(), kernel/sched/core.c), so that
  * demand_cpu_clamp() is the max over the runnable tasks' clamps.
  */
-const Rule *dm_task_rule(const Demand *d, const Task *k) {
+const TaskClamp *dm_task_rule(const Demand *d, const Task *k) {
         if (k->rule < 0 || !d->rules || (unsigned) k->rule >= d->rules->n)
                 return NULL;
-        return &d->rules->rule[k->rule];
+        return &d->clamps[k->rule];
 }
 
 /* FNV-1a of a task name, never 0 (0 is "not matched yet"). */

@@ -37,6 +37,48 @@ void rule_rows_free(RuleRow *rows, size_t n) {
         free(rows);
 }
 
+/* One entry of a record's Actions: a known field into its slot, an unknown one (a newer daemon's) skipped. */
+static int read_rule_action(sd_bus_message *m, RuleRow *row) {
+        const RuleAction *a;
+        const char *field;
+        int r, yes;
+
+        r = sd_bus_message_enter_container(m, 'e', "sv");
+        if (r <= 0)
+                return r;
+        r = sd_bus_message_read(m, "s", &field);
+        if (r < 0)
+                return r;
+        a = rule_action_find(field, true);
+        if (!a)
+                r = sd_bus_message_skip(m, "v");
+        else if (a->type == RULE_VALUE_UTIL)
+                r = sd_bus_message_read(m, "v", "q", &row->action[a - rule_actions]);
+        else {
+                r = sd_bus_message_read(m, "v", "b", &yes);
+                row->action[a - rule_actions] = yes != 0;
+        }
+        if (r < 0)
+                return r;
+        r = sd_bus_message_exit_container(m);
+        return r < 0 ? r : 1;
+}
+
+static int read_rule_actions(sd_bus_message *m, RuleRow *row) {
+        int r;
+
+        for (size_t i = 0; i < ELEMENTSOF(rule_actions); i++)
+                row->action[i] = rule_actions[i].none;
+        r = sd_bus_message_enter_container(m, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        while ((r = read_rule_action(m, row)) > 0)
+                ;
+        if (r < 0)
+                return r;
+        return sd_bus_message_exit_container(m);
+}
+
 /* One GetRules() record into @row (which owns its strings even on failure). */
 static int read_rule(sd_bus_message *m, RuleRow *row) {
         const char *name, *comm, *exe, *cgroup, *origin;
@@ -45,8 +87,13 @@ static int read_rule(sd_bus_message *m, RuleRow *row) {
         r = sd_bus_message_enter_container(m, 'r', SCHEDFREQD_RULE_CONTENTS);
         if (r <= 0)
                 return r;
-        r = sd_bus_message_read(m, "sssssqqbbt", &name, &comm, &exe, &cgroup, &origin, &row->min_util,
-                                &row->max_util, &row->rt_boost, &row->ignore, &row->decisions);
+        r = sd_bus_message_read(m, "sssss", &name, &comm, &exe, &cgroup, &origin);
+        if (r < 0)
+                return r;
+        r = read_rule_actions(m, row);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(m, "t", &row->decisions);
         if (r < 0)
                 return r;
         row->name = strdup(name);
@@ -139,14 +186,19 @@ static void print_rule(const RuleRow *row) {
 
         sep = "";
         printf("  Actions:");
-        if (row->ignore)
-                printf(" ignore = yes (its load does not count)"), sep = ",";
-        if (row->min_util > 0)
-                printf("%s min_util = %" PRIu16, sep, row->min_util), sep = ",";
-        if (row->max_util < 1024)
-                printf("%s max_util = %" PRIu16, sep, row->max_util), sep = ",";
-        if (row->rt_boost)
-                printf("%s rt_boost = yes", sep), sep = ",";
+        for (size_t i = 0; i < ELEMENTSOF(rule_actions); i++) {
+                const RuleAction *a = &rule_actions[i];
+
+                if (row->action[i] == a->none)
+                        continue;
+                if (a->type == RULE_VALUE_UTIL)
+                        printf("%s %s = %" PRIu16, sep, a->key, row->action[i]);
+                else
+                        printf("%s %s = %s", sep, a->key, row->action[i] ? "yes" : "no");
+                if (a->note)
+                        printf(" (%s)", a->note);
+                sep = ",";
+        }
         if (!sep[0])
                 printf(" none");
         putchar('\n');
@@ -171,10 +223,12 @@ static void json_rule(JsonWriter *w, const RuleRow *row) {
         json_member_string(w, "Exe", row->exe);
         json_member_string(w, "Cgroup", row->cgroup);
         json_member_string(w, "Origin", row->origin);
-        json_member_u64(w, "MinUtil", row->min_util);
-        json_member_u64(w, "MaxUtil", row->max_util);
-        json_member_bool(w, "RTBoost", row->rt_boost);
-        json_member_bool(w, "Ignore", row->ignore);
+        for (size_t i = 0; i < ELEMENTSOF(rule_actions); i++) {
+                if (rule_actions[i].type == RULE_VALUE_UTIL)
+                        json_member_u64(w, rule_actions[i].field, row->action[i]);
+                else
+                        json_member_bool(w, rule_actions[i].field, row->action[i] != 0);
+        }
         json_member_u64(w, "Decisions", row->decisions);
         json_key(w, "Tasks");
         json_array_begin(w);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
+#include "config.h"
 #include "schedfreqctl.h"
 
 typedef struct RuleTask {
@@ -17,8 +18,7 @@ typedef struct RuleTask {
 /* One GetRules() record (include/schedfreqd-dbus.h). */
 typedef struct RuleRow {
         char *name, *comm, *exe, *cgroup, *origin;
-        uint16_t min_util, max_util;
-        int rt_boost, ignore;
+        uint16_t action[_RULE_ACTION_MAX]; /* by RuleActionId; its none when the daemon did not say */
         uint64_t decisions;
         RuleTask *tasks;
         size_t n_tasks;

@@ -184,11 +184,11 @@ static int bpf_source_set_rules(BpfSource *b, const RuleSet *rules, char **ret_w
         int r;
 
         for (unsigned i = 0; i < rules->n; i++) {
-                const Rule *rule = &rules->rule[i];
+                TaskClamp k = rules_clamp(rules, (int) i);
 
                 clamps[i] = (BpfRuleClamp) {
-                        .min_util = rule->rt_boost ? CAPACITY_SCALE : rule->min_util,
-                        .max_util = rule->ignore ? 0 : rule->max_util,
+                        .min_util = k.rt_boost ? CAPACITY_SCALE : k.min_util,
+                        .max_util = k.ignore ? 0 : k.max_util,
                 };
         }
         r = bpf_events_set_rules(b->bpf, clamps, rules->n, ret_why);

@@ -183,6 +183,25 @@ static int pid_cmp(const void *a, const void *b) {
         return x < y ? -1 : x > y;
 }
 
+/* A rule's Actions: every row of rule_actions[] by its field, a util as 'q', a yes/no as 'b'. */
+static int append_rule_actions(sd_bus_message *reply, const Rule *rule) {
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < ELEMENTSOF(rule_actions); i++) {
+                const RuleAction *a = &rule_actions[i];
+
+                r = a->type == RULE_VALUE_UTIL ?
+                        sd_bus_message_append(reply, "{sv}", a->field, "q", rule->action[i]) :
+                        sd_bus_message_append(reply, "{sv}", a->field, "b", (int) (rule->action[i] != 0));
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(reply);
+}
+
 /* One GetRules() record: rule @i of @rules as the engine holds it, its counters and its tasks now. */
 static int append_rule(sd_bus_message *reply, Manager *m, const RuleSet *rules, unsigned i) {
         _cleanup_(free_text) char *text[5] = {};
@@ -198,11 +217,15 @@ static int append_rule(sd_bus_message *reply, Manager *m, const RuleSet *rules, 
         r = sd_bus_message_open_container(reply, 'r', SCHEDFREQD_RULE_CONTENTS);
         if (r < 0)
                 return r;
-        r = sd_bus_message_append(reply, "sssssqqbbt", bus_text(rule->name, &text[0]), bus_text(rule->comm, &text[1]),
+        r = sd_bus_message_append(reply, "sssss", bus_text(rule->name, &text[0]), bus_text(rule->comm, &text[1]),
                                   bus_text(rule->exe, &text[2]), bus_text(rule->cgroup, &text[3]),
-                                  bus_text(origin, &text[4]),
-                                  rule->min_util, rule->max_util, (int) rule->rt_boost, (int) rule->ignore,
-                                  engine_rule_decisions(m->gov.engine, i));
+                                  bus_text(origin, &text[4]));
+        if (r < 0)
+                return r;
+        r = append_rule_actions(reply, rule);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_append(reply, "t", engine_rule_decisions(m->gov.engine, i));
         if (r < 0)
                 return r;
 

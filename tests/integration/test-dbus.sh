@@ -85,7 +85,7 @@ for m in Version UptimeUSec EventsSeen EventsLost EventsLate ProcConnector Event
 	grep -q "^\.$m " <<<"$intro" || missing="$missing $m"
 done
 grep -q 'GetDecisions *method *u *a(tuuuissbsuttus)' <<<"$intro" || missing="$missing GetDecisions-signature"
-grep -q 'GetRules *method *- *a(sssssqqbbta(us))' <<<"$intro" || missing="$missing GetRules-signature"
+grep -q 'GetRules *method *- *a(sssssa{sv}ta(us))' <<<"$intro" || missing="$missing GetRules-signature"
 grep -q '^io.github.schedfreqd.Governor1.Policy ' <<<"$intro" || missing="$missing .Policy-interface"
 grep -q '^io.github.schedfreqd.Governor1.CPU ' <<<"$intro" || missing="$missing .CPU-interface"
 [ -z "$missing" ] && ok "busctl introspect shows every documented member" || fail "busctl introspect shows every documented member" "missing:$missing" "$intro"
@@ -221,7 +221,7 @@ r3=$(as_nobody busctl --system introspect "$NAME" "$OBJ/cpu/0" 2>&1)
 r4=$(as_nobody busctl --system call "$NAME" "$OBJ" org.freedesktop.DBus.ObjectManager GetManagedObjects 2>&1)
 r5=$(as_nobody busctl --system call "$NAME" "$OBJ" "$NAME" GetRules 2>&1)
 if grep -q '^u [0-9]' <<<"$r1" && grep -q '^a(tuuuissbsuttus) 1 ' <<<"$r2" && grep -q '^\.Util ' <<<"$r3" \
-	&& grep -q '^a{oa{sa{sv}}} 5 ' <<<"$r4" && [ "$r5" = 'a(sssssqqbbta(us)) 0' ]; then
+	&& grep -q '^a{oa{sa{sv}}} 5 ' <<<"$r4" && [ "$r5" = 'a(sssssa{sv}ta(us)) 0' ]; then
 	ok "uid 65534 may read: Get, GetDecisions, GetRules, Introspect, GetManagedObjects"
 else
 	fail "uid 65534 may read" "$r1" "$r2" "$r3" "$(head -c 300 <<<"$r4")" "$r5"
@@ -260,7 +260,7 @@ out=$(bctl call "$NAME" "$OBJ" "$NAME" Reload 2>&1) && grep -q "Configuration re
 # --- GetRules -----------------------------------------------------------------------------------------------------
 get_rules() { bctl --json=short call "$NAME" "$OBJ" "$NAME" GetRules; }
 out=$(get_rules 2>&1)
-[ "$(jq -c . <<<"$out" 2>&1)" = '{"type":"a(sssssqqbbta(us))","data":[[]]}' ] \
+[ "$(jq -c . <<<"$out" 2>&1)" = '{"type":"a(sssssa{sv}ta(us))","data":[[]]}' ] \
 	&& ok "GetRules without rules: an empty array" || fail "GetRules without rules: an empty array" "$out"
 
 # Two rules: one for the sleep started below, one that matches nothing here (its keys and actions all differ).
@@ -284,7 +284,7 @@ sleep_pid=$!
 at_exit 'kill "$sleep_pid" 2>/dev/null'
 # The proc connector reports its exec: it is pinned to its rule shortly after (none when it is unavailable).
 rule_has_pid() { # RULE PID
-	get_rules 2>/dev/null | jq -e --arg r "$1" --argjson p "$2" '.data[0][] | select(.[0] == $r) | .[10][] | select(.[0] == $p and .[1] == "sleep")' >/dev/null
+	get_rules 2>/dev/null | jq -e --arg r "$1" --argjson p "$2" '.data[0][] | select(.[0] == $r) | .[7][] | select(.[0] == $p and .[1] == "sleep")' >/dev/null
 }
 if wait_for 'rule_has_pid sleepers "$sleep_pid"' 5; then
 	ok "GetRules lists the sleep (pid $sleep_pid, comm sleep) under 'sleepers'"
@@ -296,7 +296,7 @@ fi
 # used to pin it again, for good: the proc connector's exit now forgets it).
 for _ in $(seq 100); do sleep 0.002; done
 dead_listed() { # the pids listed under 'sleepers' that no longer exist
-	get_rules 2>/dev/null | jq -r '.data[0][] | select(.[0] == "sleepers") | .[10][] | .[0]' |
+	get_rules 2>/dev/null | jq -r '.data[0][] | select(.[0] == "sleepers") | .[7][] | .[0]' |
 		while read -r p; do [ -d "/proc/$p" ] || echo "$p"; done
 }
 if wait_for '[ -z "$(dead_listed)" ]' 5; then
@@ -308,15 +308,18 @@ get_rules >"$TMP/rules.json" 2>&1
 res=$(python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["type"] == "a(sssssqqbbta(us))", d["type"]
+assert d["type"] == "a(sssssa{sv}ta(us))", d["type"]
 rules = d["data"][0]
 assert [r[0] for r in rules] == ["sleepers", "batch"], [r[0] for r in rules]
 s, b = rules
 conf = sys.argv[2]
-assert s[1:9] == ["sleep", "", "", conf + ":4", 200, 1024, False, False], s[:10]
-assert b[1:9] == ["nosuch-*", "/opt/nosuch/bin/*", "/nosuch.slice/*", conf + ":8", 0, 1024, False, True], b[:10]
-assert isinstance(s[9], int) and b[9] == 0, (s[9], b[9])
-assert b[10] == [], b[10]
+def actions(min_util, max_util, rt_boost, ignore):
+    return {"MinUtil": {"type": "q", "data": min_util}, "MaxUtil": {"type": "q", "data": max_util},
+            "RTBoost": {"type": "b", "data": rt_boost}, "Ignore": {"type": "b", "data": ignore}}
+assert s[1:6] == ["sleep", "", "", conf + ":4", actions(200, 1024, False, False)], s[:7]
+assert b[1:6] == ["nosuch-*", "/opt/nosuch/bin/*", "/nosuch.slice/*", conf + ":8", actions(0, 1024, False, True)], b[:7]
+assert isinstance(s[6], int) and b[6] == 0, (s[6], b[6])
+assert b[7] == [], b[7]
 print("ok")' "$TMP/rules.json" "$TMP/schedfreqd.conf" 2>&1)
 [ "$res" = ok ] && ok "GetRules: both rules in order with their keys, actions, FILE:LINE and counters" \
 	|| fail "GetRules: both rules with their fields" "$res" "$(head -c 2000 "$TMP/rules.json")"

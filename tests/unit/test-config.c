@@ -613,7 +613,8 @@ TEST(key_suggestions) {
         e2 = load_error("[events]\nfrobnicate = 1\n");
         ASSERT_STREQ(e2, "F:2: unknown key 'frobnicate' in section [events]");
         e3 = load_error("[rule:x]\nexe = /a\nignore = yes\ncgroupp = /b\n");
-        ASSERT_STREQ(e3, "F:4: unknown key 'cgroupp' in section [rule:x] (valid keys: " RULE_KEYS "); did you mean "
+        ASSERT_STREQ(e3, "F:4: unknown key 'cgroupp' in section [rule:x] (valid keys: comm, exe, cgroup, min_util, max_util, rt_boost, "
+                         "ignore); did you mean "
                          "'cgroup'?");
 
         ASSERT_EQ(string_distance("headroom", "headrom"), 1U);
@@ -804,9 +805,9 @@ TEST(rules_parsed) {
         ASSERT_STREQ(r->comm, "firefox*");
         ASSERT_STREQ(r->exe, "");
         ASSERT_STREQ(r->cgroup, "");
-        ASSERT_EQ(r->min_util, 0);
-        ASSERT_EQ(r->max_util, 512);
-        ASSERT_TRUE(!r->rt_boost && !r->ignore);
+        ASSERT_EQ(r->action[RULE_ACTION_MIN_UTIL], 0);
+        ASSERT_EQ(r->action[RULE_ACTION_MAX_UTIL], 512);
+        ASSERT_TRUE(!r->action[RULE_ACTION_RT_BOOST] && !r->action[RULE_ACTION_IGNORE]);
         ASSERT_EQ(r->origin.line, 1);
 
         r = &c.rules.rule[1];
@@ -814,15 +815,15 @@ TEST(rules_parsed) {
         ASSERT_STREQ(r->comm, "");
         ASSERT_STREQ(r->exe, "/usr/games/*");
         ASSERT_STREQ(r->cgroup, "/user.slice/*");
-        ASSERT_EQ(r->min_util, 256);
-        ASSERT_EQ(r->max_util, 1024);
-        ASSERT_TRUE(r->rt_boost && !r->ignore);
+        ASSERT_EQ(r->action[RULE_ACTION_MIN_UTIL], 256);
+        ASSERT_EQ(r->action[RULE_ACTION_MAX_UTIL], 1024);
+        ASSERT_TRUE(r->action[RULE_ACTION_RT_BOOST] && !r->action[RULE_ACTION_IGNORE]);
         ASSERT_EQ(r->origin.line, 7);
 
         r = &c.rules.rule[2];
         ASSERT_STREQ(r->cgroup, "/system.slice/[ab]*.service");
-        ASSERT_TRUE(r->ignore && !r->rt_boost);
-        ASSERT_EQ(r->max_util, RULE_UTIL_MAX);
+        ASSERT_TRUE(r->action[RULE_ACTION_IGNORE] && !r->action[RULE_ACTION_RT_BOOST]);
+        ASSERT_EQ(r->action[RULE_ACTION_MAX_UTIL], RULE_UTIL_MAX);
 
         ASSERT_STREQ(c.rules.rule[3].comm, "[[:alpha:]]\\[x\\]");
         ASSERT_EQ(rules_match(&c.rules, "a[x]", NULL, NULL), 3);
@@ -850,7 +851,7 @@ TEST(rules_dropin_override) {
         ASSERT_TRUE(r == &c.rules.rule[0]);
         ASSERT_STREQ(r->comm, "cc1*");
         ASSERT_STREQ(r->exe, "/usr/lib/gcc/*");
-        ASSERT_EQ(r->max_util, 600);
+        ASSERT_EQ(r->action[RULE_ACTION_MAX_UTIL], 600);
         ASSERT_TRUE(asprintf(&expect, "%s.d/50-local.conf", s.path) > 0);
         ASSERT_STREQ(config_origin_file(&c, r->origin), expect);
         ASSERT_EQ(r->origin.line, 2);
@@ -859,7 +860,7 @@ TEST(rules_dropin_override) {
         ASSERT_TRUE(r);
         ASSERT_STREQ(config_origin_file(&c, r->origin), s.path);
         ASSERT_EQ(r->origin.line, 5);
-        ASSERT_EQ(r->min_util, 200);
+        ASSERT_EQ(r->action[RULE_ACTION_MIN_UTIL], 200);
 
         ASSERT_TRUE(rule_named(&c, "new") == &c.rules.rule[2]);
 
@@ -968,7 +969,7 @@ TEST(rule_section_errors) {
         /* Repeating a section is not another rule. */
         ASSERT_OK(load_text("[rule:a]\ncomm = a\n[rule:b]\ncomm = b\nignore = yes\n[rule:a]\nmax_util = 5\n", &c, NULL));
         ASSERT_EQ(c.rules.n, 2);
-        ASSERT_EQ(c.rules.rule[0].max_util, 5);
+        ASSERT_EQ(c.rules.rule[0].action[RULE_ACTION_MAX_UTIL], 5);
         ASSERT_EQ(c.rules.rule[0].origin.line, 6);
 
         /* Problems of a rule as a whole, after every file: at its header, in file order. */

@@ -400,14 +400,14 @@ TEST(rules_clamp_the_rq) {
         uint64_t t = T0;
 
         snprintf(rs.rule[0].comm, sizeof(rs.rule[0].comm), "capped");
-        rs.rule[0].max_util = 300;
+        rs.rule[0].action[RULE_ACTION_MAX_UTIL] = 300;
         snprintf(rs.rule[1].comm, sizeof(rs.rule[1].comm), "ui*");
-        rs.rule[1].min_util = 600;
-        rs.rule[1].max_util = RULE_UTIL_MAX;
-        rs.rule[1].rt_boost = true;
+        rs.rule[1].action[RULE_ACTION_MIN_UTIL] = 600;
+        rs.rule[1].action[RULE_ACTION_MAX_UTIL] = RULE_UTIL_MAX;
+        rs.rule[1].action[RULE_ACTION_RT_BOOST] = true;
         snprintf(rs.rule[2].comm, sizeof(rs.rule[2].comm), "ign");
-        rs.rule[2].max_util = RULE_UTIL_MAX;
-        rs.rule[2].ignore = true;
+        rs.rule[2].action[RULE_ACTION_MAX_UTIL] = RULE_UTIL_MAX;
+        rs.rule[2].action[RULE_ACTION_IGNORE] = true;
 
         ASSERT_OK(demand_new(2, &d));
         demand_set_rules(d, &rs);

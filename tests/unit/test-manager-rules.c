@@ -51,8 +51,8 @@ static void rule_add(RuleSet *rs, const char *name, const char *comm, const char
                      unsigned max_util) {
         Rule *r = &rs->rule[rs->n++];
 
-        *r = (Rule) { .max_util = (uint16_t) max_util };
-        snprintf(r->name, sizeof(r->name), "%s", name);
+        rule_init(r, name);
+        r->action[RULE_ACTION_MAX_UTIL] = (uint16_t) max_util;
         snprintf(r->comm, sizeof(r->comm), "%s", comm ?: "");
         snprintf(r->exe, sizeof(r->exe), "%s", exe ?: "");
         snprintf(r->cgroup, sizeof(r->cgroup), "%s", cgroup ?: "");

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "config-rules.h"
 #include "macro.h"
 #include "test.h"
 
@@ -23,13 +24,11 @@ static void rules_build(RuleSet *rs, const RuleDef *defs, size_t n) {
         for (size_t i = 0; i < n; i++) {
                 Rule *r = &rs->rule[i];
 
-                *r = (Rule) {
-                        .min_util = (uint16_t) defs[i].min_util,
-                        .max_util = (uint16_t) (defs[i].max_util ?: RULE_UTIL_MAX),
-                        .rt_boost = defs[i].rt_boost,
-                        .ignore = defs[i].ignore,
-                };
-                snprintf(r->name, sizeof(r->name), "%s", defs[i].name);
+                rule_init(r, defs[i].name);
+                r->action[RULE_ACTION_MIN_UTIL] = (uint16_t) defs[i].min_util;
+                r->action[RULE_ACTION_MAX_UTIL] = (uint16_t) (defs[i].max_util ?: RULE_UTIL_MAX);
+                r->action[RULE_ACTION_RT_BOOST] = defs[i].rt_boost;
+                r->action[RULE_ACTION_IGNORE] = defs[i].ignore;
                 snprintf(r->comm, sizeof(r->comm), "%s", defs[i].comm ?: "");
                 snprintf(r->exe, sizeof(r->exe), "%s", defs[i].exe ?: "");
                 snprintf(r->cgroup, sizeof(r->cgroup), "%s", defs[i].cgroup ?: "");
@@ -219,6 +218,50 @@ TEST(clamp) {
         ASSERT_TRUE(memcmp(&t, &none, sizeof(t)) == 0);
         t = rules_clamp(NULL, 0);
         ASSERT_EQ(t.rule, -1);
+}
+
+/*
+ * The table of actions holds together: every row is found by its key and field, parses from a [rule:NAME] key,
+ * does nothing at its none value and something at another, is judged an action by the checks of a rule, and an
+ * exclusive one refuses company. A new row that breaks one of these fails here.
+ */
+TEST(action_table) {
+        for (size_t i = 0; i < ELEMENTSOF(rule_actions); i++) {
+                const RuleAction *a = &rule_actions[i];
+                const char *value = a->type == RULE_VALUE_YES_NO ? "yes" : a->none == 0 ? "512" : "256";
+                const char *reason = NULL;
+                TaskClamp none = TASK_CLAMP_NONE, k;
+                RuleSet rs = { .n = 1 };
+                Rule *r = &rs.rule[0];
+
+                ASSERT_TRUE(a->key && a->field && a->clamp);
+                ASSERT_TRUE(rule_action_find(a->key, false) == a);
+                ASSERT_TRUE(rule_action_find(a->field, true) == a);
+                ASSERT_TRUE(strstr(rule_keys_text(), a->key) != NULL);
+
+                rule_init(r, "r");
+                snprintf(r->comm, sizeof(r->comm), "x");
+                ASSERT_EQ(r->action[i], a->none);
+                k = rules_clamp(&rs, 0);
+                k.rule = -1;
+                ASSERT_TRUE(memcmp(&k, &none, sizeof(k)) == 0);
+                ASSERT_TRUE(rule_problems(r) & RULE_PROBLEM_NO_ACTION);
+
+                ASSERT_EQ(rule_set_key(r, a->key, value, &reason), 0);
+                ASSERT_TRUE(rule_acts(r, (RuleActionId) i));
+                k = rules_clamp(&rs, 0);
+                k.rule = -1;
+                ASSERT_TRUE(memcmp(&k, &none, sizeof(k)) != 0);
+                ASSERT_EQ(rule_problems(r), 0U);
+
+                for (size_t j = 0; j < ELEMENTSOF(rule_actions); j++) {
+                        if (j == i || !(a->exclusive || rule_actions[j].exclusive))
+                                continue;
+                        r->action[j] = rule_actions[j].type == RULE_VALUE_YES_NO ? 1 : rule_actions[j].none ? 100 : 1;
+                        ASSERT_TRUE(rule_problems(r) & RULE_PROBLEM_IGNORE_AND_MORE);
+                        r->action[j] = rule_actions[j].none;
+                }
+        }
 }
 
 DEFINE_TEST_MAIN
