@@ -2,7 +2,7 @@
 #pragma once
 
 /*
- * The configuration's keys (config.c's inih handler walks this table): one row per key, with its section, its
+ * The configuration's keys (config-load.c's inih handler walks this table): one row per key, with its section, its
  * value parser and where in Config (or PolicyConfig, for the [policyN] sections) the value goes. Parsers give
  * 0, or -EINVAL/-ERANGE with a reason (a static string) for the "FILE:LINE: reason" error.
  */

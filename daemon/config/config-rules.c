@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * config-rules.c: the keys of a [rule:NAME] section (daemon/config/config-rules.h), one table row each, and the checks
- * of a rule as a whole. daemon/config/config.c calls these and reports "FILE:LINE: reason"; nothing here knows files.
+ * of a rule as a whole. daemon/config/config-load.c calls these and reports "FILE:LINE: reason"; nothing here knows files.
  *
  * Globs are the patterns of fnmatch(3) without flags (daemon/config/rules.c matches them). fnmatch() takes any string,
  * but reads "[abc" as a literal '[' and a trailing '\' as a literal backslash: in a configuration both are far

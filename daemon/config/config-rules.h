@@ -2,7 +2,7 @@
 #pragma once
 
 /*
- * What a [rule:NAME] section of the configuration may hold (issue #13). Internal to daemon/config/config.c, which reads
+ * What a [rule:NAME] section of the configuration may hold (issue #13). Internal to daemon/config/config-load.c, which reads
  * the files and turns every problem into "FILE:LINE: reason", and daemon/config/config-rules.c, which knows the keys.
  */
 

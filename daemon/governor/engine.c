@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * engine.c: the seam between event sources and the actuator. It keeps time (events in order, late ones
- * clamped), feeds the demand model (demand.c), asks the governor (governor.c) when a policy may change, and
+ * clamped), feeds the demand model (demand.c), asks the governor (schedutil.c) when a policy may change, and
  * turns changes into Decisions for the commit callback. Pure: no I/O, no clock reads. This file: set-up and the
  * governor side; the inputs are engine-inputs.c's, status and control engine-status.c's (their shared insides:
  * daemon/governor/engine-internal.h).

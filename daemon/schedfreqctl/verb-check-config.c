@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * verb-check-config.c: `check-config FILE` loads FILE (and its drop-ins) with config.c, then holds the policies
+ * verb-check-config.c: `check-config FILE` loads FILE (and its drop-ins) with config-load.c, then holds the policies
  * it names against a topology: this machine's cpufreq policies (read-only), or --topology T.ini. A missing
  * policy is a warning, an error with --strict. The only verb that speaks no D-Bus.
  */

@@ -508,7 +508,7 @@ static int policy_read_table(unsigned cpu, PolicyDesc *p, uint32_t **ret_table) 
  * cpuinfo_transition_latency in ns; 0 is a real value (intel_pstate in active mode reports it).
  * CPUFREQ_ETERNAL (4294967295, "unknown") is kept as it is: it is what the kernel's
  * cpufreq_policy_transition_delay_us() computes schedutil's default rate limit from (6.4 s on 6.12-6.17), and
- * the governor mirrors that per kernel version (governor.c). Since the 2025 change drivers report
+ * the governor mirrors that per kernel version (schedutil.c). Since the 2025 change drivers report
  * CPUFREQ_DEFAULT_TRANSITION_LATENCY_NS (1 ms) instead, so sysfs shows that. An absent file is taken as that
  * 1 ms default.
  */

@@ -2,7 +2,7 @@
 /*
  * Unit tests for the rate limit (issue #9 item 4): kernel release parsing (daemon/shared/kernel-version.c), the
  * per-version cpufreq_policy_transition_delay_us() rules, the precedence config > schedutil's own tunable >
- * computed default, and the start-up log text (daemon/governor/governor.c).
+ * computed default, and the start-up log text (daemon/governor/schedutil.c).
  */
 
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Unit tests for governor.c's frequency choice, rule by rule against kernel/sched/cpufreq_schedutil.c (6.x):
+ * Unit tests for schedutil.c's frequency choice, rule by rule against kernel/sched/cpufreq_schedutil.c (6.x):
  * map_util_perf() + get_next_freq(), cpufreq_driver_resolve_freq() to the limits and table, the rate limit
  * (sugov_should_update_freq()), the busy hold (sugov_hold_freq()) and the iowait boost (sugov_iowait_boost(),
  * sugov_iowait_apply()). The rate-limit defaults per kernel version are test-governor-rate-limit.c's.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * config.c: /etc/schedfreqd.conf and its drop-ins. Defaults, and an inih handler that walks the key table
+ * config-load.c: /etc/schedfreqd.conf and its drop-ins. Defaults, and an inih handler that walks the key table
  * (config-keys.c), collecting "FILE:LINE: reason" errors (config-errors.c). Nothing is logged: every problem
  * becomes one line of the error text and the whole load is rejected, so a reload with a bad file keeps the
  * running config. The loaded config against the machine's policies: config-check.c.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * governor.c: schedutil's per-policy frequency selection (kernel/sched/cpufreq_schedutil.c, 6.x), pure.
+ * schedutil.c: schedutil's per-policy frequency selection (kernel/sched/cpufreq_schedutil.c, 6.x), pure.
  * RT/DL minimums are the engine's (it passes the capacity as util); uclamp and DL bandwidth are not modelled.
  */
 
