@@ -28,6 +28,7 @@ NTH=${EVENT_PATH_NTH:-1}
 OUT=$BUILD/event-path
 PKGS="libsystemd libnl-3.0 libnl-genl-3.0 inih libtraceevent libtracefs libtracecmd zlib"
 
+rm -rf "$OUT/obj"
 mkdir -p "$OUT/obj" "$OUT/include"
 printf '#define VERSION "event-path"\n#define VERSION_STRING "event-path"\n' >"$OUT/include/version.h"
 # Every daemon source but the client's and the BPF program's; private headers are found beside each file.
