@@ -89,7 +89,7 @@ static void run_sort(SchedEvent *ev, size_t n) {
 
 /* Reads one ring to the end, decoding into the batch; its events become the sorted run [run, run_end). */
 static int perf_cpu_collect(PerfEvents *p, PerfCpu *c) {
-        PerfSample s;
+        PerfSampleFields s;
         int k = 0;
 
         c->run = p->n_batch;

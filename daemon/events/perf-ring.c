@@ -199,56 +199,19 @@ corrupt:
         return 0;
 }
 
-/* Takes @n bytes at *off of a record of @size bytes into @dst (NULL: skip); false if the record is short. */
-static bool take(const uint8_t *rec, size_t size, size_t *off, void *dst, size_t n) {
-        if (n > size - *off)
-                return false;
-        if (dst)
-                memcpy(dst, rec + *off, n);
-        *off += n;
-        return true;
-}
-
-/* PERF_RECORD_SAMPLE: the fields in the order of include/uapi/linux/perf_event.h. */
-static bool parse_sample(uint64_t type, const uint8_t *rec, size_t size, PerfSample *ret) {
-        size_t off = sizeof(struct perf_event_header);
-        PerfSample s = {};
-        uint32_t cpu_res[2];
-
-        if (((type & PERF_SAMPLE_IDENTIFIER) && !take(rec, size, &off, &s.id, 8)) ||
-            ((type & PERF_SAMPLE_IP) && !take(rec, size, &off, &s.ip, 8)) ||
-            ((type & PERF_SAMPLE_TID) && (!take(rec, size, &off, &s.pid, 4) || !take(rec, size, &off, &s.tid, 4))) ||
-            ((type & PERF_SAMPLE_TIME) && !take(rec, size, &off, &s.time_ns, 8)) ||
-            ((type & PERF_SAMPLE_ADDR) && !take(rec, size, &off, NULL, 8)) ||
-            ((type & PERF_SAMPLE_ID) && !take(rec, size, &off, &s.id, 8)) ||
-            ((type & PERF_SAMPLE_STREAM_ID) && !take(rec, size, &off, NULL, 8)) ||
-            ((type & PERF_SAMPLE_CPU) && !take(rec, size, &off, cpu_res, 8)) ||
-            ((type & PERF_SAMPLE_PERIOD) && !take(rec, size, &off, &s.period, 8)))
-                return false;
-        if (type & PERF_SAMPLE_CPU)
-                s.cpu = cpu_res[0];
-        if (type & PERF_SAMPLE_RAW) {
-                if (!take(rec, size, &off, &s.raw_size, 4) || s.raw_size > size - off)
-                        return false;
-                s.raw = rec + off;
-        }
-        *ret = s;
-        return true;
-}
-
 /* PERF_RECORD_LOST is { header, u64 id, u64 lost }, PERF_RECORD_LOST_SAMPLES is { header, u64 lost }. */
 static void count_lost(PerfRing *r, const struct perf_event_header *h) {
         size_t off = sizeof(*h) + (h->type == PERF_RECORD_LOST ? 8 : 0);
         uint64_t lost;
 
-        if (!take((const uint8_t *) h, h->size, &off, &lost, 8)) {
+        if (!perf_record_take((const uint8_t *) h, h->size, &off, &lost, 8)) {
                 r->stats.malformed++;
                 return;
         }
         r->stats.lost += lost;
 }
 
-int perf_ring_read_sample(PerfRing *r, PerfSample *ret) {
+int perf_ring_read_sample(PerfRing *r, PerfSampleFields *ret) {
         const struct perf_event_header *h;
         int k;
 
@@ -258,7 +221,7 @@ int perf_ring_read_sample(PerfRing *r, PerfSample *ret) {
                         return k;
                 switch (h->type) {
                 case PERF_RECORD_SAMPLE:
-                        if (parse_sample(r->sample_type, (const uint8_t *) h, h->size, ret)) {
+                        if (perf_record_sample(r->sample_type, 0, (const uint8_t *) h, h->size, ret)) {
                                 r->stats.samples++;
                                 return 1;
                         }

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "macro.h"
+#include "perf-record.h"
 
 /*
  * The sample_type bits the parser understands: fixed-size fields only (include/uapi/linux/perf_event.h,
@@ -29,16 +30,6 @@
         (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |  \
          PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW)
 
-typedef struct PerfSample {
-        uint64_t id;              /* PERF_SAMPLE_IDENTIFIER or PERF_SAMPLE_ID */
-        uint64_t ip;
-        uint32_t pid, tid;
-        uint64_t time_ns;         /* perf_event_attr.clockid's clock when use_clockid is set */
-        uint32_t cpu;
-        uint64_t period;
-        const void *raw;          /* PERF_SAMPLE_RAW bytes (NULL without): valid until the next read call */
-        uint32_t raw_size;        /* includes the kernel's padding to 8 bytes */
-} PerfSample;
 
 typedef struct PerfRingStats {
         uint64_t samples;         /* PERF_RECORD_SAMPLE records returned */
@@ -71,7 +62,7 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(PerfRing *, perf_ring_free);
 size_t perf_ring_read_begin(PerfRing *r);
 
 /* The next sample of the current read: 1 and *ret filled, 0 when the read is exhausted, -ENOMEM. */
-int perf_ring_read_sample(PerfRing *r, PerfSample *ret);
+int perf_ring_read_sample(PerfRing *r, PerfSampleFields *ret);
 
 /* Ends the read: everything returned so far is handed back to the kernel. */
 void perf_ring_read_end(PerfRing *r);

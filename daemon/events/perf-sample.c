@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "macro.h"
+#include "perf-record.h"
 #include "perf-sample.h"
 #include "tp-decode.h"
 
@@ -229,66 +230,20 @@ static int trailer_time(const PerfSampleAttr *a, const uint8_t *rec, size_t size
         return 1;
 }
 
-/* @n bytes at *@off of a record of @size bytes into @dst (NULL: skipped); false if the record ends first. */
-static bool take(const uint8_t *rec, size_t size, size_t *off, void *dst, size_t n) {
-        if (n > size - *off)
-                return false;
-        if (dst)
-                memcpy(dst, rec + *off, n);
-        *off += n;
-        return true;
-}
-
-/* PERF_SAMPLE_READ: { nr, [enabled], [running], { value, [id], [lost] } × nr } with PERF_FORMAT_GROUP, else one. */
-static bool skip_read(uint64_t format, const uint8_t *rec, size_t size, size_t *off) {
-        size_t per = 8 * (1 + !!(format & PERF_FORMAT_ID) + !!(format & PERF_FORMAT_LOST));
-        size_t head = 8 * (!!(format & PERF_FORMAT_TOTAL_TIME_ENABLED) + !!(format & PERF_FORMAT_TOTAL_TIME_RUNNING));
-        uint64_t nr = 1;
-
-        if ((format & PERF_FORMAT_GROUP) && !take(rec, size, off, &nr, 8))
-                return false;
-        if (!take(rec, size, off, NULL, head))
-                return false;
-        if (nr > (size - *off) / per)
-                return false;
-        *off += (size_t) nr * per;
-        return true;
-}
-
-/* PERF_SAMPLE_CALLCHAIN: { nr, ips[nr] }. */
-static bool skip_callchain(const uint8_t *rec, size_t size, size_t *off) {
-        uint64_t nr;
-
-        if (!take(rec, size, off, &nr, 8) || nr > (size - *off) / 8)
-                return false;
-        *off += (size_t) nr * 8;
-        return true;
-}
-
+/* The fields up to PERF_SAMPLE_RAW, through the decoder the live rings use too (perf-record.c). */
 static bool parse_fields(uint64_t t, uint64_t read_format, const uint8_t *rec, size_t size, PerfSample *s) {
-        size_t off = sizeof(struct perf_event_header);
-        uint32_t cpu_res[2] = {};
+        PerfSampleFields f;
 
-        if (((t & PERF_SAMPLE_IDENTIFIER) && !take(rec, size, &off, NULL, 8)) ||
-            ((t & PERF_SAMPLE_IP) && !take(rec, size, &off, NULL, 8)) ||
-            ((t & PERF_SAMPLE_TID) && (!take(rec, size, &off, &s->pid, 4) || !take(rec, size, &off, &s->tid, 4))) ||
-            ((t & PERF_SAMPLE_TIME) && !take(rec, size, &off, &s->time_ns, 8)) ||
-            ((t & PERF_SAMPLE_ADDR) && !take(rec, size, &off, NULL, 8)) ||
-            ((t & PERF_SAMPLE_ID) && !take(rec, size, &off, NULL, 8)) ||
-            ((t & PERF_SAMPLE_STREAM_ID) && !take(rec, size, &off, NULL, 8)) ||
-            ((t & PERF_SAMPLE_CPU) && !take(rec, size, &off, cpu_res, 8)) ||
-            ((t & PERF_SAMPLE_PERIOD) && !take(rec, size, &off, NULL, 8)) ||
-            ((t & PERF_SAMPLE_READ) && !skip_read(read_format, rec, size, &off)) ||
-            ((t & PERF_SAMPLE_CALLCHAIN) && !skip_callchain(rec, size, &off)))
+        if (!perf_record_sample(t, read_format, rec, size, &f))
                 return false;
         s->has_tid = t & PERF_SAMPLE_TID;
         s->has_time = t & PERF_SAMPLE_TIME;
-        s->cpu = cpu_res[0];
-        if (t & PERF_SAMPLE_RAW) {
-                if (!take(rec, size, &off, &s->raw_size, 4) || s->raw_size > size - off)
-                        return false;
-                s->raw = rec + off;
-        }
+        s->pid = f.pid;
+        s->tid = f.tid;
+        s->time_ns = f.time_ns;
+        s->cpu = f.cpu;
+        s->raw = f.raw;
+        s->raw_size = f.raw_size;
         return true;
 }
 

@@ -98,7 +98,7 @@ static void write_other(FakeKernel *k, uint32_t type, uint16_t size) {
         fake_write(k, buf, size);
 }
 
-static bool sample_is(const PerfSample *s, uint32_t seq, size_t raw_size) {
+static bool sample_is(const PerfSampleFields *s, uint32_t seq, size_t raw_size) {
         if (s->pid != 100 + seq || s->tid != 200 + seq || s->time_ns != 1000000 + seq || s->cpu != seq % 4 ||
             s->period != 1 || !s->raw || s->raw_size < raw_size || s->raw_size % 8 != 4)
                 return false;
@@ -111,7 +111,7 @@ static bool sample_is(const PerfSample *s, uint32_t seq, size_t raw_size) {
 TEST(empty) {
         _cleanup_(perf_ring_freep) PerfRing *r = NULL;
         FakeKernel k;
-        PerfSample s;
+        PerfSampleFields s;
 
         ASSERT_OK(fake_new(&k, 4096, 0));
         ASSERT_OK(perf_ring_new(k.page, SAMPLE_TYPE, &r));
@@ -127,7 +127,7 @@ TEST(empty) {
 TEST(samples_in_order) {
         _cleanup_(perf_ring_freep) PerfRing *r = NULL;
         FakeKernel k;
-        PerfSample s;
+        PerfSampleFields s;
 
         ASSERT_OK(fake_new(&k, 4096, 0));
         ASSERT_OK(perf_ring_new(k.page, SAMPLE_TYPE, &r));
@@ -152,7 +152,7 @@ TEST(samples_in_order) {
 TEST(straddling_record_is_copied) {
         _cleanup_(perf_ring_freep) PerfRing *r = NULL;
         FakeKernel k;
-        PerfSample s;
+        PerfSampleFields s;
 
         /* 512-byte ring, reader and writer at 480: the next 96-byte record wraps after 32 bytes */
         ASSERT_OK(fake_new(&k, 512, 480));
@@ -178,7 +178,7 @@ TEST(straddling_record_is_copied) {
 TEST(head_wraps_around_u64) {
         _cleanup_(perf_ring_freep) PerfRing *r = NULL;
         FakeKernel k;
-        PerfSample s;
+        PerfSampleFields s;
 
         ASSERT_OK(fake_new(&k, 1024, UINT64_MAX - 63));
         ASSERT_OK(perf_ring_new(k.page, SAMPLE_TYPE, &r));
@@ -204,7 +204,7 @@ TEST(many_laps) {
         uint32_t written = 0, read = 0;
         uint64_t seed = 42;
         FakeKernel k;
-        PerfSample s;
+        PerfSampleFields s;
 
         ASSERT_OK(fake_new(&k, 2048, 0));
         ASSERT_OK(perf_ring_new(k.page, SAMPLE_TYPE, &r));
@@ -245,7 +245,7 @@ TEST(lost_and_unknown_records) {
         uint64_t lost_samples[2] = { 0, 5 };
         struct perf_event_header h = { .type = PERF_RECORD_LOST_SAMPLES, .size = 16 };
         FakeKernel k;
-        PerfSample s;
+        PerfSampleFields s;
 
         ASSERT_OK(fake_new(&k, 4096, 0));
         ASSERT_OK(perf_ring_new(k.page, SAMPLE_TYPE, &r));
@@ -276,7 +276,7 @@ TEST(lost_and_unknown_records) {
 TEST(overrun_skips_ahead) {
         _cleanup_(perf_ring_freep) PerfRing *r = NULL;
         FakeKernel k;
-        PerfSample s;
+        PerfSampleFields s;
 
         ASSERT_OK(fake_new(&k, 1024, 0));
         ASSERT_OK(perf_ring_new(k.page, SAMPLE_TYPE, &r));
@@ -306,7 +306,7 @@ TEST(overrun_skips_ahead) {
 TEST(partial_read_keeps_the_rest) {
         _cleanup_(perf_ring_freep) PerfRing *r = NULL;
         FakeKernel k;
-        PerfSample s;
+        PerfSampleFields s;
 
         ASSERT_OK(fake_new(&k, 4096, 0));
         ASSERT_OK(perf_ring_new(k.page, SAMPLE_TYPE, &r));
@@ -332,7 +332,7 @@ TEST(malformed_records) {
         uint8_t buf[256];
         uint32_t big = 200;
         FakeKernel k;
-        PerfSample s;
+        PerfSampleFields s;
         size_t n;
 
         ASSERT_OK(fake_new(&k, 4096, 0));
