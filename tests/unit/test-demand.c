@@ -653,3 +653,51 @@ TEST(groups_remove_lazily_and_seed_new_tasks) {
         ASSERT_TRUE(demand_blocked_update(d, 0, t + 2 * MSEC_NS));
         ASSERT_TRUE(demand_cpu_util_avg(d, 0) < info.util_avg + 50);
 }
+
+/* The initial util of a task forked by @parent onto @cpu at @t (pid @child). */
+static unsigned forked_util(Demand *d, uint64_t t, int32_t parent, int32_t child, int cpu) {
+        DemandTaskInfo info = {};
+
+        (void) feed(d, in_context(wake(SCHED_EVENT_WAKEUP_NEW, t, 1, child, 120, cpu), parent), NULL);
+        (void) demand_task_info(d, child, &info);
+        return info.util_avg;
+}
+
+/*
+ * Sessions said by the trace (demand_task_set_session(): tests/oracle/run-oracle.sh's session lines, setsid): a task
+ * never seen is in its session's group, not one of its own. Task 20 ran 64 ms on cpu0 and moved to cpu1; its group
+ * there still holds its util (lazy removal). 21 (never seen running) forks onto cpu0: in 20's session its child
+ * starts from that group (a small share), in a group of its own from an empty one (512, half the capacity).
+ */
+TEST(groups_sessions_said_by_the_trace) {
+        _cleanup_(demand_freep) Demand *d = NULL, *unsaid = NULL;
+        Demand *both[2];
+        uint64_t t = 0;
+
+        ASSERT_OK(demand_new(2, &d));
+        ASSERT_OK(demand_new(2, &unsaid));
+        both[0] = d;
+        both[1] = unsaid;
+        ASSERT_OK(demand_task_set_session(d, 20, 20, T0));
+        ASSERT_OK(demand_task_set_session(d, 21, 20, T0));
+        ASSERT_EQ(demand_task_set_session(d, 0, 20, T0), -EINVAL);
+        for (unsigned i = 0; i < 2; i++) {
+                demand_set_autogroup(both[i], true);
+                ASSERT_OK(feed(both[i], wake(SCHED_EVENT_WAKEUP, T0, 0, 20, 120, 0), NULL));
+                t = run_then_sleep(both[i], 0, 20, T0, 64);
+                ASSERT_OK(feed(both[i], in_context(wake(SCHED_EVENT_WAKEUP, t, 1, 20, 120, 1), 0), NULL));
+        }
+        ASSERT_TRUE(demand_cpu_util_avg(d, 0) > 700);
+        ASSERT_TRUE(forked_util(d, t + MSEC_NS, 21, 30, 0) < 200);
+        ASSERT_EQ(forked_util(unsaid, t + MSEC_NS, 21, 30, 0), 512);
+
+        /* setsid() by 21: its session and group are new and empty on cpu0, so its next child gets 512 there. */
+        ASSERT_OK(demand_task_set_session(d, 21, 21, t + 2 * MSEC_NS));
+        ASSERT_EQ(forked_util(d, t + 3 * MSEC_NS, 21, 31, 0), 512);
+
+        /* setsid() by 20, queued on cpu1: its util moves to its new group there (sched_move_task()), and a child
+         * forked there starts from it; the root keeps it (detach and attach both propagate). */
+        ASSERT_OK(demand_task_set_session(d, 20, 40, t + 4 * MSEC_NS));
+        ASSERT_TRUE(demand_cpu_util_avg(d, 1) > 700);
+        ASSERT_TRUE(forked_util(d, t + 5 * MSEC_NS, 20, 32, 1) < 200);
+}
