@@ -24,6 +24,16 @@ static void effect_add(DemandEffect *e, int cpu) {
                 e->cpus[e->n_cpus++] = cpu;
 }
 
+static void demand_exit_pid(Demand *d, int32_t pid, uint64_t now_ns, DemandEffect *eff);
+
+/* A task that exited while running is gone once switched out (task_dead_fair(), below): its util is removed. */
+static void task_dead_switched_out(Demand *d, Task *k, uint64_t now_ns) {
+        DemandEffect eff = {};
+
+        if (k->dead)
+                demand_exit_pid(d, k->pid, now_ns, &eff);
+}
+
 /* The CPU's previous task, if we missed its switch-out, is no longer running there. */
 static void cpu_forget_curr(Demand *d, int cpu, int32_t unless_pid) {
         DemandCpu *c = &d->cpus[cpu];
@@ -32,8 +42,10 @@ static void cpu_forget_curr(Demand *d, int cpu, int32_t unless_pid) {
         if (c->curr_pid == 0 || c->curr_pid == unless_pid)
                 return;
         k = dm_task_get(d, c->curr_pid);
-        if (k && k->cpu == cpu)
+        if (k && k->cpu == cpu) {
                 k->running = false;
+                task_dead_switched_out(d, k, c->seen_ns);
+        }
 }
 
 static void switch_prev(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_ns) {
@@ -50,6 +62,7 @@ static void switch_prev(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_n
         if (!ev->sw.prev_runnable && k->on_rq)
                 dm_task_dequeue(d, k, now_ns, true);
         dm_task_set_class(d, k, ev->sw.prev_prio, ev->sw.prev_comm, cpu, now_ns);
+        task_dead_switched_out(d, k, now_ns);
 }
 
 /* @k runs on @cpu from @now_ns (the CPU was advanced to @now_ns with its previous curr). */
@@ -375,7 +388,19 @@ static void demand_exit_pid(Demand *d, int32_t pid, uint64_t now_ns, DemandEffec
         task_table_remove(d->tasks, pid);
 }
 
+/*
+ * sched_process_exit comes from do_exit() while the task still runs: it keeps running (and its util counting) until
+ * its last __schedule(), and only then finish_task_switch() → put_task_struct_rcu_user() → task_dead_fair() →
+ * remove_entity_load_avg() takes its util out (kernel/sched/core.c, fair.c). A task that is not running here is
+ * removed at once.
+ */
 static void demand_exit(Demand *d, const SchedEvent *ev, uint64_t now_ns, DemandEffect *eff) {
+        Task *k = dm_task_get(d, ev->exit.pid);
+
+        if (k && k->running && dm_cpu_valid(d, k->cpu) && d->cpus[k->cpu].curr_pid == k->pid) {
+                k->dead = true;
+                return;
+        }
         demand_exit_pid(d, ev->exit.pid, now_ns, eff);
 }
 
