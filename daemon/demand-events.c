@@ -59,8 +59,9 @@ static void switch_prev(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_n
         k->last_seen_ns = now_ns;
         k->running = false;
         /* prev_state R or R+ (preempted): prev stays queued; anything else went to sleep (reference §6.3). */
+        /* A dead task is not a sleeper: no delayed dequeue (DEQUEUE_SPECIAL for TASK_DEAD, try_to_block_task()) */
         if (!ev->sw.prev_runnable && k->on_rq)
-                dm_task_dequeue(d, k, now_ns, true);
+                dm_task_dequeue(d, k, now_ns, !k->dead);
         dm_task_set_class(d, k, ev->sw.prev_prio, ev->sw.prev_comm, cpu, now_ns);
         task_dead_switched_out(d, k, now_ns);
 }
