@@ -159,7 +159,7 @@ static int demand_switch(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_
  *    the task stopped at its last evidence (demand_cpu_silent()); the engine ends its run.
  * Neither can take back what the model already accounted: a switch is placed no earlier than the CPU's clock.
  */
-static int cpu_lost_switch(Demand *d, int cpu, int32_t pid, uint64_t now_ns) {
+static int cpu_lost_switch(Demand *d, int cpu, int32_t pid, uint64_t since_ns, uint64_t now_ns) {
         DemandCpu *c = &d->cpus[cpu];
         uint64_t at_ns = MIN(MAX(c->seen_ns, c->clock.task_ns), now_ns);
         Task *k;
@@ -179,13 +179,27 @@ static int cpu_lost_switch(Demand *d, int cpu, int32_t pid, uint64_t now_ns) {
         }
         if (pid == 0)
                 return 0;
-        /* The new curr's run is proven from now on only. */
-        (void) demand_advance(d, (unsigned) cpu, now_ns);
-        r = dm_task_lookup_or_add(d, pid, now_ns, &k);
+        /* The new curr's run is proven from @since_ns on, but not before the CPU's last evidence or its clock. */
+        since_ns = MIN(MAX(since_ns, MAX(c->seen_ns, c->clock.task_ns)), now_ns);
+        (void) demand_advance(d, (unsigned) cpu, since_ns);
+        r = dm_task_lookup_or_add(d, pid, since_ns, &k);
         if (r < 0)
                 return r;
-        cpu_set_curr(d, cpu, k, now_ns);
+        cpu_set_curr(d, cpu, k, since_ns);
         return 0;
+}
+
+/*
+ * Since when the task whose context recorded @ev is proven to run: a sched_stat_runtime in its own context reports
+ * `runtime = rq_clock_task - exec_start`, exec_start being set at its switch-in (set_next_entity() →
+ * update_stats_curr_start()) or its previous update_curr(), which would have been recorded (update_se(),
+ * kernel/sched/fair.c). So the first one after a switch-in the trace lost (docs/platform.md) dates that switch-in,
+ * live as in replay (whose lookahead, replay-lookahead.c, also puts the switch-in itself back).
+ */
+static uint64_t context_proven_since(const SchedEvent *ev, int32_t pid, uint64_t now_ns) {
+        if (ev->type != SCHED_EVENT_RUNTIME || ev->runtime.pid != pid || ev->runtime.runtime_ns > now_ns)
+                return now_ns;
+        return now_ns - ev->runtime.runtime_ns;
 }
 
 /* The task whose context recorded @ev is current on its CPU: evidence for the model's curr, or a lost switch. */
@@ -206,7 +220,7 @@ static int cpu_resync_context(Demand *d, const SchedEvent *ev, uint64_t now_ns) 
         if (pid == 0 && c->curr_inferred)
                 return 0;
         if (pid != c->curr_pid)
-                return cpu_lost_switch(d, ev->cpu, pid, now_ns);
+                return cpu_lost_switch(d, ev->cpu, pid, context_proven_since(ev, pid, now_ns), now_ns);
         c->seen_ns = MAX(c->seen_ns, now_ns);
         c->curr_inferred = false;
         return 0;
@@ -227,7 +241,7 @@ bool demand_cpu_silent(const Demand *d, unsigned cpu, uint64_t now_ns) {
 
 void demand_cpu_lost_switch_out(Demand *d, unsigned cpu, uint64_t now_ns) {
         if (cpu < d->n_cpus && d->cpus[cpu].curr_pid != 0)
-                (void) cpu_lost_switch(d, (int) cpu, 0, now_ns);
+                (void) cpu_lost_switch(d, (int) cpu, 0, now_ns, now_ns);
 }
 
 void demand_cpu_resync(Demand *d, unsigned cpu, uint64_t now_ns) {

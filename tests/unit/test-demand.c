@@ -237,6 +237,39 @@ TEST(exit_removes_at_the_last_switch_out) {
         ASSERT_ERROR(demand_task_info(d, 40, &(DemandTaskInfo) {}), ENOENT);
 }
 
+/*
+ * A switch-in the trace lost (docs/platform.md), live: the first sched_stat_runtime of the task dates it (runtime =
+ * the time since its switch-in), so the CPU's signal counts the run from there, as if the switch had been recorded.
+ */
+TEST(lost_switch_in_dated_by_runtime) {
+        _cleanup_(demand_freep) Demand *lost = NULL, *seen = NULL;
+        uint64_t t = T0 + 20 * MSEC_NS;
+        SchedEvent rt = runtime(t, 1, 40);
+
+        ASSERT_OK(demand_new(2, &lost));
+        ASSERT_OK(demand_new(2, &seen));
+        (void) run_then_sleep(lost, 1, 40, T0, 10);
+        (void) run_then_sleep(seen, 1, 40, T0, 10);
+        ASSERT_OK(feed(seen, in_context(sw(t - 3 * MSEC_NS, 1, 0, true, 40, 120), 0), NULL));
+        rt.runtime.runtime_ns = 3 * MSEC_NS;
+        ASSERT_OK(feed(seen, rt, NULL));
+        ASSERT_OK(feed(lost, rt, NULL));
+        ASSERT_EQ(demand_cpu_util_avg(lost, 1), demand_cpu_util_avg(seen, 1));
+        ASSERT_EQ(demand_cpu_curr(lost, 1), 40);
+
+        /* Never before the CPU's last evidence: a runtime longer than the task could have run since its switch-out. */
+        rt.time_ns = t + 20 * MSEC_NS;
+        rt.runtime.runtime_ns = 4 * MSEC_NS;
+        ASSERT_OK(feed(seen, in_context(sw(t + 10 * MSEC_NS, 1, 40, false, 0, 120), 40), NULL));
+        ASSERT_OK(feed(seen, in_context(wake(SCHED_EVENT_WAKEUP, t + 18 * MSEC_NS, 1, 9, 120, 0), 0), NULL));
+        ASSERT_OK(feed(lost, in_context(sw(t + 10 * MSEC_NS, 1, 40, false, 0, 120), 40), NULL));
+        ASSERT_OK(feed(lost, in_context(wake(SCHED_EVENT_WAKEUP, t + 18 * MSEC_NS, 1, 9, 120, 0), 0), NULL));
+        ASSERT_OK(feed(seen, in_context(sw(t + 18 * MSEC_NS, 1, 0, true, 40, 120), 0), NULL));
+        ASSERT_OK(feed(seen, rt, NULL));
+        ASSERT_OK(feed(lost, rt, NULL));
+        ASSERT_EQ(demand_cpu_util_avg(lost, 1), demand_cpu_util_avg(seen, 1));
+}
+
 TEST(rt_tasks) {
         _cleanup_(demand_freep) Demand *d = NULL;
         DemandTaskInfo info;
