@@ -14,7 +14,8 @@
 #   --schedfreqd P    the schedfreqd whose model is compared (default: DIR/schedfreqd)
 #   --out DIR         keep every artefact there (default: a new /tmp/schedfreqd-oracle.XXXXXX); per workload
 #                     DIR/NAME/: kernel.txt (oracle), perf.data, trace.txt (perf script --ns, after a
-#                     "# schedfreqd-session: pid=T sid=S" line per task alive at the start: sessions.txt), model.txt (replay),
+#                     "# schedfreqd-session: pid=T sid=S" line per task alive at the start: sessions.txt),
+#                     model.txt (replay),
 #                     joined.txt (every compared pair), compare.txt, logs; DIR/topology.ini; DIR/summary.tsv
 #   --short           ~1.2 s per workload and fewer workloads (p30 p100 storm migrate rt50 phase)
 #   --workloads LIST  only these (names: p10 p30 p60 p90 p100 storm migrate rt50 phase)
