@@ -591,6 +591,27 @@ typedef struct TraceCpuFrequency {
 int trace_parse_cpu_frequency(const char *line, TraceCpuFrequency *ret);
 
 /*
+ * Sessions, for the task groups of autogroup (demand-groups.c: kernel/sched/autogroup.c gives each session one):
+ *  - syscalls:sys_exit_setsid (`sys_exit_setsid:` in ftrace's layout), whose print is the return value `0x%lx`
+ *    (kernel/trace/trace_syscalls.c, print_syscall_exit()): a task (the line's context) started session @sid
+ *    (its own pid);
+ *  - the line `# schedfreqd-session: pid=<tid> sid=<sid>` (what tests/oracle/run-oracle.sh writes before a
+ *    recording's events, from /proc/<tid>/stat's session field, for the tasks that existed before it): a comment
+ *    to other readers.
+ */
+typedef struct TraceSession {
+        uint64_t time_ns;         /* setsid's; 0 for a session line (before every event) */
+        int32_t pid;
+        int32_t sid;
+} TraceSession;
+
+/*
+ * Returns 1 and fills @ret for a successful setsid or a session line, 0 for any other line (a failed setsid
+ * among them), -EINVAL for a setsid or session line without its numbers.
+ */
+int trace_parse_session(const char *line, TraceSession *ret);
+
+/*
  * Parses one line. Returns TRACE_LINE_EVENT and fills @ret for a modelled sched event, TRACE_LINE_EMPTY for
  * blank and comment lines, TRACE_LINE_OTHER for other events (to be skipped and counted), or -EINVAL with
  * @ret_reason pointing at a static description of what is wrong.

@@ -385,6 +385,15 @@ typedef struct CpuState {
 int engine_cpu_state(const Engine *e, unsigned cpu, CpuState *ret);
 
 /*
+ * Whether the model could take a switch-in of CFS task @pid on @cpu that the trace lost (replay-lookahead.h): @cpu
+ * runs nothing in the model, and @pid is not running anywhere nor known as an RT task.
+ */
+bool engine_switch_in_lost(const Engine *e, unsigned cpu, int32_t pid);
+
+/* Task @pid is in session @sid from @time_ns (demand_task_set_session()): its task group, with autogroup. */
+int engine_task_session(Engine *e, int32_t pid, int32_t sid, uint64_t time_ns);
+
+/*
  * New scaling limits for a policy (read back from sysfs after they changed). Like sugov_limits() this
  * bypasses the rate limit: the next evaluation re-resolves the frequency within the new limits.
  */

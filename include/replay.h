@@ -50,6 +50,8 @@ typedef struct ReplayStats {
         uint64_t kernel_frequencies; /* power:cpu_frequency lines: the kernel's choices, compared with ours */
         uint64_t lost_gaps;        /* places where a CPU's buffer lost events (ftrace's "[LOST N EVENTS]", a
                                     * perf.data's PERF_RECORD_LOST) */
+        uint64_t inferred_switch_ins; /* switch-ins the trace lost, put back from sched_stat_runtime
+                                    * (replay-lookahead.h) */
         uint64_t tick_ns;          /* the synthetic ticks' period: TICK_NSEC of the recording kernel, or tick_ms */
         ReplayTickSource tick_source;
         unsigned tick_hz;          /* REPLAY_TICK_MEASURED: the HZ measured */

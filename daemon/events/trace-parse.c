@@ -9,7 +9,9 @@
  */
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "events.h"
@@ -621,5 +623,51 @@ int trace_parse_cpu_frequency(const char *line, TraceCpuFrequency *ret) {
             cpu < 0)
                 return -EINVAL;
         *ret = (TraceCpuFrequency) { .time_ns = ev.time_ns, .cpu = cpu, .khz = (uint32_t) khz };
+        return 1;
+}
+
+#define SESSION_LINE "# schedfreqd-session:"
+
+/* `# schedfreqd-session: pid=<tid> sid=<sid>` */
+static int parse_session_line(const char *line, TraceSession *ret) {
+        enum { PID, SID };
+        TraceField f[] = { [PID] = { .key = "pid" }, [SID] = { .key = "sid" } };
+        int32_t pid, sid;
+
+        trace_fields_find(line + strlen(SESSION_LINE), f, ELEMENTSOF(f));
+        if (trace_field_int32(&f[PID], &pid) < 0 || trace_field_int32(&f[SID], &sid) < 0 || pid <= 0 || sid < 0)
+                return -EINVAL;
+        *ret = (TraceSession) { .pid = pid, .sid = sid };
+        return 1;
+}
+
+/* Whether @event ("syscalls:sys_exit_setsid", or ftrace's "sys_exit_setsid") is setsid's exit. */
+static bool event_is_setsid_exit(const char *event) {
+        const char *name = strrchr(event, ':');
+
+        return strcmp(name ? name + 1 : event, "sys_exit_setsid") == 0;
+}
+
+int trace_parse_session(const char *line, TraceSession *ret) {
+        TraceTextFormat layout;
+        SchedEvent ev = {};
+        const char *fields;
+        char event[64], *end;
+        unsigned long long sid;
+
+        if (strncmp(line, SESSION_LINE, strlen(SESSION_LINE)) == 0)
+                return parse_session_line(line, ret);
+        fields = parse_header(line, &ev, event, sizeof(event), &layout);
+        if (!fields || !event_is_setsid_exit(event))
+                return 0;
+        if (!ev.has_context)
+                return -EINVAL;
+        errno = 0;
+        sid = strtoull(skip_blanks(fields), &end, 16);
+        if (errno != 0 || end == skip_blanks(fields))
+                return -EINVAL;
+        if (sid == 0 || sid > INT32_MAX)
+                return 0;         /* -EPERM (printed unsigned): already a group leader */
+        *ret = (TraceSession) { .time_ns = ev.time_ns, .pid = ev.context_pid, .sid = (int32_t) sid };
         return 1;
 }

@@ -175,6 +175,22 @@ int engine_cpu_state(const Engine *e, unsigned cpu, CpuState *ret) {
         return 0;
 }
 
+bool engine_switch_in_lost(const Engine *e, unsigned cpu, int32_t pid) {
+        DemandTaskInfo info;
+
+        if (cpu >= demand_n_cpus(e->demand) || demand_cpu_curr(e->demand, cpu) != 0)
+                return false;
+        if (demand_task_info(e->demand, pid, &info) < 0)
+                return true;      /* not known yet: first seen here */
+        if (info.rt)
+                return false;
+        return !(info.running && info.cpu >= 0 && demand_cpu_curr(e->demand, (unsigned) info.cpu) == pid);
+}
+
+int engine_task_session(Engine *e, int32_t pid, int32_t sid, uint64_t time_ns) {
+        return demand_task_set_session(e->demand, pid, sid, time_ns);
+}
+
 int engine_set_limits(Engine *e, unsigned policy_index, uint32_t min_khz, uint32_t max_khz, uint64_t now_ns) {
         EnginePolicy *ep;
 

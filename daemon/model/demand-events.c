@@ -24,6 +24,16 @@ static void effect_add(DemandEffect *e, int cpu) {
                 e->cpus[e->n_cpus++] = cpu;
 }
 
+static void demand_exit_pid(Demand *d, int32_t pid, uint64_t now_ns, DemandEffect *eff);
+
+/* A task that exited while running is gone once switched out (task_dead_fair(), below): its util is removed. */
+static void task_dead_switched_out(Demand *d, Task *k, uint64_t now_ns) {
+        DemandEffect eff = {};
+
+        if (k->dead)
+                demand_exit_pid(d, k->pid, now_ns, &eff);
+}
+
 /* The CPU's previous task, if we missed its switch-out, is no longer running there. */
 static void cpu_forget_curr(Demand *d, int cpu, int32_t unless_pid) {
         DemandCpu *c = &d->cpus[cpu];
@@ -32,8 +42,10 @@ static void cpu_forget_curr(Demand *d, int cpu, int32_t unless_pid) {
         if (c->curr_pid == 0 || c->curr_pid == unless_pid)
                 return;
         k = dm_task_get(d, c->curr_pid);
-        if (k && k->cpu == cpu)
+        if (k && k->cpu == cpu) {
                 k->running = false;
+                task_dead_switched_out(d, k, c->seen_ns);
+        }
 }
 
 static void switch_prev(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_ns) {
@@ -47,9 +59,11 @@ static void switch_prev(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_n
         k->last_seen_ns = now_ns;
         k->running = false;
         /* prev_state R or R+ (preempted): prev stays queued; anything else went to sleep (reference §6.3). */
+        /* A dead task is not a sleeper: no delayed dequeue (DEQUEUE_SPECIAL for TASK_DEAD, try_to_block_task()) */
         if (!ev->sw.prev_runnable && k->on_rq)
-                dm_task_dequeue(d, k, now_ns, true);
+                dm_task_dequeue(d, k, now_ns, !k->dead);
         dm_task_set_class(d, k, ev->sw.prev_prio, ev->sw.prev_comm, cpu, now_ns);
+        task_dead_switched_out(d, k, now_ns);
 }
 
 /* @k runs on @cpu from @now_ns (the CPU was advanced to @now_ns with its previous curr). */
@@ -145,7 +159,7 @@ static int demand_switch(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_
  *    the task stopped at its last evidence (demand_cpu_silent()); the engine ends its run.
  * Neither can take back what the model already accounted: a switch is placed no earlier than the CPU's clock.
  */
-static int cpu_lost_switch(Demand *d, int cpu, int32_t pid, uint64_t now_ns) {
+static int cpu_lost_switch(Demand *d, int cpu, int32_t pid, uint64_t since_ns, uint64_t now_ns) {
         DemandCpu *c = &d->cpus[cpu];
         uint64_t at_ns = MIN(MAX(c->seen_ns, c->clock.task_ns), now_ns);
         Task *k;
@@ -165,13 +179,27 @@ static int cpu_lost_switch(Demand *d, int cpu, int32_t pid, uint64_t now_ns) {
         }
         if (pid == 0)
                 return 0;
-        /* The new curr's run is proven from now on only. */
-        (void) demand_advance(d, (unsigned) cpu, now_ns);
-        r = dm_task_lookup_or_add(d, pid, now_ns, &k);
+        /* The new curr's run is proven from @since_ns on, but not before the CPU's last evidence or its clock. */
+        since_ns = MIN(MAX(since_ns, MAX(c->seen_ns, c->clock.task_ns)), now_ns);
+        (void) demand_advance(d, (unsigned) cpu, since_ns);
+        r = dm_task_lookup_or_add(d, pid, since_ns, &k);
         if (r < 0)
                 return r;
-        cpu_set_curr(d, cpu, k, now_ns);
+        cpu_set_curr(d, cpu, k, since_ns);
         return 0;
+}
+
+/*
+ * Since when the task whose context recorded @ev is proven to run: a sched_stat_runtime in its own context reports
+ * `runtime = rq_clock_task - exec_start`, exec_start being set at its switch-in (set_next_entity() →
+ * update_stats_curr_start()) or its previous update_curr(), which would have been recorded (update_se(),
+ * kernel/sched/fair.c). So the first one after a switch-in the trace lost (docs/platform.md) dates that switch-in,
+ * live as in replay (whose lookahead, replay-lookahead.c, also puts the switch-in itself back).
+ */
+static uint64_t context_proven_since(const SchedEvent *ev, int32_t pid, uint64_t now_ns) {
+        if (ev->type != SCHED_EVENT_RUNTIME || ev->runtime.pid != pid || ev->runtime.runtime_ns > now_ns)
+                return now_ns;
+        return now_ns - ev->runtime.runtime_ns;
 }
 
 /* The task whose context recorded @ev is current on its CPU: evidence for the model's curr, or a lost switch. */
@@ -192,7 +220,7 @@ static int cpu_resync_context(Demand *d, const SchedEvent *ev, uint64_t now_ns) 
         if (pid == 0 && c->curr_inferred)
                 return 0;
         if (pid != c->curr_pid)
-                return cpu_lost_switch(d, ev->cpu, pid, now_ns);
+                return cpu_lost_switch(d, ev->cpu, pid, context_proven_since(ev, pid, now_ns), now_ns);
         c->seen_ns = MAX(c->seen_ns, now_ns);
         c->curr_inferred = false;
         return 0;
@@ -213,7 +241,7 @@ bool demand_cpu_silent(const Demand *d, unsigned cpu, uint64_t now_ns) {
 
 void demand_cpu_lost_switch_out(Demand *d, unsigned cpu, uint64_t now_ns) {
         if (cpu < d->n_cpus && d->cpus[cpu].curr_pid != 0)
-                (void) cpu_lost_switch(d, (int) cpu, 0, now_ns);
+                (void) cpu_lost_switch(d, (int) cpu, 0, now_ns, now_ns);
 }
 
 void demand_cpu_resync(Demand *d, unsigned cpu, uint64_t now_ns) {
@@ -375,7 +403,19 @@ static void demand_exit_pid(Demand *d, int32_t pid, uint64_t now_ns, DemandEffec
         task_table_remove(d->tasks, pid);
 }
 
+/*
+ * sched_process_exit comes from do_exit() while the task still runs: it keeps running (and its util counting) until
+ * its last __schedule(), and only then finish_task_switch() → put_task_struct_rcu_user() → task_dead_fair() →
+ * remove_entity_load_avg() takes its util out (kernel/sched/core.c, fair.c). A task that is not running here is
+ * removed at once.
+ */
 static void demand_exit(Demand *d, const SchedEvent *ev, uint64_t now_ns, DemandEffect *eff) {
+        Task *k = dm_task_get(d, ev->exit.pid);
+
+        if (k && k->running && dm_cpu_valid(d, k->cpu) && d->cpus[k->cpu].curr_pid == k->pid) {
+                k->dead = true;
+                return;
+        }
         demand_exit_pid(d, ev->exit.pid, now_ns, eff);
 }
 

@@ -65,6 +65,7 @@ bool dm_task_grouped(const Demand *d, const Task *k) {
 
 void dm_task_inherit_group(Demand *d, Task *child, int32_t parent_pid) {
         const Task *parent;
+        int32_t said;
 
         if (parent_pid <= 0 || parent_pid == KTHREADD_PID) {
                 child->group = parent_pid == KTHREADD_PID ? TASK_GROUP_ROOT : 0;
@@ -75,7 +76,60 @@ void dm_task_inherit_group(Demand *d, Task *child, int32_t parent_pid) {
                 return;
         }
         parent = task_table_get(d->tasks, parent_pid);
-        child->group = parent ? task_group_id(d, parent) : parent_pid;
+        /* a parent never seen: its session if the trace said it (demand_task_set_session()) */
+        said = dm_session_group_of(d, parent_pid);
+        child->group = parent ? task_group_id(d, parent) : said != 0 ? said : parent_pid;
+}
+
+/* ---- sessions known before their tasks are seen ---- */
+
+/* The index of @pid in the sessions (sorted by pid), or where it would go. */
+static size_t session_index(const Demand *d, int32_t pid) {
+        size_t lo = 0, hi = d->n_sessions;
+
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+
+                if (d->sessions[mid].pid < pid)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo;
+}
+
+int dm_session_store(Demand *d, int32_t pid, int32_t sid) {
+        size_t i = session_index(d, pid);
+
+        if (i < d->n_sessions && d->sessions[i].pid == pid) {
+                d->sessions[i].sid = sid;
+                return 0;
+        }
+        if (d->n_sessions == d->max_sessions) {
+                size_t n = MAX(d->max_sessions * 2, (size_t) 64);
+                DemandSession *a = reallocarray(d->sessions, n, sizeof(DemandSession));
+
+                if (!a)
+                        return -ENOMEM;
+                d->sessions = a;
+                d->max_sessions = n;
+        }
+        memmove(d->sessions + i + 1, d->sessions + i, (d->n_sessions - i) * sizeof(DemandSession));
+        d->sessions[i] = (DemandSession) { .pid = pid, .sid = sid };
+        d->n_sessions++;
+        return 0;
+}
+
+/* The task group of session @sid: the root for the kernel's (0: kernel threads, autogroup_default), else its key. */
+int32_t dm_session_group(int32_t sid) {
+        return sid > 0 ? sid : TASK_GROUP_ROOT;
+}
+
+/* A new Task's group: its session's if the trace said it, else 0 (not known: demand-groups.c guesses). */
+int32_t dm_session_group_of(const Demand *d, int32_t pid) {
+        size_t i = session_index(d, pid);
+
+        return i < d->n_sessions && d->sessions[i].pid == pid ? dm_session_group(d->sessions[i].sid) : 0;
 }
 
 /* Kernel threads' names (kthread_create() callers): the root group, when first seen other than at their fork. */

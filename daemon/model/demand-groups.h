@@ -14,6 +14,10 @@
  */
 bool dm_task_grouped(const Demand *d, const Task *k);
 void dm_task_inherit_group(Demand *d, Task *child, int32_t parent_pid);
+/* Sessions said before their tasks are seen (demand_task_set_session()), by pid. */
+int dm_session_store(Demand *d, int32_t pid, int32_t sid);
+int32_t dm_session_group(int32_t sid);                     /* session @sid's group: 0 is the root's */
+int32_t dm_session_group_of(const Demand *d, int32_t pid); /* @pid's session's group, 0 if not said */
 void dm_task_guess_group_slow(Demand *d, Task *k, const char *comm);
 unsigned dm_task_initial_util(Demand *d, const Task *k, int cpu);
 void dm_groups_advance_slow(Demand *d, unsigned cpu, uint64_t pelt_now);

@@ -69,6 +69,11 @@ typedef struct GroupRq {
         bool live;                              /* its windows were started */
 } GroupRq;
 
+/* A task's session, known before the task is seen (demand_task_set_session()). */
+typedef struct DemandSession {
+        int32_t pid, sid;
+} DemandSession;
+
 typedef struct DemandGroup {
         int32_t id;                             /* the key of its session (a pid) */
         GroupRq *rq;                            /* one per CPU */
@@ -87,6 +92,8 @@ struct Demand {
         bool groups_on;           /* demand_set_autogroup(): tasks in per-session task groups (demand-groups.c) */
         DemandGroup *groups;
         size_t n_groups, max_groups;
+        DemandSession *sessions;  /* by pid; consulted when a task is first seen */
+        size_t n_sessions, max_sessions;
 };
 
 /* rq_clock_pelt(): what every PELT signal of the CPU is updated with. */

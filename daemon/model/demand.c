@@ -68,6 +68,7 @@ Demand *demand_free(Demand *d) {
                 return NULL;
         task_table_free(d->tasks);
         dm_groups_free(d);
+        free(d->sessions);
         free(d->cpus);
         free(d);
         return NULL;
@@ -188,6 +189,7 @@ int dm_task_lookup_or_add(Demand *d, int32_t pid, uint64_t now_ns, Task **ret) {
                 pelt_reset(&k->util, now_ns);
                 pelt_reset(&k->runnable, now_ns);
                 pelt_reset(&k->load, now_ns);
+                k->group = dm_session_group_of(d, pid);
         }
         k->last_seen_ns = now_ns;
         *ret = k;
@@ -285,6 +287,46 @@ static void task_attach(Demand *d, Task *k, uint64_t now_ns) {
                 return;
         pelt_attach(&c->pelt, &k->util);
         pelt_attach(&c->runnable, &k->runnable);
+}
+
+/*
+ * setsid() → sched_autogroup_create_attach() → autogroup_move_group() → sched_move_task() (kernel/sched/core.c):
+ * a queued task is dequeued, its entity detached from the old group's cfs_rq and attached to the new one's
+ * (task_change_group_fair(): detach_task_cfs_rq(), attach_task_cfs_rq(), kernel/sched/fair.c), and enqueued again.
+ */
+static void task_change_group(Demand *d, Task *k, int32_t group, uint64_t now_ns) {
+        bool moving = d->groups_on && k->attached && dm_cpu_valid(d, k->cpu);
+        bool queued = moving && k->on_rq && !k->rt;
+
+        if (queued)
+                d->cpus[k->cpu].updates += dm_group_touch(d, k, -1);
+        if (moving)
+                dm_task_detach(d, k, now_ns, false);
+        k->group = group;
+        if (moving)
+                task_attach(d, k, now_ns);
+        if (queued)
+                d->cpus[k->cpu].updates += dm_group_touch(d, k, 1);
+}
+
+int demand_task_set_session(Demand *d, int32_t pid, int32_t sid, uint64_t now_ns) {
+        Task *k;
+        int r;
+
+        if (pid <= 0 || sid < 0)
+                return -EINVAL;
+        r = dm_session_store(d, pid, sid);
+        if (r < 0)
+                return r;
+        k = dm_task_get(d, pid);
+        if (!k)
+                return 0;
+        /* k->group 0: not known, the task heads its own (demand-groups.c, task_group_id()) */
+        if ((k->group != 0 ? k->group : k->pid) == dm_session_group(sid))
+                k->group = dm_session_group(sid);
+        else
+                task_change_group(d, k, dm_session_group(sid), now_ns);
+        return 0;
 }
 
 /*

@@ -17,8 +17,9 @@
 #include "governor.h"
 #include "macro.h"
 #include "model.h"
-#include "replay-report.h"
 #include "replay.h"
+#include "replay-lookahead.h"
+#include "replay-report.h"
 #include "time-util.h"
 
 /*
@@ -88,6 +89,8 @@ typedef struct ReplayContext {
         bool header_printed;      /* REPLAY_TABLE: the table's header, before its first row */
         TraceTextFormat text_format; /* a text trace's layout: its first event line's */
         const char *unit;         /* what stats->lines counts, for "NAME:<unit>N: reason": "" lines, "record " */
+        ReplayQueue held;         /* events held back to infer lost switch-ins (replay-lookahead.h) */
+        uint64_t applied_ns;      /* the latest time of an event applied */
 } ReplayContext;
 
 /* The table, unless a format for scripts was asked for (those win: replay.h). */
@@ -405,10 +408,14 @@ static void topology_cpus(const Topology *topo, cpu_set_t *ret) {
                 CPU_OR(ret, ret, &topo->policies[i].cpus);
 }
 
+static int replay_release(ReplayContext *ctx, uint64_t until_ns);
+
 /* The kernel's frequency change @f (a text line's or a .dat record's), after the ticks due up to its time. */
 static int replay_kernel_frequency_at(ReplayContext *ctx, const TraceCpuFrequency *f) {
-        int r = replay_ticks(ctx, ctx->tick_ns, f->time_ns, &ctx->next_tick_ns, &ctx->ticking);
+        int r = replay_release(ctx, UINT64_MAX); /* the events before it first: its ticks must not pass them */
 
+        if (r >= 0)
+                r = replay_ticks(ctx, ctx->tick_ns, f->time_ns, &ctx->next_tick_ns, &ctx->ticking);
         if (r < 0)
                 return r;
         replay_kernel_frequency(ctx, f);
@@ -450,15 +457,11 @@ static void replay_note_tasks(ReplayContext *ctx, const SchedEvent *ev) {
                 replay_task_set(&ctx->running[ev->cpu], ev->sw.next_pid, ev->sw.next_comm);
 }
 
-/* One scheduler event: checked, the ticks up to its time, then fed to the engine. */
-static int replay_event(ReplayContext *ctx, const SchedEvent *ev, const char *name, char **ret_error) {
+/* One scheduler event, checked: the ticks up to its time, then fed to the engine. */
+static int replay_apply(ReplayContext *ctx, const SchedEvent *ev) {
         int r;
 
-        r = replay_check_event(ctx, ev, name, ret_error);
-        if (r < 0)
-                return r;
         compare_start(ctx, ev->time_ns);
-
         r = replay_ticks(ctx, ctx->tick_ns, ev->time_ns, &ctx->next_tick_ns, &ctx->ticking);
         if (r < 0)
                 return r;
@@ -471,6 +474,7 @@ static int replay_event(ReplayContext *ctx, const SchedEvent *ev, const char *na
         if (r < 0)
                 return r;
         ctx->stats->events++;
+        ctx->applied_ns = MAX(ctx->applied_ns, ev->time_ns);
         replay_print_util(ctx, ev->time_ns);
 
         if (!ctx->ticking && engine_busy(ctx->engine)) {
@@ -482,6 +486,54 @@ static int replay_event(ReplayContext *ctx, const SchedEvent *ev, const char *na
 }
 
 /*
+ * How long events are held back (replay-lookahead.h): the first sched_stat_runtime after a switch-in comes at the
+ * next tick at the latest (or at the switch-out, earlier), so a tick and a half holds it back with margin.
+ */
+static uint64_t replay_hold_ns(const ReplayContext *ctx) {
+        return ctx->tick_ns + ctx->tick_ns / 2;
+}
+
+/* A held item, once every event before it was applied: a candidate switch-in only if the model agrees it was lost. */
+static int replay_apply_item(ReplayContext *ctx, const ReplayQueueItem *it) {
+        if (it->inferred) {
+                if (!engine_switch_in_lost(ctx->engine, (unsigned) it->ev.cpu, it->ev.sw.next_pid))
+                        return 0;
+                ctx->stats->inferred_switch_ins++;
+        }
+        return replay_apply(ctx, &it->ev);
+}
+
+/* Applies the held events up to @until_ns (UINT64_MAX: all of them). */
+static int replay_release(ReplayContext *ctx, uint64_t until_ns) {
+        ReplayQueueItem it;
+
+        while (replay_queue_pop(&ctx->held, until_ns, &it)) {
+                int r = replay_apply_item(ctx, &it);
+
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* One scheduler event: checked where it is read (its line in messages), held back, applied in its turn. */
+static int replay_event(ReplayContext *ctx, const SchedEvent *ev, const char *name, char **ret_error) {
+        uint64_t hold_ns = replay_hold_ns(ctx);
+        int r;
+
+        r = replay_check_event(ctx, ev, name, ret_error);
+        if (r < 0)
+                return r;
+        r = replay_queue_infer_switch_in(&ctx->held, ev, hold_ns, ctx->applied_ns);
+        if (r < 0)
+                return r;
+        r = replay_queue_push(&ctx->held, ev);
+        if (r < 0)
+                return r;
+        return replay_release(ctx, ctx->latest_ns - MIN(ctx->latest_ns, hold_ns));
+}
+
+/*
  * The magic numbers of a perf.data (tools/perf/util/header.c: "PERFILE2" as a little- or big-endian u64, and
  * version 1's "PERFFILE") at the first line of a text: a perf.data is read by trace-perfdata.c, from its file
  * (replay_is_perf_data_file()) or a stream (replay_stream()), so only one read from elsewhere gets here.
@@ -489,6 +541,32 @@ static int replay_event(ReplayContext *ctx, const SchedEvent *ev, const char *na
 static bool is_perf_data(const char *line) {
         return strncmp(line, "PERFILE2", 8) == 0 || strncmp(line, "2ELIFREP", 8) == 0 ||
                strncmp(line, "PERFFILE", 8) == 0;
+}
+
+/*
+ * A session line or a setsid (trace-parse.h, TraceSession), applied in its turn: 1 if @line is one, 0 if not.
+ * Only text traces say so: a perf.data's or a .dat's setsid records are skipped as other events are.
+ */
+static int replay_session_line(ReplayContext *ctx, const char *line, const char *name, char **ret_error) {
+        TraceSession sess;
+        int r;
+
+        r = trace_parse_session(line, &sess);
+        if (r < 0)
+                return make_error(ret_error, name, ctx->unit, ctx->stats->lines, "a sys_exit_setsid without its "
+                                  "return value, or a '# schedfreqd-session:' line without pid= and sid=");
+        if (r == 0)
+                return 0;
+        if (sess.time_ns > 0) {
+                /* after the events before it (those held back too) and the ticks up to it */
+                r = replay_release(ctx, UINT64_MAX);
+                if (r >= 0)
+                        r = replay_ticks(ctx, ctx->tick_ns, sess.time_ns, &ctx->next_tick_ns, &ctx->ticking);
+                if (r < 0)
+                        return r;
+        }
+        r = engine_task_session(ctx->engine, sess.pid, sess.sid, MAX(sess.time_ns, ctx->applied_ns));
+        return r < 0 ? r : 1;
 }
 
 /* One line of the trace (ctx->stats->lines is its number). */
@@ -503,8 +581,12 @@ static int replay_line(ReplayContext *ctx, const char *line, const char *name, c
         r = trace_parse_line_format(line, &ctx->text_format, &ev, &reason);
         if (r < 0)
                 return make_error(ret_error, name, ctx->unit, ctx->stats->lines, reason);
+        if (r == TRACE_LINE_EMPTY && line[0] == '#')
+                return MIN(replay_session_line(ctx, line, name, ret_error), 0);
         if (r == TRACE_LINE_OTHER) {
-                r = replay_kernel_line(ctx, line, name, ret_error);
+                r = replay_session_line(ctx, line, name, ret_error);
+                if (r == 0)
+                        r = replay_kernel_line(ctx, line, name, ret_error);
                 ctx->stats->skipped += r == 0;
                 return MIN(r, 0);
         }
@@ -989,6 +1071,9 @@ int replay_run(FILE *in, const char *name, const Topology *topo, const Config *c
                         r = c == TRACE_DAT_MAGIC[0] ? replay_dat(&ctx, in, name, ret_error) :
                                                       replay_text(&ctx, in, name, ret_error);
         }
+        /* What is still held back, up to the error if there was one (as the output up to it was before). */
+        r = MIN(r, replay_release(&ctx, UINT64_MAX));
+        replay_queue_done(&ctx.held);
         if (r < 0)
                 return r;
         if (freq_compare_any_kernel(compare)) {

@@ -670,7 +670,8 @@ static int on_proc_event(const ProcEvent *ev, const TaskName *task, void *userda
         case PROC_EVENT_TYPE_COMM:
                 return task ? manager_rules_task(&m->gov, m->task_names, task->pid, task->tgid, task->comm) : 0;
         case PROC_EVENT_TYPE_EXIT:
-                /* Only a pinned task can outlive its sched_process_exit (pinned by a late exec message). */
+                /* Only a pinned task can outlive its sched_process_exit (pinned by a late exec message), and a
+                 * running one until its last switch-out (demand-events.c): removed here at the latest. */
                 if (engine_rules(m->gov.engine)) {
                         engine_task_exit(m->gov.engine, ev->pid);
                         if (m->gov.source)

@@ -3,7 +3,8 @@
  * trace_parse_line() on every line of the input, each as replay_run() passes it (getline(): the '\n' kept,
  * the last line maybe without one), and trace_parse_line_format() over the lines as one trace (its first event
  * line deciding the layout). Contract (include/events.h): one of the four line kinds, or -EINVAL with a
- * reason; an event has a known type; the layout, once set, stays.
+ * reason; an event has a known type; the layout, once set, stays. trace_parse_session() on the same line: 1 with
+ * a task (pid > 0) and a session (sid >= 0, a setsid's > 0), 0, or -EINVAL.
  */
 
 #include <string.h>
@@ -21,12 +22,22 @@ static void check(int r, const char *reason, const SchedEvent *ev) {
                 FUZZ_ASSERT(ev->type >= 0 && ev->type < _SCHED_EVENT_TYPE_MAX);
 }
 
+static void check_session(const char *line) {
+        TraceSession s;
+        int r = trace_parse_session(line, &s);
+
+        FUZZ_ASSERT(r == 0 || r == 1 || r == -EINVAL);
+        if (r == 1)
+                FUZZ_ASSERT(s.sid >= 0 && (s.time_ns == 0 ? s.pid > 0 : s.sid > 0));
+}
+
 static void parse_one(const char *line, TraceTextFormat *format) {
         TraceTextFormat before = *format;
         const char *reason = NULL;
         SchedEvent ev;
         int r;
 
+        check_session(line);
         r = trace_parse_line(line, &ev, &reason);
         check(r, reason, &ev);
         reason = NULL;

@@ -98,6 +98,27 @@ expect migrate-autogroup "$(replay two-dt-autogroup.ini migrate.txt | grep -E "^
 t=1302100000 policy=1 freq=2000000 cpu=1 kind=local util=1017
 t=1303000000 policy=0 freq=500000 cpu=1 kind=remote util=0"
 
+# A switch-in the trace lost (lost-switch-in.txt): hog's first sched_stat_runtime after it (1.020000, runtime 3 ms)
+# puts it back at 1.017000 (replay-lookahead.c), where the kernel's PELT started counting the run; without it the
+# model saw the run from 1.020000 only (util 36 there, not 54). The fully recorded run at 1.033 gets nothing added:
+# the line at 1.033005 is its recorded wake-up.
+expect lost_switch_in "$(replay two-dt.ini lost-switch-in.txt --print-util | grep -E '^t=10(17|20|33)[0-9]* cpu=1 ')" "\
+t=1017000000 cpu=1 util=38 util_est=51 runnable=38 rt=0 eff=51
+t=1020000000 cpu=1 util=54 util_est=51 runnable=54 rt=0 eff=54
+t=1033005000 cpu=1 util=67 util_est=88 runnable=67 rt=0 eff=88"
+
+# Sessions with autogroup (sessions.txt): its '# schedfreqd-session:' lines put shell in worker's session, so shell's
+# child at 1.066 starts from worker's group on cpu0 (+296, not half the capacity: +510 without the lines); shell's
+# setsid at 1.067 gives it a new, empty group, and its second child at 1.068 gets half the capacity (+512).
+expect sessions "$(replay two-dt-autogroup.ini sessions.txt --print-util | grep -E '^t=106[568][01]00000 cpu=0 ')" "\
+t=1065100000 cpu=0 util=144 util_est=0 runnable=144 rt=0 eff=144
+t=1066000000 cpu=0 util=440 util_est=0 runnable=440 rt=0 eff=440
+t=1068000000 cpu=0 util=457 util_est=0 runnable=457 rt=0 eff=457
+t=1068000000 cpu=0 util=969 util_est=0 runnable=969 rt=0 eff=969"
+expect sessions_unsaid "$(grep -v '^# schedfreqd-session:' "$T/sessions.txt" |
+	replay two-dt-autogroup.ini - --print-util | grep -E '^t=1066000000 cpu=0 ')" "\
+t=1066000000 cpu=0 util=654 util_est=0 runnable=654 rt=0 eff=654"
+
 # A running task moved by the stopper after 400 ms on cpu0 carries its whole util (attach_entity_load_avg()):
 # policy1 goes to its maximum at the migration, a remote change from cpu0 (it climbed from util 335 before).
 expect migrate-running "$(replay two-dt.ini migrate-running.txt | grep -E "policy=1")" "\

@@ -13,7 +13,9 @@
 #   --build DIR       where pelt-oracle, oracle-compare and the helpers are (default: build)
 #   --schedfreqd P    the schedfreqd whose model is compared (default: DIR/schedfreqd)
 #   --out DIR         keep every artefact there (default: a new /tmp/schedfreqd-oracle.XXXXXX); per workload
-#                     DIR/NAME/: kernel.txt (oracle), perf.data, trace.txt (perf script --ns), model.txt (replay),
+#                     DIR/NAME/: kernel.txt (oracle), perf.data, trace.txt (perf script --ns, after a
+#                     "# schedfreqd-session: pid=T sid=S" line per task alive at the start: sessions.txt),
+#                     model.txt (replay),
 #                     joined.txt (every compared pair), compare.txt, logs; DIR/topology.ini; DIR/summary.tsv
 #   --short           ~1.2 s per workload and fewer workloads (p30 p100 storm migrate rt50 phase)
 #   --workloads LIST  only these (names: p10 p30 p60 p90 p100 storm migrate rt50 phase)
@@ -206,6 +208,22 @@ start_load() {
 	sleep 0.5 # under way: its own start (two new sessions) is not what is compared
 }
 
+# Every live task's session (/proc/TID/stat field 6) as the recording starts: with autogroup a session is a task
+# group (kernel/sched/autogroup.c), which the sched events do not name for tasks that started before the recording.
+# One "TID SID" a line; the comment form replay reads is made from it after the recording (session_comments).
+snapshot_sessions() { # FILE
+	local f line rest tid
+	for f in /proc/[0-9]*/task/[0-9]*/stat; do
+		read -r line 2>/dev/null <"$f" || continue
+		rest=${line##*) }
+		tid=${f%/stat}
+		tid=${tid##*/}
+		# shellcheck disable=SC2086
+		set -- $rest
+		echo "$tid $4"
+	done >"$1"
+}
+
 stop_load() {
 	local pid
 	for pid in "${LOAD_PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null; done
@@ -243,6 +261,8 @@ run_workload() { # NAME
 		return 2
 	fi
 
+	snapshot_sessions "$dir/sessions.txt"
+
 	# 2. the oracle runs the workload once its programs are attached, and stops when the workload exits.
 	# shellcheck disable=SC2086
 	"$ORACLE" -o "$dir/kernel.txt" --stats --linger-ms "$LINGER_MS" -- $cmd >"$dir/workload.log" 2>"$dir/oracle.log"
@@ -261,6 +281,14 @@ run_workload() { # NAME
 	if ! perf script -i "$dir/perf.data" --ns >"$dir/trace.txt" 2>"$dir/perf-script.log" || [ ! -s "$dir/trace.txt" ]; then
 		echo "run-oracle: $name: perf script failed: $(tail -n 5 "$dir/perf-script.log")" >&2
 		return 2
+	fi
+
+	# The sessions of the tasks that existed before the recording, first, as replay reads them (trace-parse.h).
+	if [ -s "$dir/sessions.txt" ]; then
+		{
+			awk '{ printf "# schedfreqd-session: pid=%s sid=%s\n", $1, $2 }' "$dir/sessions.txt"
+			cat "$dir/trace.txt"
+		} >"$dir/trace.tmp" && mv "$dir/trace.tmp" "$dir/trace.txt"
 	fi
 
 	# 4. the model, replaying the same run.

@@ -213,6 +213,63 @@ TEST(attach_detach_conservation) {
         ASSERT_ERROR(demand_task_info(d, 10, &(DemandTaskInfo) {}), ENOENT);
 }
 
+/*
+ * sched_process_exit comes from do_exit() while the task runs on: its util leaves at its last switch-out
+ * (finish_task_switch() → task_dead_fair() → remove_entity_load_avg()), not at the event.
+ */
+TEST(exit_removes_at_the_last_switch_out) {
+        _cleanup_(demand_freep) Demand *d = NULL;
+        uint64_t t = T0 + 64 * MSEC_NS;
+        unsigned u;
+
+        ASSERT_OK(demand_new(2, &d));
+        ASSERT_OK(feed(d, sw(T0, 1, 0, false, 40, 120), NULL));
+        for (unsigned k = 1; k <= 64; k++)
+                (void) demand_advance(d, 1, T0 + k * MSEC_NS);
+        u = demand_cpu_util_avg(d, 1);
+        ASSERT_TRUE(u > 700);
+        ASSERT_OK(feed(d, in_context((SchedEvent) { .type = SCHED_EVENT_EXIT, .time_ns = t, .cpu = 1,
+                                                    .exit = { .pid = 40 } }, 40), NULL));
+        ASSERT_TRUE(demand_cpu_util_avg(d, 1) >= u);             /* still running, still counted */
+        ASSERT_OK(demand_task_info(d, 40, &(DemandTaskInfo) {}));
+        ASSERT_OK(feed(d, in_context(sw(t + MSEC_NS / 10, 1, 40, false, 0, 120), 40), NULL));
+        ASSERT_TRUE(demand_cpu_util_avg(d, 1) < 50);              /* gone with its last switch-out */
+        ASSERT_ERROR(demand_task_info(d, 40, &(DemandTaskInfo) {}), ENOENT);
+}
+
+/*
+ * A switch-in the trace lost (docs/platform.md), live: the first sched_stat_runtime of the task dates it (runtime =
+ * the time since its switch-in), so the CPU's signal counts the run from there, as if the switch had been recorded.
+ */
+TEST(lost_switch_in_dated_by_runtime) {
+        _cleanup_(demand_freep) Demand *lost = NULL, *seen = NULL;
+        uint64_t t = T0 + 20 * MSEC_NS;
+        SchedEvent rt = runtime(t, 1, 40);
+
+        ASSERT_OK(demand_new(2, &lost));
+        ASSERT_OK(demand_new(2, &seen));
+        (void) run_then_sleep(lost, 1, 40, T0, 10);
+        (void) run_then_sleep(seen, 1, 40, T0, 10);
+        ASSERT_OK(feed(seen, in_context(sw(t - 3 * MSEC_NS, 1, 0, true, 40, 120), 0), NULL));
+        rt.runtime.runtime_ns = 3 * MSEC_NS;
+        ASSERT_OK(feed(seen, rt, NULL));
+        ASSERT_OK(feed(lost, rt, NULL));
+        ASSERT_EQ(demand_cpu_util_avg(lost, 1), demand_cpu_util_avg(seen, 1));
+        ASSERT_EQ(demand_cpu_curr(lost, 1), 40);
+
+        /* Never before the CPU's last evidence: a runtime longer than the task could have run since its switch-out. */
+        rt.time_ns = t + 20 * MSEC_NS;
+        rt.runtime.runtime_ns = 4 * MSEC_NS;
+        ASSERT_OK(feed(seen, in_context(sw(t + 10 * MSEC_NS, 1, 40, false, 0, 120), 40), NULL));
+        ASSERT_OK(feed(seen, in_context(wake(SCHED_EVENT_WAKEUP, t + 18 * MSEC_NS, 1, 9, 120, 0), 0), NULL));
+        ASSERT_OK(feed(lost, in_context(sw(t + 10 * MSEC_NS, 1, 40, false, 0, 120), 40), NULL));
+        ASSERT_OK(feed(lost, in_context(wake(SCHED_EVENT_WAKEUP, t + 18 * MSEC_NS, 1, 9, 120, 0), 0), NULL));
+        ASSERT_OK(feed(seen, in_context(sw(t + 18 * MSEC_NS, 1, 0, true, 40, 120), 0), NULL));
+        ASSERT_OK(feed(seen, rt, NULL));
+        ASSERT_OK(feed(lost, rt, NULL));
+        ASSERT_EQ(demand_cpu_util_avg(lost, 1), demand_cpu_util_avg(seen, 1));
+}
+
 TEST(rt_tasks) {
         _cleanup_(demand_freep) Demand *d = NULL;
         DemandTaskInfo info;
@@ -652,4 +709,52 @@ TEST(groups_remove_lazily_and_seed_new_tasks) {
         /* The blocked-load update applies the removal on the group's cfs_rq and propagates it to the root. */
         ASSERT_TRUE(demand_blocked_update(d, 0, t + 2 * MSEC_NS));
         ASSERT_TRUE(demand_cpu_util_avg(d, 0) < info.util_avg + 50);
+}
+
+/* The initial util of a task forked by @parent onto @cpu at @t (pid @child). */
+static unsigned forked_util(Demand *d, uint64_t t, int32_t parent, int32_t child, int cpu) {
+        DemandTaskInfo info = {};
+
+        (void) feed(d, in_context(wake(SCHED_EVENT_WAKEUP_NEW, t, 1, child, 120, cpu), parent), NULL);
+        (void) demand_task_info(d, child, &info);
+        return info.util_avg;
+}
+
+/*
+ * Sessions said by the trace (demand_task_set_session(): tests/oracle/run-oracle.sh's session lines, setsid): a task
+ * never seen is in its session's group, not one of its own. Task 20 ran 64 ms on cpu0 and moved to cpu1; its group
+ * there still holds its util (lazy removal). 21 (never seen running) forks onto cpu0: in 20's session its child
+ * starts from that group (a small share), in a group of its own from an empty one (512, half the capacity).
+ */
+TEST(groups_sessions_said_by_the_trace) {
+        _cleanup_(demand_freep) Demand *d = NULL, *unsaid = NULL;
+        Demand *both[2];
+        uint64_t t = 0;
+
+        ASSERT_OK(demand_new(2, &d));
+        ASSERT_OK(demand_new(2, &unsaid));
+        both[0] = d;
+        both[1] = unsaid;
+        ASSERT_OK(demand_task_set_session(d, 20, 20, T0));
+        ASSERT_OK(demand_task_set_session(d, 21, 20, T0));
+        ASSERT_EQ(demand_task_set_session(d, 0, 20, T0), -EINVAL);
+        for (unsigned i = 0; i < 2; i++) {
+                demand_set_autogroup(both[i], true);
+                ASSERT_OK(feed(both[i], wake(SCHED_EVENT_WAKEUP, T0, 0, 20, 120, 0), NULL));
+                t = run_then_sleep(both[i], 0, 20, T0, 64);
+                ASSERT_OK(feed(both[i], in_context(wake(SCHED_EVENT_WAKEUP, t, 1, 20, 120, 1), 0), NULL));
+        }
+        ASSERT_TRUE(demand_cpu_util_avg(d, 0) > 700);
+        ASSERT_TRUE(forked_util(d, t + MSEC_NS, 21, 30, 0) < 200);
+        ASSERT_EQ(forked_util(unsaid, t + MSEC_NS, 21, 30, 0), 512);
+
+        /* setsid() by 21: its session and group are new and empty on cpu0, so its next child gets 512 there. */
+        ASSERT_OK(demand_task_set_session(d, 21, 21, t + 2 * MSEC_NS));
+        ASSERT_EQ(forked_util(d, t + 3 * MSEC_NS, 21, 31, 0), 512);
+
+        /* setsid() by 20, queued on cpu1: its util moves to its new group there (sched_move_task()), and a child
+         * forked there starts from it; the root keeps it (detach and attach both propagate). */
+        ASSERT_OK(demand_task_set_session(d, 20, 40, t + 4 * MSEC_NS));
+        ASSERT_TRUE(demand_cpu_util_avg(d, 1) > 700);
+        ASSERT_TRUE(forked_util(d, t + 5 * MSEC_NS, 20, 32, 1) < 200);
 }

@@ -235,6 +235,35 @@ TEST(ftrace_trace_file) {
         ASSERT_EQ(f.khz, 1800000u);
 }
 
+/* Sessions (trace-parse.h, TraceSession): setsid's exit in both layouts, a failed one, run-oracle.sh's lines. */
+TEST(sessions) {
+        TraceSession s;
+
+        ASSERT_EQ(trace_parse_session("          setsid 28557 [001] 54400.776400718: syscalls:sys_exit_setsid: 0x6f8d",
+                                      &s), 1);
+        ASSERT_EQ(s.pid, 28557);
+        ASSERT_EQ(s.sid, 28557);
+        ASSERT_EQ(s.time_ns, UINT64_C(54400776400718));
+        ASSERT_EQ(trace_parse_session("          setsid-28557   [001] d..1. 54400.776400: sys_exit_setsid: 0x6f8d",
+                                      &s), 1);
+        ASSERT_EQ(s.sid, 28557);
+        /* -EPERM (a group leader already), printed unsigned: no new session */
+        ASSERT_EQ(trace_parse_session("            bash   900 [000] 10.000000: syscalls:sys_exit_setsid: "
+                                      "0xffffffffffffffff", &s), 0);
+        ASSERT_EQ(trace_parse_session("            bash   900 [000] 10.000000: syscalls:sys_exit_setsid: zz", &s),
+                  -EINVAL);
+        ASSERT_EQ(trace_parse_session("# schedfreqd-session: pid=812 sid=800", &s), 1);
+        ASSERT_EQ(s.pid, 812);
+        ASSERT_EQ(s.sid, 800);
+        ASSERT_EQ(s.time_ns, 0u);
+        ASSERT_EQ(trace_parse_session("# schedfreqd-session: pid=2 sid=0", &s), 1);
+        ASSERT_EQ(s.sid, 0);
+        ASSERT_EQ(trace_parse_session("# schedfreqd-session: pid=812", &s), -EINVAL);
+        ASSERT_EQ(trace_parse_session("# a comment", &s), 0);
+        ASSERT_EQ(trace_parse_session("            bash   900 [000] 10.000000: sched:sched_stat_runtime: comm=bash "
+                                      "pid=900 runtime=1 [ns]", &s), 0);
+}
+
 /*
  * The task column: comms with spaces and dashes (split at the last dash before the pid), the tgid column of
  * options/record-tgid ("(-------)" unknown), no flags column (options/irq-info off), old 4-character flags.
