@@ -1002,6 +1002,48 @@ static int replay_stream(ReplayContext *ctx, FILE *in, const char *name, char **
         return replay_perf_data_run(ctx, pd, name, ret_error);
 }
 
+/*
+ * Reads @in whatever its format, told from the content: a perf.data file by its magic, a .dat by a first byte
+ * no text starts with, else text. Then what is still held back, up to the error if there was one (as the output
+ * up to it was before).
+ */
+static int replay_input(ReplayContext *ctx, FILE *in, const char *name, char **ret_error) {
+        int c, r;
+
+        if (replay_is_perf_data_file(in))
+                r = replay_perf_data(ctx, fileno(in), name, ret_error);
+        else {
+                c = getc(in);
+                if (c != EOF && ungetc(c, in) == EOF)
+                        return -EIO;
+                if (c == PERF_DATA_MAGIC[0] || c == PERF_DATA_MAGIC[PERF_DATA_MAGIC_LEN - 1])
+                        r = replay_stream(ctx, in, name, ret_error);
+                else
+                        r = c == TRACE_DAT_MAGIC[0] ? replay_dat(ctx, in, name, ret_error) :
+                                                      replay_text(ctx, in, name, ret_error);
+        }
+        r = MIN(r, replay_release(ctx, UINT64_MAX));
+        replay_queue_done(&ctx->held);
+        return r;
+}
+
+/* After the decisions: the comparison with the kernel's frequencies, then the summary. */
+static int replay_epilogue(ReplayContext *ctx) {
+        uint64_t end_ns = MAX(ctx->latest_ns, ctx->latest_kernel_ns);
+
+        if (freq_compare_any_kernel(ctx->compare)) {
+                freq_compare_finish(ctx->compare, end_ns);
+                /* On the decisions' stream; beside a CSV it goes to stderr, to keep the CSV a table. */
+                freq_compare_print(ctx->compare, ctx->topo, ctx->flags & REPLAY_CSV ? stderr : ctx->out);
+        }
+        if (!(ctx->flags & REPLAY_SUMMARY))
+                return 0;
+        replay_report_set_tick(ctx->report, ctx->tick_text);
+        replay_report_finish(ctx->report, end_ns);
+        return replay_report_print_summary(ctx->report, replay_table(ctx->flags) ? ctx->out : stderr,
+                                           ctx->stats->events);
+}
+
 int replay_run(FILE *in, const char *name, const Topology *topo, const Config *cfg, ReplayFlags flags, FILE *out,
                ReplayStats *ret_stats, char **ret_error) {
         _cleanup_(engine_freep) Engine *e = NULL;
@@ -1014,7 +1056,7 @@ int replay_run(FILE *in, const char *name, const Topology *topo, const Config *c
         char tick[32];
         ReplayContext ctx = { .out = out, .topo = topo, .stats = &stats, .flags = flags,
                               .tick_ns = config_tick_ns(cfg), .tick_auto = cfg->tick_usec == 0 };
-        int c, r;
+        int r;
 
         if (topo->n_policies == 0) {
                 if (ret_error)
@@ -1058,37 +1100,13 @@ int replay_run(FILE *in, const char *name, const Topology *topo, const Config *c
         (void) snprintf(ctx.tick_text, sizeof(ctx.tick_text), "%s%s", tick,
                         ctx.tick_auto ? "" : " ([governor] tick_ms)");
 
-        /* The format from the content: a perf.data file by its magic, a .dat by a first byte no text starts with. */
-        if (replay_is_perf_data_file(in))
-                r = replay_perf_data(&ctx, fileno(in), name, ret_error);
-        else {
-                c = getc(in);
-                if (c != EOF && ungetc(c, in) == EOF)
-                        return -EIO;
-                if (c == PERF_DATA_MAGIC[0] || c == PERF_DATA_MAGIC[PERF_DATA_MAGIC_LEN - 1])
-                        r = replay_stream(&ctx, in, name, ret_error);
-                else
-                        r = c == TRACE_DAT_MAGIC[0] ? replay_dat(&ctx, in, name, ret_error) :
-                                                      replay_text(&ctx, in, name, ret_error);
-        }
-        /* What is still held back, up to the error if there was one (as the output up to it was before). */
-        r = MIN(r, replay_release(&ctx, UINT64_MAX));
-        replay_queue_done(&ctx.held);
+        r = replay_input(&ctx, in, name, ret_error);
         if (r < 0)
                 return r;
-        if (freq_compare_any_kernel(compare)) {
-                freq_compare_finish(compare, MAX(ctx.latest_ns, ctx.latest_kernel_ns));
-                /* After the decisions, on the same stream; beside a CSV it goes to stderr, to keep the CSV a table. */
-                freq_compare_print(ctx.compare, ctx.topo, flags & REPLAY_CSV ? stderr : out);
-        }
         stats.tick_ns = ctx.tick_ns;
-        if (flags & REPLAY_SUMMARY) {
-                replay_report_set_tick(report, ctx.tick_text);
-                replay_report_finish(report, MAX(ctx.latest_ns, ctx.latest_kernel_ns));
-                r = replay_report_print_summary(report, replay_table(flags) ? out : stderr, stats.events);
-                if (r < 0)
-                        return r;
-        }
+        r = replay_epilogue(&ctx);
+        if (r < 0)
+                return r;
 
         if (ret_stats)
                 *ret_stats = stats;
