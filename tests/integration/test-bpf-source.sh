@@ -138,8 +138,12 @@ rule_case() { # NAME CONFIG MAX_KHZ
 	wait_for "taskset -c 1 true; [ \"\$(emu_exec cat $CPUFREQ/policy1/scaling_cur_freq)\" -le 1200000 ]" 5
 	local from to
 	from=$("$BUILD/tests/helpers/monotonic")
+	# For a failure: what else ran on CPU 1 in the hog's last second (a task without the rule lifts the clamp).
+	(sleep 1; ps -eLo tid,psr,stat,pcpu,comm --sort=-pcpu | awk 'NR == 1 || $2 == 1' | head -12 >"$TMP/$1.cpu1") &
+	local ps_pid=$!
 	"$HOG" --cpu 1 --seconds 1.5 >/dev/null
 	to=$("$BUILD/tests/helpers/monotonic")
+	wait "$ps_pid"
 	emu_daemon_stop
 	# The share of the hog's last second (its first 0.5 s: the rule reaches the task at its exec, and the
 	# policy falls from before) that policy1 spent above the cap. Not none: a task without a rule queued beside
@@ -156,7 +160,8 @@ rule_case() { # NAME CONFIG MAX_KHZ
 		ok "rule $1 on bpf: policy1 above $(($3 / 1000)) MHz for $above % of the hog's last second (<= 25), $n_rule reason=rule decisions"
 	else
 		fail "rule $1 on bpf: policy1 above $(($3 / 1000)) MHz for <= 25 % of the hog's last second, with reason=rule decisions" \
-			"$above % above, $n_rule reason=rule" "$(grep policy1 "$EMU_LOG" | tail -20)" "$(tail -n 10 "$TMP/$1.out")"
+			"$above % above, $n_rule reason=rule" "$(grep policy1 "$EMU_LOG" | tail -20)" "$(tail -n 10 "$TMP/$1.out")" \
+			"tasks on CPU 1 a second into the hog:" "$(cat "$TMP/$1.cpu1")"
 	fi
 }
 rule_case cap '[rule:cap]\ncomm = hog\nmax_util = 300\n' 1200000
