@@ -205,6 +205,17 @@ int bpf_events_watch_kernel_freq(BpfEvents *b, BpfKernelFreqHandler handler);
 /* False when this build has no BPF source (no BTF on the build machine): bpf_events_new() says -EOPNOTSUPP. */
 bool bpf_events_built(void);
 
+/*
+ * What the kernel's verifier walked to load the programs: instructions processed (bpf_prog_info.verified_insns,
+ * a deterministic count for a given kernel and object), summed over the loaded programs, and the largest. The
+ * load's cost grows with it (docs/benchmarks.md, start-up); tests bound it. -EOPNOTSUPP without the BPF source.
+ */
+typedef struct BpfVerifiedInsns {
+        unsigned programs;
+        uint64_t total, max;
+} BpfVerifiedInsns;
+int bpf_events_verified_insns(const BpfEvents *b, BpfVerifiedInsns *ret);
+
 /* The ring's fd (for tests). */
 int bpf_events_ring_fd(const BpfEvents *b);
 

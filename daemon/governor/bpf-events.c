@@ -78,6 +78,10 @@ int bpf_events_watch_kernel_freq(BpfEvents *b, BpfKernelFreqHandler handler) {
         return -EOPNOTSUPP;
 }
 
+int bpf_events_verified_insns(const BpfEvents *b, BpfVerifiedInsns *ret) {
+        return -EOPNOTSUPP;
+}
+
 BpfEvents *bpf_events_free(BpfEvents *b) {
         return NULL;
 }
@@ -732,6 +736,41 @@ int bpf_events_watch_kernel_freq(BpfEvents *b, BpfKernelFreqHandler handler) {
                 b->kernel_freq = NULL;
                 return r;
         }
+        return 0;
+}
+
+/* bpf_prog_info.verified_insns (5.16+, kernel/bpf/syscall.c bpf_prog_get_info_by_fd(): env->insn_processed). */
+static int program_verified_insns(const struct bpf_program *prog, uint32_t *ret) {
+        struct bpf_prog_info info = {};
+        uint32_t len = sizeof(info);
+        int r;
+
+        r = bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len);
+        if (r < 0)
+                return r;
+        *ret = info.verified_insns;
+        return 0;
+}
+
+int bpf_events_verified_insns(const BpfEvents *b, BpfVerifiedInsns *ret) {
+        struct bpf_program *prog;
+        BpfVerifiedInsns v = {};
+        uint32_t n;
+        int r;
+
+        if (!b || !ret)
+                return -EINVAL;
+        bpf_object__for_each_program(prog, b->skel->obj) {
+                if (bpf_program__fd(prog) < 0)
+                        continue; /* left out: its tracepoint is not in this kernel */
+                r = program_verified_insns(prog, &n);
+                if (r < 0)
+                        return r;
+                v.programs++;
+                v.total += n;
+                v.max = MAX(v.max, (uint64_t) n);
+        }
+        *ret = v;
         return 0;
 }
 

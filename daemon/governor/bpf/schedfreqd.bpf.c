@@ -143,14 +143,40 @@ static __always_inline __u32 rq_nr_clamped(struct rq *rq) {
         return nr > delayed ? nr - delayed : 0;
 }
 
+/* What read_rules() gathers over the rules counted on one CPU. */
+struct rules_ctx {
+        __u32 cpu;
+        __u32 min, max;
+};
+
+/*
+ * bpf_loop() callback: rule @i, if tasks under it are queued on the CPU. The verifier walks a callback's body
+ * until its states converge, whatever the iteration count (kernel/bpf/verifier.c, check_helper_call() ->
+ * push_callback_call() for BPF_FUNC_loop; inline_bpf_loop() turns it back into a plain loop at run time): here
+ * 98 instructions. The same 32-iteration loop written out was walked once per iteration, at each of its two
+ * inlined copies: ~1,800 of the ~7,700 instructions each PELT program took to verify.
+ */
+static int rule_clamp(__u32 i, void *data) {
+        struct rules_ctx *ctx = data;
+        struct sfq_cpu_rules *cr = &sfq_cpu_rules[ctx->cpu & (SFQ_MAX_CPUS - 1)];
+        __u32 rule = i & (SFQ_MAX_RULES - 1);
+
+        if (!cr->count[rule])
+                return 0;
+        ctx->min = max_u32(ctx->min, sfq_rules[rule].min_util);
+        ctx->max = max_u32(ctx->max, sfq_rules[rule].max_util);
+        return 0;
+}
+
 /*
  * The per-process rules' clamp of @rq's CPU (schedfreqd-bpf.h), as uclamp_rq_util_with() takes the rq's: the max
  * over its queued tasks' min and max, a task without a rule counting as (0, 1024); while idle, the max of the
  * last task to leave (uclamp_idle_value()) and a min of 0.
  */
 static __always_inline void read_rules(struct rq *rq, struct sfq_cpu_state *s) {
+        struct rules_ctx ctx = {};
         struct sfq_cpu_rules *cr;
-        __u32 cpu, nr, min = 0, max = 0;
+        __u32 cpu, nr;
 
         s->rule_min = 0;
         s->rule_max = SFQ_CAPACITY_SCALE;
@@ -167,15 +193,11 @@ static __always_inline void read_rules(struct rq *rq, struct sfq_cpu_state *s) {
         }
         if (cr->n == 0)
                 return;
-        for (__u32 i = 0; i < SFQ_MAX_RULES; i++) {
-                if (!cr->count[i])
-                        continue;
-                min = max_u32(min, sfq_rules[i].min_util);
-                max = max_u32(max, sfq_rules[i].max_util);
-        }
-        s->rule_min = min_u32(min, SFQ_CAPACITY_SCALE);
+        ctx.cpu = cpu;
+        bpf_loop(SFQ_MAX_RULES, rule_clamp, &ctx, 0);
+        s->rule_min = min_u32(ctx.min, SFQ_CAPACITY_SCALE);
         /* A queued task without a rule holds the max at the capacity. */
-        s->rule_max = nr > cr->n ? SFQ_CAPACITY_SCALE : min_u32(max, SFQ_CAPACITY_SCALE);
+        s->rule_max = nr > cr->n ? SFQ_CAPACITY_SCALE : min_u32(ctx.max, SFQ_CAPACITY_SCALE);
 }
 
 /*
@@ -244,6 +266,23 @@ static __always_inline void read_rq(struct rq *rq, struct sfq_cpu_state *s) {
                 s->nr_rt_running--;
         /* rt_rq_is_runnable() (kernel/sched/sched.h): rt_queued && rt_nr_running. */
         s->rt_runnable = rt_queued && s->nr_rt_running;
+}
+
+/*
+ * read_rq() of CPU @cpu's runqueue as the caller remembered it (sfq_cpu_state[cpu].rq). A global function: see
+ * sfq_cpu_eval() below. The runqueue goes through the map, not as an argument: a global function's arguments are
+ * checked against its BTF prototype, and a pointer (the tracepoint's struct rq *, PTR_TO_BTF_ID) is not a scalar
+ * (kernel/bpf/verifier.c, btf_check_func_arg_match(): "R%d is not a scalar"); read back from the map value it is
+ * one, and BPF_CORE_READ is a probe read either way.
+ */
+__noinline int sfq_read_cpu(__u32 cpu) {
+        struct sfq_cpu_state *s;
+
+        if (cpu >= SFQ_MAX_CPUS)
+                return -1;
+        s = &sfq_cpu_state[cpu & (SFQ_MAX_CPUS - 1)];
+        read_rq((struct rq *) s->rq, s);
+        return 0;
 }
 
 /* The rq a cfs_rq belongs to when it is that rq's root cfs_rq (the oracle's rule), else NULL. */
@@ -403,9 +442,11 @@ static __always_inline void cpu_compute(struct sfq_cpu_state *s, const struct sf
  * One CPU of policy @policy at @now: its runqueue read again, its iowait boost applied, sugov_get_util(). Returns
  * its perf, or -1 when the CPU is not to be counted (offline, never seen).
  *
- * Global functions (here, sfq_resolve_khz(), sfq_evaluate()) take scalars only and are verified once each,
- * whatever the caller's state: inlined, their branches multiplied with the caller's and every program took half
- * a second to verify.
+ * Global functions (here, sfq_read_cpu(), sfq_on_cpu(), sfq_resolve_khz(), sfq_evaluate()) take scalars only
+ * and are verified once each per program, whatever the callers' state and however many call sites
+ * (kernel/bpf/verifier.c: do_check_subprogs() checks a global function against its BTF prototype alone, and a
+ * call to it only against that prototype): inlined, their branches multiplied with the caller's and every
+ * program took half a second to verify. bpf_events_verified_insns() reads the total; test-bpf-events bounds it.
  */
 __noinline int sfq_cpu_eval(__u32 cpu, __u32 policy, __u64 now) {
         struct sfq_policy_conf *pc;
@@ -420,7 +461,7 @@ __noinline int sfq_cpu_eval(__u32 cpu, __u32 policy, __u64 now) {
         if (!s->rq)
                 return -1; /* never seen: nothing to read (its first PELT update will come) */
         pc = &sfq_policy_conf[policy & (SFQ_MAX_POLICIES - 1)];
-        read_rq((struct rq *) s->rq, s);
+        sfq_read_cpu(cpu);
         cpu_compute(s, pc, iowait_apply(s, now, pc->capacity ?: SFQ_CAPACITY_SCALE));
         return (int) s->perf;
 }
@@ -685,24 +726,22 @@ static __always_inline void maybe_wake(void) {
         bpf_ringbuf_submit(r, 0);
 }
 
-static __always_inline int on_rq(struct rq *rq, const struct rq_event *ev) {
+/*
+ * An event on CPU @cpu's runqueue (remembered in sfq_cpu_state[cpu].rq by on_rq()): its signals read, the hook
+ * call's bookkeeping, then its policy evaluated. A global function, so that a program with several call sites
+ * (the wake-ups have three) has it verified once (sfq_cpu_eval()).
+ */
+__noinline int sfq_on_cpu(__u32 cpu, __u32 event, __s32 pid, bool hook, bool iowait) {
         struct sfq_cpu_state *s;
         struct sfq_cpu_conf *c;
-        __u32 cpu;
 
-        count(SFQ_COUNT_EVENTS);
-        if (!rq)
-                return 0;
-        self_task_learn();
-        maybe_wake();
-        cpu = BPF_CORE_READ(rq, cpu);
         if (cpu >= SFQ_MAX_CPUS)
                 return 0;
         cpu &= SFQ_MAX_CPUS - 1;
         s = &sfq_cpu_state[cpu];
-        read_rq(rq, s);
-        if (ev->hook)
-                hook_call(s, s->time_ns, ev->iowait);
+        sfq_read_cpu(cpu);
+        if (hook)
+                hook_call(s, s->time_ns, iowait);
 
         /*
          * What the daemon itself causes is not evaluated, as the perf source filters out the wake-ups recorded
@@ -719,7 +758,23 @@ static __always_inline int on_rq(struct rq *rq, const struct rq_event *ev) {
                 return 0;
         if (!sfq_policy_conf[c->policy & (SFQ_MAX_POLICIES - 1)].managed)
                 return 0;
-        return sfq_evaluate(c->policy, cpu, ev->event, ev->pid);
+        return sfq_evaluate(c->policy, cpu, event, pid);
+}
+
+static __always_inline int on_rq(struct rq *rq, const struct rq_event *ev) {
+        __u32 cpu;
+
+        count(SFQ_COUNT_EVENTS);
+        if (!rq)
+                return 0;
+        self_task_learn();
+        maybe_wake();
+        cpu = BPF_CORE_READ(rq, cpu);
+        if (cpu >= SFQ_MAX_CPUS)
+                return 0;
+        /* The runqueue reaches sfq_on_cpu() through the map: see sfq_read_cpu(). */
+        sfq_cpu_state[cpu & (SFQ_MAX_CPUS - 1)].rq = (__u64) rq;
+        return sfq_on_cpu(cpu, ev->event, ev->pid, ev->hook, ev->iowait);
 }
 
 static __always_inline __s32 current_pid(void) {
