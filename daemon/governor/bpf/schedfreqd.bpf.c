@@ -590,6 +590,53 @@ static __always_inline bool cpu_in_policy(__u32 cpu, __u32 policy) {
 }
 
 /*
+ * get_next_freq() 6.8+ for policy @p from the utilisation @ctx found: ref * util / cap, ref = cpuinfo.max_freq (a
+ * frequency-invariant kernel), resolved unless the raw frequency is the cached one; then the hold of
+ * sugov_update_single_freq() (single-CPU policies only: "Restore cached freq").
+ */
+static __always_inline __u32 policy_next_khz(struct sfq_policy_conf *pc, struct sfq_policy_state *ps, __u32 p,
+                                             const struct eval_ctx *ctx, __u32 old_khz, bool need) {
+        __u32 cap = pc->capacity ?: SFQ_CAPACITY_SCALE;
+        __u32 raw_khz = (__u32) ((__u64) pc->cpuinfo_max_khz * ctx->perf / cap);
+        __u32 cached = ps->cached_raw_khz, next_khz;
+
+        if (raw_khz == cached && !need) {
+                next_khz = old_khz;
+        } else {
+                ps->cached_raw_khz = raw_khz;
+                next_khz = sfq_resolve_khz(p, raw_khz);
+        }
+        if (pc->n_cpus == 1 && hold_freq(&sfq_cpu_state[ctx->single_cpu & (SFQ_MAX_CPUS - 1)], pc) &&
+            next_khz < old_khz && !need) {
+                next_khz = old_khz;
+                ps->cached_raw_khz = cached;
+        }
+        return next_khz;
+}
+
+/*
+ * The claimed change @rec to the reader, which is woken at once (flags 0: a frequency change is due now). With the
+ * ring full the claim is given back (frequency, @last update time, the deferral) and taken again at a later
+ * evaluation.
+ */
+static __always_inline void submit_change(struct sfq_policy_state *ps, const struct sfq_record *rec, __u64 last) {
+        struct sfq_record *r = bpf_ringbuf_reserve(&sfq_ring, sizeof(*r), 0);
+
+        if (!r) {
+                __sync_val_compare_and_swap(&ps->cur_khz, rec->new_khz, rec->old_khz);
+                ps->last_update_ns = last;
+                if (rec->deferred_since_ns)
+                        __sync_val_compare_and_swap(&ps->pending_since_ns, 0, rec->deferred_since_ns);
+                count(SFQ_COUNT_DROPPED);
+                return;
+        }
+        *r = *rec;
+        bpf_ringbuf_submit(r, 0);
+        count(SFQ_COUNT_RECORDS);
+        last_wake_ns = rec->time_ns;
+}
+
+/*
  * sugov_update_single_freq() / sugov_update_shared() for policy @p after an event on @target's runqueue:
  * the remote rule and the rate limit (sugov_should_update_freq()), the utilisation of every CPU, get_next_freq(),
  * the hold, and a record when the frequency changes (sugov_update_next_freq()).
@@ -599,9 +646,9 @@ __noinline int sfq_evaluate(__u32 p, __u32 target, __u32 event, __s32 pid) {
         struct sfq_policy_state *ps = &sfq_policy_state[p & (SFQ_MAX_POLICIES - 1)];
         __u32 this_cpu = bpf_get_smp_processor_id();
         struct eval_ctx ctx = { .policy = p & (SFQ_MAX_POLICIES - 1) };
-        __u32 old_khz, next_khz, raw_khz, cached, seq, cap;
+        __u32 old_khz, next_khz, seq;
         __u64 now = bpf_ktime_get_ns(), last, since;
-        struct sfq_record *r;
+        struct sfq_record rec;
         bool local, need;
 
         if (p >= SFQ_MAX_POLICIES)
@@ -638,25 +685,8 @@ __noinline int sfq_evaluate(__u32 p, __u32 target, __u32 event, __s32 pid) {
         if (!ctx.any)
                 return 0;
 
-        /* get_next_freq() 6.8+: ref * util / cap, ref = cpuinfo.max_freq (a frequency-invariant kernel). */
-        cap = pc->capacity ?: SFQ_CAPACITY_SCALE;
-        raw_khz = (__u32) ((__u64) pc->cpuinfo_max_khz * ctx.perf / cap);
         old_khz = ps->cur_khz;
-        cached = ps->cached_raw_khz;
-        if (raw_khz == cached && !need) {
-                next_khz = old_khz;
-        } else {
-                ps->cached_raw_khz = raw_khz;
-                next_khz = sfq_resolve_khz(p, raw_khz);
-        }
-
-        /* sugov_update_single_freq(): the hold, single-CPU policies only; "Restore cached freq". */
-        if (pc->n_cpus == 1 && hold_freq(&sfq_cpu_state[ctx.single_cpu & (SFQ_MAX_CPUS - 1)], pc) &&
-            next_khz < old_khz && !need) {
-                next_khz = old_khz;
-                ps->cached_raw_khz = cached;
-        }
-
+        next_khz = policy_next_khz(pc, ps, p, &ctx, old_khz, need);
         /* sugov_update_next_freq(): nothing to do when it does not change (last_freq_update_time stays). */
         if (next_khz == old_khz)
                 return 0;
@@ -665,34 +695,22 @@ __noinline int sfq_evaluate(__u32 p, __u32 target, __u32 event, __s32 pid) {
                 return 0;
         ps->last_update_ns = now;
 
-        r = bpf_ringbuf_reserve(&sfq_ring, sizeof(*r), 0);
-        if (!r) {
-                /* Give the claim back: the change is taken again at a later evaluation. */
-                __sync_val_compare_and_swap(&ps->cur_khz, next_khz, old_khz);
-                ps->last_update_ns = last;
-                if (since)
-                        __sync_val_compare_and_swap(&ps->pending_since_ns, 0, since);
-                count(SFQ_COUNT_DROPPED);
-                return 0;
-        }
-        r->time_ns = now;
-        r->deferred_since_ns = since;
-        r->policy = p;
-        r->old_khz = old_khz;
-        r->new_khz = next_khz;
-        r->cpu = this_cpu;
-        r->target_cpu = target;
-        r->util = ctx.util;
-        r->kind = local ? SFQ_KIND_LOCAL : SFQ_KIND_REMOTE;
-        r->reason = need ? SFQ_REASON_LIMITS : ctx.reason;
-        r->event = event;
-        r->deferred = since != 0;
-        r->pid = pid;
-        r->pad = 0;
-        /* flags 0: the reader is woken at once (a frequency change is due now) */
-        bpf_ringbuf_submit(r, 0);
-        count(SFQ_COUNT_RECORDS);
-        last_wake_ns = now;
+        rec = (struct sfq_record) {
+                .time_ns = now,
+                .deferred_since_ns = since,
+                .policy = p,
+                .old_khz = old_khz,
+                .new_khz = next_khz,
+                .cpu = this_cpu,
+                .target_cpu = target,
+                .util = ctx.util,
+                .kind = local ? SFQ_KIND_LOCAL : SFQ_KIND_REMOTE,
+                .reason = need ? SFQ_REASON_LIMITS : ctx.reason,
+                .event = event,
+                .deferred = since != 0,
+                .pid = pid,
+        };
+        submit_change(ps, &rec, last);
         return 0;
 }
 
