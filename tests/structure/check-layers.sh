@@ -13,7 +13,8 @@
 #   - include/ holds one public header a folder (include/F.h) and the shared helpers' headers, nothing else;
 #   - no include points to a folder ranked above the includer's (an "upward" include);
 #   - no private header is included from outside its folder;
-#   - no two modules include each other (a module: x.c with x.h and x-internal.h).
+#   - no two modules include each other (a module: x.c with x.h and x-internal.h);
+#   - docs/architecture.md, the map, has a row for every source and every header that is not just its .c's.
 # --legacy measures a tree from before the public headers (include/X.h then belonged to X.c), for the figures of
 # issue #26's closing note.
 # Prints TAP-style "ok"/"not ok" lines for tests/run-tests; --report also prints the figures (files per folder,
@@ -115,6 +116,16 @@ END {
 	}
 	if (nfiles == 0) { print "# no sources found under daemon/ and include/"; bad_folder++ }
 	print (bad_folder ? "not ok" : "ok") " - every daemon source is in a ranked subsystem folder"
+	# docs/architecture.md is the map: every source, and every header that is not just its .c'"'"'s, has its row.
+	unmapped = 0
+	while ((getline line < "docs/architecture.md") > 0) if (match(line, /^\| `[^`]+` \|/)) row[substr(line, 4, RLENGTH - 6)] = 1
+	for (i = 1; i <= nfiles; i++) {
+		f = files[i]
+		if (f ~ /\.h$/ && (base(f) in cfile) && dir(cfile[base(f)]) == dir(f)) continue
+		if (f ~ /^include\// && (base(f) in cfile)) continue
+		if (!(f in row)) { print "# not in docs/architecture.md'"'"'s map: " f; unmapped++ }
+	}
+	print (unmapped ? "not ok" : "ok") " - docs/architecture.md names every source file and every header of its own"
 	print (bad_public ? "not ok" : "ok") " - include/ holds one public header a folder and the shared helpers'"'"' only"
 	print (up ? "not ok" : "ok") " - no include points to a folder ranked above its own (" up " do)"
 	print (private_bad ? "not ok" : "ok") " - private headers are included only from their own folder"
