@@ -351,11 +351,14 @@ static bool dat_stream_next(const TraceDat *d, DatStream *s) {
         return s->kbuf ? dat_page_read(s, d->layout.page_size) : dat_stream_read(s);
 }
 
-static int dat_add_stream(TraceDat *d, const DatStream *s) {
+/* Takes @s: it is the reader's from here, or done (freed) when there is no room for it. */
+static int dat_add_stream(TraceDat *d, DatStream *s) {
         DatStream *streams = reallocarray(d->streams, d->n_streams + 1, sizeof(DatStream));
 
-        if (!streams)
+        if (!streams) {
+                dat_stream_done(s);
                 return -ENOMEM;
+        }
         d->streams = streams;
         d->streams[d->n_streams++] = *s;
         return 0;
@@ -371,10 +374,8 @@ static int dat_start_records(TraceDat *d) {
                         if (!dat_stream_read(&s))
                                 continue;
                         r = dat_add_stream(d, &s);
-                        if (r < 0) {
-                                dat_stream_done(&s);
+                        if (r < 0)
                                 return r;
-                        }
                 }
         return 0;
 }
@@ -402,10 +403,8 @@ static int dat_start_pages(TraceDat *d) {
                                 continue;
                         }
                         r = dat_add_stream(d, &s);
-                        if (r < 0) {
-                                dat_stream_done(&s);
+                        if (r < 0)
                                 return r;
-                        }
                 }
         return 0;
 }
