@@ -156,10 +156,10 @@ rule_case() { # NAME CONFIG MAX_KHZ
 		$1 <= b { if (f > cap) t += $1 - (l > a ? l : a); l = $1; f = $3 }
 		END { if (f > cap) t += b - (l > a ? l : a); printf "%d", 100 * t / (b - a) }' "$EMU_LOG")
 	n_rule=$(grep -c ' policy=1 .* reason=rule ' "$TMP/$1.out")
-	if [ "$above" -le 25 ] && [ "$n_rule" -ge 1 ]; then
-		ok "rule $1 on bpf: policy1 above $(($3 / 1000)) MHz for $above % of the hog's last second (<= 25), $n_rule reason=rule decisions"
+	if [ "$above" -le 15 ] && [ "$n_rule" -ge 1 ]; then
+		ok "rule $1 on bpf: policy1 above $(($3 / 1000)) MHz for $above % of the hog's last second (<= 15), $n_rule reason=rule decisions"
 	else
-		fail "rule $1 on bpf: policy1 above $(($3 / 1000)) MHz for <= 25 % of the hog's last second, with reason=rule decisions" \
+		fail "rule $1 on bpf: policy1 above $(($3 / 1000)) MHz for <= 15 % of the hog's last second, with reason=rule decisions" \
 			"$above % above, $n_rule reason=rule" "$(grep policy1 "$EMU_LOG" | tail -20)" "$(tail -n 10 "$TMP/$1.out")" \
 			"tasks on CPU 1 a second into the hog:" "$(cat "$TMP/$1.cpu1")"
 	fi

@@ -799,6 +799,22 @@ static __always_inline __s32 current_pid(void) {
         return (__s32) (__u32) bpf_get_current_pid_tgid();
 }
 
+static __always_inline bool rule_enqueue(struct task_struct *p, __u32 cpu);
+
+/*
+ * A rule given to the task running on @rq (its exec or the start-up scan seen after it was switched in) counts
+ * from the CPU's next update, as uclamp_update_active() (kernel/sched/core.c) applies a task's new clamp at once
+ * when it is queued: counted only at its next switch-in, a CPU-bound task alone on its CPU kept running
+ * unclamped for up to a second (test-bpf-source's rule cases). rq->curr is stable here: PELT updates run under
+ * the rq lock.
+ */
+static __always_inline void rule_curr(struct rq *rq) {
+        struct task_struct *curr = BPF_CORE_READ(rq, curr);
+
+        if (curr && BPF_CORE_READ(curr, pid) != 0)
+                (void) rule_enqueue(curr, BPF_CORE_READ(rq, cpu));
+}
+
 static __always_inline int on_cfs(struct cfs_rq *cfs_rq, __u32 event) {
         struct rq_event ev = { .event = event, .pid = current_pid(), .hook = true };
         struct rq *rq = root_rq_of(cfs_rq);
@@ -807,6 +823,8 @@ static __always_inline int on_cfs(struct cfs_rq *cfs_rq, __u32 event) {
                 count(SFQ_COUNT_EVENTS);
                 return 0; /* a task group's cfs_rq: the root one's update follows */
         }
+        if (rules_on)
+                rule_curr(rq);
         return on_rq(rq, &ev);
 }
 
