@@ -15,8 +15,7 @@
 
 /* ---- value parsers: 0, or -EINVAL with a reason (a static string) ---- */
 
-/* A plain decimal number: digits only (no sign, no spaces, no hex), within [min, max]. */
-static int parse_u64_range(const char *value, uint64_t min, uint64_t max, uint64_t *ret) {
+int parse_u64_range(const char *value, uint64_t min, uint64_t max, uint64_t *ret) {
         uint64_t v = 0;
 
         if (!value || value[0] == '\0')

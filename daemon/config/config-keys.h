@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef int (*ConfigParseFn)(const char *value, void *field, const char **ret_reason);
 
@@ -22,6 +23,10 @@ typedef struct ConfigItem {
 #define POLICY_SECTION "policy"
 
 /* "policyN" with N in canonical decimal → N; -ENOENT when not a policy section, -ERANGE when N is bad. */
+/* A plain decimal number: digits only (no sign, no spaces, no hex), within [min, max]. -EINVAL or -ERANGE. The
+ * numbers of [rule:NAME] sections too (config-rules.c). */
+int parse_u64_range(const char *value, uint64_t min, uint64_t max, uint64_t *ret);
+
 int config_policy_section_id(const char *section);
 /* A section some key belongs to ([policyN] sections: see config_policy_section_id()). */
 bool config_section_known(const char *section);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "config-keys.h"
 #include "config-rules.h"
 #include "macro.h"
 #include "string-util.h"
@@ -130,17 +131,13 @@ static int parse_glob(const RuleItem *item, const char *value, void *field, cons
 }
 
 static int parse_util(const char *value, uint16_t *ret, const char **ret_reason) {
-        unsigned v = 0;
+        uint64_t v;
+        int r;
 
-        *ret_reason = "expected an integer between 0 and 1024";
-        if (value[0] == '\0')
-                return -EINVAL;
-        for (const char *p = value; *p; p++) {
-                if (*p < '0' || *p > '9')
-                        return -EINVAL;
-                v = v * 10 + (unsigned) (*p - '0');
-                if (v > RULE_UTIL_MAX)
-                        return -ERANGE;
+        r = parse_u64_range(value, 0, RULE_UTIL_MAX, &v);
+        if (r < 0) {
+                *ret_reason = "expected an integer between 0 and 1024";
+                return r;
         }
         *ret = (uint16_t) v;
         return 0;
