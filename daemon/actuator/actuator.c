@@ -18,7 +18,8 @@
  * found where each policy lives: it takes them from the topology (cpufreq_sysfs_policy_locate(), policy_prefill())
  * and reads one file again, the governor, which is what the restore writes back (policy_confirm()): 8 sysfs
  * accesses a policy fewer (cpu/online, two stat(2)s, the limits, the frequency, the rate limit's stat(2) and
- * file), 2,048 at 256 policies, each a round trip where sysfs is FUSE (tests/emu).
+ * file), 2,048 at 256 policies, each a round trip where sysfs is FUSE (tests/emu). Those reads (and a resume's
+ * full saves) run several policies at a time (actuator_save_all()); the switches, one after the other.
  */
 
 #include <errno.h>
@@ -38,6 +39,7 @@
 #include "error-text.h"
 #include "fs-util.h"
 #include "log.h"
+#include "parallel.h"
 #include "macro.h"
 #include "topology.h"
 
@@ -550,6 +552,56 @@ static int actuator_state_save(Actuator *a) {
         return state_file_save(a->state_path, keep, n);
 }
 
+/* What actuator_save_all() hands its threads: one result and one message a policy. */
+typedef struct SaveJob {
+        Actuator *a;
+        int *r;
+        char **errors;
+} SaveJob;
+
+static void save_one(size_t k, void *userdata) {
+        SaveJob *job = userdata;
+        HeldPolicy *h = &job->a->held[k];
+
+        if (h->released)
+                return;
+        /* Prefilled by discovery for the take-over only: a resume saves anew (the user may have changed the
+         * policy while paused). */
+        job->r[k] = h->prefilled ? policy_confirm(&job->a->saved[k], h->lock_fd, &job->errors[k])
+                                 : policy_save(&job->a->saved[k], &job->errors[k]);
+        h->prefilled = false;
+}
+
+/*
+ * Saves (or confirms) every policy we are about to take, several at a time where there are many: each policy's
+ * reads are its own (its ActuatorSaved, its files), and they are the take-over's only reads, a governor each at
+ * start-up (policy_confirm()), ~800 sysfs round trips at 256 policies when one waited for the other (parallel.h
+ * says why threads). The first failure in policy order is the one reported, as when they ran in turn; nothing
+ * has been written yet either way.
+ */
+#define SAVE_THREADS 4u
+#define SAVE_PARALLEL_MIN 8u
+
+static int actuator_save_all(Actuator *a, char **error) {
+        _cleanup_free_ int *r = calloc(a->n, sizeof(int));
+        _cleanup_free_ char **errors = calloc(a->n, sizeof(char *));
+        SaveJob job = { .a = a, .r = r, .errors = errors };
+        int ret = 0;
+
+        if (!r || !errors)
+                return -ENOMEM;
+        (void) parallel_for(a->n, a->n >= SAVE_PARALLEL_MIN ? SAVE_THREADS : 1, save_one, &job);
+        for (size_t k = 0; k < a->n; k++) {
+                if (r[k] < 0 && ret == 0) {
+                        ret = r[k];
+                        if (error && !*error)
+                                *error = TAKE_PTR(errors[k]);
+                }
+                free(errors[k]);
+        }
+        return ret;
+}
+
 /* Saves, writes the state file, then switches: the state file is on disk before the first change. Released
  * policies are someone else's: not saved, not taken again (resume). */
 static int actuator_acquire(Actuator *a, char **error) {
@@ -560,18 +612,9 @@ static int actuator_acquire(Actuator *a, char **error) {
                 return 0;
         }
 
-        for (size_t k = 0; k < a->n; k++) {
-                HeldPolicy *h = &a->held[k];
-
-                if (h->released)
-                        continue;
-                /* Prefilled by discovery for the take-over only: a resume saves anew (the user may have
-                 * changed the policy while paused). */
-                r = h->prefilled ? policy_confirm(&a->saved[k], h->lock_fd, error) : policy_save(&a->saved[k], error);
-                h->prefilled = false;
-                if (r < 0)
-                        return r;
-        }
+        r = actuator_save_all(a, error);
+        if (r < 0)
+                return r;
         r = actuator_state_save(a);
         if (r < 0)
                 return error_text_set(error, r, "cannot write the state file %s", a->state_path);

@@ -22,9 +22,12 @@
  * zero timeouts, as tests/emu serves it: ~2.5x a read through a directory fd at 1024 CPUs). So the single
  * values (driver, cpuinfo and scaling limits, governor, current frequency, transition latency, schedutil's
  * rate_limit_us) are read here with openat(2) on one fd of the policy's directory, opened once per policy; the
- * global schedutil/rate_limit_us once per discovery, not once per policy. Those values are also what the
- * take-over saves (actuator.c), which takes them from here instead of reading them again. The Energy Model's
- * inefficient OPPs are not in sysfs: energy-model.c reads them from debugfs, where it is mounted and readable.
+ * global schedutil/rate_limit_us once per discovery, not once per policy, and so are what the driver decides
+ * for all policies (DiscoverShared: scaling_driver, scaling_available_governors, whether cpu_capacity exists).
+ * Those values are also what the take-over saves (actuator.c), which takes them from here instead of reading
+ * them again. Past the first policy the others are read ahead on a few threads (ReadAhead), in the same order
+ * of claims. The Energy Model's inefficient OPPs are not in sysfs: energy-model.c reads them from debugfs,
+ * where it is mounted and readable.
  */
 
 #include <dirent.h>
@@ -45,6 +48,7 @@
 #include "fs-util.h"
 #include "log.h"
 #include "macro.h"
+#include "parallel.h"
 #include "string-util.h"
 #include "topology.h"
 
@@ -398,6 +402,27 @@ static int policy_read_khz(int dir_fd, const char *name, uint32_t *ret) {
         return r;
 }
 
+/*
+ * What one discovery reads once for all policies, through the first policy it reads (shared_learn()):
+ * what belongs to the one cpufreq driver or to the kernel, not to a policy (drivers/cpufreq/cpufreq.c):
+ *  - scaling_driver shows cpufreq_driver->name, the one registered driver's;
+ *  - scaling_available_governors shows the registered governors (or "performance powersave" for a setpolicy
+ *    driver): cpufreq_governor_list, not a policy's;
+ *  - cpuN/cpu_capacity is made for every CPU or for none (drivers/base/arch_topology.c: where the architecture
+ *    uses it, for each CPU as it comes online); its value is the CPU's own;
+ *  - cpufreq/schedutil/rate_limit_us, when the driver has no governor per policy (policy_read_rate_limit()).
+ * Once known, the policies are read without writing to it, so several at a time (cpufreq_discover()).
+ */
+typedef struct DiscoverShared {
+        bool known;                     /* read (through the first policy): the fields below hold */
+        char driver[TOPOLOGY_DRIVER_MAX];
+        char governors[TOPOLOGY_GOVERNORS_MAX];
+        bool no_capacity;               /* cpuN/cpu_capacity absent: not asked of the other CPUs */
+        bool global_rate_limit_read;
+        int global_rate_limit_error;    /* 0, or why cpufreq/schedutil/rate_limit_us could not be read */
+        uint32_t global_rate_limit_us;
+} DiscoverShared;
+
 static int policy_read_driver(int dir_fd, PolicyDesc *p) {
         return policy_read_word(dir_fd, "scaling_driver", p->driver, sizeof(p->driver));
 }
@@ -527,13 +552,6 @@ static int policy_read_latency(int dir_fd, PolicyDesc *p) {
         return 0;
 }
 
-/* What one discovery reads once for all policies. */
-typedef struct DiscoverShared {
-        bool global_rate_limit_read;
-        int global_rate_limit_error;    /* 0, or why cpufreq/schedutil/rate_limit_us could not be read */
-        uint32_t global_rate_limit_us;
-} DiscoverShared;
-
 /* cpufreq/schedutil/rate_limit_us, read at the first policy that needs it: one file for every schedutil
  * policy of a driver without a governor per policy (get_governor_parent_kobj(), drivers/cpufreq/cpufreq.c). */
 static int global_rate_limit(DiscoverShared *shared, uint32_t *ret) {
@@ -576,15 +594,19 @@ static void policy_read_rate_limit(int dir_fd, DiscoverShared *shared, PolicyDes
 }
 
 /* cpuN/cpu_capacity (drivers/base/arch_topology.c); absent on most x86 machines: 0 = none. */
-static int policy_read_capacity(unsigned cpu, PolicyDesc *p) {
+static int policy_read_capacity(unsigned cpu, DiscoverShared *shared, PolicyDesc *p) {
         char path[PATH_MAX];
         uint32_t v;
         int r;
 
+        p->capacity = 0;
+        if (shared->no_capacity)
+                return 0;
         cpu_path(path, sizeof(path), cpu, "cpu_capacity");
         r = cpufreq_sysfs_read_u32(path, &v);
         if (r == -ENOENT) {
-                p->capacity = 0;
+                if (!shared->known)
+                        shared->no_capacity = true;
                 return 0;
         }
         if (r < 0)
@@ -605,52 +627,229 @@ static int policy_read_cur(int dir_fd, PolicyDesc *p) {
         return 0;
 }
 
-/* Reads the policy reached through @cpu (online, in no policy yet), whose directory is @dir_fd and whose
- * cpuN/cpufreq link named policy@link_id (-1: the legacy layout). */
-static int policy_read(unsigned cpu, int dir_fd, int link_id, const cpu_set_t *assigned, DiscoverShared *shared,
-                       PolicyDesc *p, uint32_t **ret_table) {
-        cpu_set_t taken;
+/*
+ * One policy as read through a CPU, before it joins the topology. cpufreq_discover() takes these in CPU order,
+ * from a read made then or from one made ahead of time on another thread; a read's failure counts only when it
+ * is taken (a CPU another policy claims first is never read in that order, and its error is no error).
+ */
+typedef struct PolicyRead {
+        unsigned cpu;
+        bool no_cpufreq;        /* the CPU has no cpufreq directory: nothing read, not an error */
+        int r;                  /* < 0: reading @what failed */
+        const char *what;
+        PolicyDesc p;           /* p.cpus as related_cpus says, before the first claim wins */
+        uint32_t *table;        /* p.frequencies_khz, owned */
+} PolicyRead;
+
+static int policy_read_failed(PolicyRead *pr, int r, const char *what) {
+        pr->r = r;
+        pr->what = what;
+        return r;
+}
+
+/* The values the driver decides (DiscoverShared): from the first policy, read, afterwards copied. */
+static int policy_read_driver_values(unsigned cpu, int dir_fd, const DiscoverShared *shared, PolicyRead *pr) {
+        PolicyDesc *p = &pr->p;
         int r;
 
+        if (shared->known) {
+                memcpy(p->driver, shared->driver, sizeof(p->driver));
+                memcpy(p->governors, shared->governors, sizeof(p->governors));
+                return 0;
+        }
+        r = policy_read_driver(dir_fd, p);
+        if (r < 0)
+                return policy_read_failed(pr, r, "scaling_driver");
+        r = policy_read_governors(cpu, p);
+        if (r < 0)
+                return policy_read_failed(pr, r, "scaling_available_governors");
+        return 0;
+}
+
+/* Reads the policy reached through @cpu (online, in no policy yet) into @pr. Writes to @shared only while it
+ * is not known yet (the first policy's read, on the caller's thread). */
+static int policy_read(unsigned cpu, DiscoverShared *shared, PolicyRead *pr) {
+        _cleanup_close_ int dir_fd = -EBADF;
+        PolicyDesc *p = &pr->p;
+        int link_id, r;
+
+        pr->cpu = cpu;
+        if (policy_open_dir(cpu, &dir_fd, &link_id) < 0) {
+                pr->no_cpufreq = true;
+                return 0;
+        }
         r = policy_read_cpus(cpu, &p->cpus);
         if (r < 0)
-                return log_debug_errno(r, "cpu%u: cannot read related_cpus: %m", cpu);
-        /* Inconsistent sysfs (a CPU claimed by two policies): the first claim wins, topology.h forbids two. */
-        CPU_AND(&taken, &p->cpus, assigned);
-        CPU_XOR(&p->cpus, &p->cpus, &taken);
-
+                return policy_read_failed(pr, r, "related_cpus");
         /* policyN from the link; on the legacy layout the policy's first CPU (topology.h's convention). */
         p->id = link_id >= 0 ? (unsigned) link_id : (unsigned) cpulist_first(&p->cpus);
         p->sysfs_found = true;
         p->sysfs_policy_dir = link_id >= 0;
         p->sysfs_cpu = cpu;
 
-        r = policy_read_driver(dir_fd, p);
-        if (r < 0)
-                return log_debug_errno(r, "cpu%u: cannot read scaling_driver: %m", cpu);
         r = policy_read_limits(dir_fd, p);
         if (r < 0)
-                return log_debug_errno(r, "cpu%u: cannot read cpuinfo/scaling limits and governor: %m", cpu);
-        r = policy_read_governors(cpu, p);
+                return policy_read_failed(pr, r, "cpuinfo/scaling limits and governor");
+        r = policy_read_driver_values(cpu, dir_fd, shared, pr);
         if (r < 0)
-                return log_debug_errno(r, "cpu%u: cannot read scaling_available_governors: %m", cpu);
-        r = policy_read_table(cpu, p, ret_table);
+                return r;
+        r = policy_read_table(cpu, p, &pr->table);
         if (r < 0)
-                return log_debug_errno(r, "cpu%u: cannot read the frequency table: %m", cpu);
+                return policy_read_failed(pr, r, "the frequency table");
         r = policy_read_latency(dir_fd, p);
         if (r < 0)
-                return log_debug_errno(r, "cpu%u: cannot read cpuinfo_transition_latency: %m", cpu);
-        r = policy_read_capacity(cpu, p);
+                return policy_read_failed(pr, r, "cpuinfo_transition_latency");
+        r = policy_read_capacity(cpu, shared, p);
         if (r < 0)
-                return log_debug_errno(r, "cpu%u: cannot read cpu_capacity: %m", cpu);
+                return policy_read_failed(pr, r, "cpu_capacity");
         policy_read_rate_limit(dir_fd, shared, p);
-        return policy_read_cur(dir_fd, p);
+        r = policy_read_cur(dir_fd, p);
+        if (r < 0)
+                return policy_read_failed(pr, r, "scaling_cur_freq");
+        return 0;
+}
+
+/* After the first policy: what it showed of the driver is every policy's; the global rate limit is read now,
+ * so that reads on other threads only read @shared. */
+static void shared_learn(DiscoverShared *shared, const PolicyDesc *first) {
+        uint32_t unused;
+
+        memcpy(shared->driver, first->driver, sizeof(shared->driver));
+        memcpy(shared->governors, first->governors, sizeof(shared->governors));
+        (void) global_rate_limit(shared, &unused);
+        shared->known = true;
+}
+
+/*
+ * Reading ahead. The policies are read in CPU order, each through its first online CPU not yet claimed; on the
+ * current layout a policy's directory is cpufreq/policyN with N the CPU that made it, normally its first. So
+ * once the first policy is read, every policyN whose CPU N is online and unclaimed is read at once, on
+ * DISCOVER_THREADS threads (parallel.h), and the loop takes each read when it reaches N: the same reads as one
+ * after the other, the waits overlapped (256 policies over the tests' FUSE emulator: ~7,000 round trips). A
+ * policy reached otherwise (its N offline, the legacy layout) is read when the loop gets there. Only with
+ * DISCOVER_AHEAD_MIN policies or more: a small machine reads its few policies one after the other, no thread.
+ */
+#define DISCOVER_THREADS 4u
+#define DISCOVER_AHEAD_MIN 8u
+
+typedef struct ReadAhead {
+        DiscoverShared *shared;
+        PolicyRead *reads;      /* ascending cpu */
+        size_t n, next;         /* next: the first not yet taken or passed */
+} ReadAhead;
+
+static ReadAhead *read_ahead_free(ReadAhead *a) {
+        if (!a)
+                return NULL;
+        for (size_t k = 0; k < a->n; k++)
+                free(a->reads[k].table);
+        free(a->reads);
+        free(a);
+        return NULL;
+}
+DEFINE_TRIVIAL_CLEANUP_FUNC(ReadAhead *, read_ahead_free);
+
+static int cmp_read_cpu(const void *a, const void *b) {
+        unsigned x = ((const PolicyRead *) a)->cpu, y = ((const PolicyRead *) b)->cpu;
+
+        return (x > y) - (x < y);
+}
+
+/* The CPUs N > @after of cpufreq/policyN that are present, online and unclaimed, into @a->reads. */
+static int read_ahead_list(ReadAhead *a, unsigned after, const cpu_set_t *usable) {
+        _cleanup_(closedirp) DIR *d = NULL;
+        struct dirent *de;
+        size_t allocated = 0;
+
+        d = opendir(SYSFS_CPU_DIR "/cpufreq");
+        if (!d)
+                return -errno;
+        errno = 0;
+        while ((de = readdir(d))) {
+                uint32_t n;
+
+                if (strncmp(de->d_name, "policy", 6) != 0 || parse_u32_line(de->d_name + 6, &n) < 0 ||
+                    n >= CPU_SETSIZE || n <= after || !CPU_ISSET(n, usable))
+                        continue;
+                if (a->n == allocated) {
+                        size_t want = MAX(allocated * 2, (size_t) 64);
+                        PolicyRead *reads = reallocarray(a->reads, want, sizeof(PolicyRead));
+
+                        if (!reads)
+                                return -ENOMEM;
+                        a->reads = reads;
+                        allocated = want;
+                }
+                a->reads[a->n++] = (PolicyRead) { .cpu = n };
+        }
+        if (errno > 0)
+                return -errno;
+        qsort(a->reads, a->n, sizeof(PolicyRead), cmp_read_cpu);
+        return 0;
+}
+
+static void read_ahead_one(size_t i, void *userdata) {
+        ReadAhead *a = userdata;
+
+        (void) policy_read(a->reads[i].cpu, a->shared, &a->reads[i]);
+}
+
+/* Reads ahead the policies after @after (see above); NULL (no error) when there are too few to be worth it or
+ * the list cannot be had: the loop then reads them itself. */
+static ReadAhead *read_ahead(DiscoverShared *shared, unsigned after, const cpu_set_t *usable) {
+        _cleanup_(read_ahead_freep) ReadAhead *a = NULL;
+
+        if ((unsigned) CPU_COUNT(usable) < DISCOVER_AHEAD_MIN)
+                return NULL;
+        a = calloc(1, sizeof(*a));
+        if (!a || read_ahead_list(a, after, usable) < 0 || a->n < DISCOVER_AHEAD_MIN)
+                return NULL;
+        a->shared = shared;
+        (void) parallel_for(a->n, DISCOVER_THREADS, read_ahead_one, a);
+        return TAKE_PTR(a);
+}
+
+/* The read of @cpu made ahead, or NULL; the caller then owns its table. */
+static PolicyRead *read_ahead_take(ReadAhead *a, unsigned cpu) {
+        if (!a)
+                return NULL;
+        while (a->next < a->n && a->reads[a->next].cpu < cpu)
+                a->next++;
+        if (a->next == a->n || a->reads[a->next].cpu != cpu)
+                return NULL;
+        return &a->reads[a->next++];
+}
+
+/* Adds the policy of @pr to @t: the first claim of a CPU wins, then the EM's inefficient OPPs. */
+static int discover_add(Topology *t, PolicyRead *pr, cpu_set_t *assigned) {
+        _cleanup_free_ uint32_t *table = TAKE_PTR(pr->table), *inefficient = NULL;
+        PolicyDesc *p = &pr->p;
+        cpu_set_t taken;
+        int r;
+
+        if (pr->r < 0)
+                return log_debug_errno(pr->r, "cpu%u: cannot read %s: %m", pr->cpu, pr->what);
+        /* Inconsistent sysfs (a CPU claimed by two policies): the first claim wins, topology.h forbids two. */
+        CPU_AND(&taken, &p->cpus, assigned);
+        CPU_XOR(&p->cpus, &p->cpus, &taken);
+        /* The EM's inefficient OPPs, where debugfs shows them (none elsewhere: energy-model.h). */
+        r = energy_model_inefficient_khz(ENERGY_MODEL_DEBUGFS_DIR, &p->cpus, p->frequencies_khz, p->n_frequencies,
+                                         &inefficient, &p->n_inefficient);
+        if (r < 0)
+                return r;
+        p->inefficient_khz = inefficient;
+        r = topology_add_policy(t, p);
+        if (r < 0)
+                return log_debug_errno(r, "policy%u: cannot add to the topology: %m", p->id);
+        CPU_OR(assigned, assigned, &p->cpus);
+        return 0;
 }
 
 int cpufreq_discover(Topology **ret) {
         _cleanup_(topology_freep) Topology *t = NULL;
+        _cleanup_(read_ahead_freep) ReadAhead *ahead = NULL;
         DiscoverShared shared = {};
-        cpu_set_t present, assigned;
+        cpu_set_t present, assigned, usable;
         int r;
 
         r = topology_new(&t);
@@ -669,28 +868,30 @@ int cpufreq_discover(Topology **ret) {
         /* In ascending order, so the CPU a policy is read through is its first online CPU with cpufreq. */
         CPU_ZERO(&assigned);
         for (unsigned cpu = 0; cpu < CPU_SETSIZE; cpu++) {
-                _cleanup_free_ uint32_t *table = NULL, *inefficient = NULL;
-                _cleanup_close_ int dir_fd = -EBADF;
-                PolicyDesc p = {};
-                int link_id;
+                PolicyRead now = {}, *pr;
 
                 if (!CPU_ISSET(cpu, &present) || !CPU_ISSET(cpu, &t->online) || CPU_ISSET(cpu, &assigned))
                         continue;
-                if (policy_open_dir(cpu, &dir_fd, &link_id) < 0)
-                        continue; /* no cpufreq directory */
-                r = policy_read(cpu, dir_fd, link_id, &assigned, &shared, &p, &table);
+                pr = read_ahead_take(ahead, cpu);
+                if (!pr) {
+                        (void) policy_read(cpu, &shared, &now);
+                        pr = &now;
+                }
+                if (pr->no_cpufreq)
+                        continue;
+                r = discover_add(t, pr, &assigned);
+                free(now.table);
                 if (r < 0)
                         return r;
-                /* The EM's inefficient OPPs, where debugfs shows them (none elsewhere: energy-model.h). */
-                r = energy_model_inefficient_khz(ENERGY_MODEL_DEBUGFS_DIR, &p.cpus, p.frequencies_khz,
-                                                 p.n_frequencies, &inefficient, &p.n_inefficient);
-                if (r < 0)
-                        return r;
-                p.inefficient_khz = inefficient;
-                r = topology_add_policy(t, &p);
-                if (r < 0)
-                        return log_debug_errno(r, "policy%u: cannot add to the topology: %m", p.id);
-                CPU_OR(&assigned, &assigned, &p.cpus);
+                if (!shared.known) {
+                        shared_learn(&shared, &pr->p);
+                        cpu_set_t claimed;
+
+                        CPU_AND(&usable, &present, &t->online);
+                        CPU_AND(&claimed, &usable, &assigned);
+                        CPU_XOR(&usable, &usable, &claimed);
+                        ahead = read_ahead(&shared, cpu, &usable);
+                }
         }
         if (t->n_policies == 0)
                 return log_debug_errno(SYNTHETIC_ERRNO(ENODEV), "no online CPU has a cpufreq directory");

@@ -10,7 +10,8 @@
 # the start-up is mostly these. What the bounds hold (cpufreq-sysfs.c, actuator.c, tests/emu/main.c say why):
 #   - global files once per start-up, not once per policy: online, possible, schedutil/rate_limit_us;
 #   - each policy's single values read once, through one fd of its directory; libcpupower reads the lists
-#     (related_cpus, available governors and frequencies, boost frequencies) through cpuN/cpufreq;
+#     (related_cpus, available frequencies, boost frequencies) through cpuN/cpufreq; what belongs to the
+#     driver, not to a policy (scaling_driver, scaling_available_governors, cpu_capacity's presence), once;
 #   - the take-over takes what discovery read and where it found the policy, reads the governor once more,
 #     and switches with libcpupower: no online, no stat, no second read of the limits or the rate limit;
 #   - the emulator, like sysfs's dcache, looks a name up once and keeps link targets: a path walk through
@@ -19,11 +20,14 @@
 # The counts are exact from run to run (event source alike). Before (b5c435f) and after, for 16 policies:
 # open 322 -> 227, read 290 -> 195, getattr (lookups) 1843 -> 694, readlink 256 -> 96, write 16 -> 16; then
 # (names and links cached by the emulator) getattr 694 -> 85, readlink 96 -> 16; at 64 policies, a second
-# start-up on the same emulator: getattr 129, readlink 0, opendir 129, open 899, read 771, write 64. The bounds
+# start-up on the same emulator: getattr 129, readlink 0, opendir 129, open 899, read 771, write 64; then the
+# driver's values read once (scaling_driver, scaling_available_governors, whether cpu_capacity exists;
+# cpufreq-sysfs.c DiscoverShared): getattr 71, opendir 130 (+1: cpufreq/ listed to read ahead), open 773, read 645
+# (the policies read on several threads change the timing, not the counts). The bounds
 # are those figures per policy plus a fixed slack smaller than the number of policies: one redundant access
 # per policy coming back fails them, and so does a lookup or a readlink per path component (the emulator's
 # zero timeouts before: ~43 getattr and 6 readlinks a policy). Then the daemon goes on (SIGCONT), governs, and
-# puts everything back at SIGTERM.
+# puts everything back at SIGTERM. Last, a take-over whose reads fail on two policies is refused naming the first.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -32,8 +36,9 @@ at_exit 'rm -rf "$TMP"'
 CPU=/sys/devices/system/cpu
 POLICIES=64
 # Per policy, then the fixed part: online, possible and schedutil/rate_limit_us once, and slack (< POLICIES).
-# getattr: the two files a policy lacks here (scaling_boost_frequencies, cpuN/cpu_capacity), asked each time.
-MAX_OPEN=14 MAX_GETATTR=2 MAX_READLINK=0 MAX_OPENDIR=2 MAX_READ=12 MAX_FIXED=12
+# getattr: the file a policy lacks here (scaling_boost_frequencies: a cpufreq-dt policy may have it where another
+# has not, so it is asked each time); cpuN/cpu_capacity is asked once (all CPUs have it or none).
+MAX_OPEN=12 MAX_GETATTR=1 MAX_READLINK=0 MAX_OPENDIR=2 MAX_READ=10 MAX_FIXED=12
 
 daemon_pid=
 at_exit '[ -n "$daemon_pid" ] && kill -KILL "$daemon_pid" 2>/dev/null'
@@ -113,6 +118,24 @@ if [ $rc -eq 0 ] && [ "$now" = "$original" ] && [ ! -e "$TMP/state" ]; then
 else
 	fail "startup-sysfs/restored: exit 0, every policy file as before, no state file" "rc=$rc" \
 		"$(diff <(echo "$original") <(echo "$now"))" "$(show_daemon_log)"
+fi
+
+# The take-over reads each governor again on several threads (actuator_save_all()): when two of those reads
+# fail, the start is refused naming the first policy in policy order, whichever thread failed first, and
+# nothing is changed. after=1: discovery's read of each passes, the take-over's fails.
+emu_sh "echo 'fail cpufreq/policy200/scaling_governor EIO op=read after=1' >$CPU/.emu-faults"
+emu_sh "echo 'fail cpufreq/policy40/scaling_governor EIO op=read after=1' >$CPU/.emu-faults"
+nsenter -m -t "$EMU_NS_PID" -- "$SCHEDFREQD" -c "$TMP/schedfreqd.conf" --state-file "$TMP/state" --no-bus \
+	>"$TMP/out" 2>"$TMP/err"
+rc=$?
+emu_sh "echo clear >$CPU/.emu-faults"
+now=$(emu_sh "$SNAPSHOT")
+if [ $rc -ne 0 ] && grep -q 'policy40: cannot read .*policy40/scaling_governor' "$TMP/err" &&
+	! grep -q 'policy200' "$TMP/err" && [ "$now" = "$original" ] && [ ! -e "$TMP/state" ]; then
+	ok "startup-sysfs/save-failure: refused (exit $rc), naming policy40 (not policy200), nothing changed"
+else
+	fail "startup-sysfs/save-failure: refused, naming policy40 (not policy200), nothing changed" "rc=$rc" \
+		"$(show_daemon_log)" "$(diff <(echo "$original") <(echo "$now"))"
 fi
 
 finish
