@@ -944,17 +944,14 @@ static int replay_read_all(FILE *in, uint8_t **ret, size_t *ret_size) {
         size_t n = 0, allocated = 0;
 
         for (;;) {
+                uint8_t *b;
                 size_t k;
 
-                if (n == allocated) {
-                        size_t grow = allocated ? allocated * 2 : REPLAY_READ_BUFFER_SIZE;
-                        uint8_t *b = realloc(buf, grow);
-
-                        if (!b)
-                                return -ENOMEM;
-                        buf = b;
-                        allocated = grow;
-                }
+                /* Room for one more byte at least: fread() fills all the room there is. */
+                b = greedy_realloc(buf, &allocated, n + 1, 1, REPLAY_READ_BUFFER_SIZE);
+                if (!b)
+                        return -ENOMEM;
+                buf = b;
                 k = fread(buf + n, 1, allocated - n, in);
                 n += k;
                 if (k == 0)
