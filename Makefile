@@ -98,10 +98,11 @@ LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
 # events, model or actuation. The client is not the daemon.
 LIB_ARCHIVE := $(BUILD)/daemon/libdaemon.a
 
-# The emulator (tests/emu/*.c) reuses the topology parser and the CPU-list helpers only.
+# The emulator (tests/emu/*.c) reuses the topology parser and the shared helpers it calls (strings, CPU lists, log,
+# array growth) only.
 EMU_SRC := $(sort $(wildcard tests/emu/*.c))
 EMU_SHARED := daemon/topology/topology.c daemon/topology/topology-parse.c daemon/topology/topology-keys.c daemon/topology/cpufreq-driver.c \
-	daemon/shared/string-util.c daemon/shared/cpulist.c daemon/shared/log.c
+	daemon/shared/string-util.c daemon/shared/cpulist.c daemon/shared/log.c daemon/shared/alloc-util.c
 EMU_OBJ := $(EMU_SRC:%.c=$(BUILD)/%.o) $(EMU_SHARED:%.c=$(BUILD)/emu/%.o)
 
 UNIT_SRC := $(sort $(wildcard tests/unit/test-*.c))

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc-util.h"
 #include "config-errors.h"
 
 void config_errors_done(ConfigErrors *l) {
@@ -42,21 +43,17 @@ void config_errors_set_file(ConfigErrors *l, const char *file) {
 }
 
 void config_error_add(ConfigErrors *l, unsigned line, const char *format, ...) {
+        ConfigError *items;
         char *message;
         va_list ap;
         int r;
 
-        if (l->n == l->allocated) {
-                size_t allocated = MAX(l->allocated * 2, (size_t) 8);
-                ConfigError *items = reallocarray(l->items, allocated, sizeof(ConfigError));
-
-                if (!items) {
-                        l->oom = true;
-                        return;
-                }
-                l->items = items;
-                l->allocated = allocated;
+        items = greedy_realloc(l->items, &l->allocated, l->n + 1, sizeof(ConfigError), 8);
+        if (!items) {
+                l->oom = true;
+                return;
         }
+        l->items = items;
 
         va_start(ap, format);
         r = vasprintf(&message, format, ap);

@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "alloc-util.h"
 #include "config.h"
 #include "config-errors.h"
 #include "config-keys.h"
@@ -147,21 +148,18 @@ static void parse_state_done(ParseState *st) {
 static int read_line(FILE *f, size_t *budget, char **ret, size_t *ret_len) {
         _cleanup_free_ char *buf = NULL;
         size_t n = 0, allocated = 0;
+        char *b;
         int c;
 
         while ((c = getc(f)) != EOF) {
                 if (*budget == 0)
                         return -EFBIG;
                 (*budget)--;
-                if (n + 2 > allocated) {
-                        char *b;
-
-                        allocated = MAX(allocated * 2, (size_t) 128);
-                        b = realloc(buf, allocated);
-                        if (!b)
-                                return -ENOMEM;
-                        buf = b;
-                }
+                /* This byte and the NUL. */
+                b = greedy_realloc(buf, &allocated, n + 2, 1, 128);
+                if (!b)
+                        return -ENOMEM;
+                buf = b;
                 buf[n++] = (char) c;
                 if (c == '\n')
                         break;
@@ -629,15 +627,11 @@ static void name_list_done(NameList *l) {
  * of a pointer stored into an element of a reallocated array */
 ANALYZER_FALSE_POSITIVE_BEGIN("-Wanalyzer-malloc-leak")
 static int name_list_add(NameList *l, const char *name) {
-        if (l->n == l->allocated) {
-                size_t allocated = MAX(l->allocated * 2, (size_t) 8);
-                char **names = reallocarray(l->names, allocated, sizeof(char *));
+        char **names = greedy_realloc(l->names, &l->allocated, l->n + 1, sizeof(char *), 8);
 
-                if (!names)
-                        return -ENOMEM;
-                l->names = names;
-                l->allocated = allocated;
-        }
+        if (!names)
+                return -ENOMEM;
+        l->names = names;
         l->names[l->n] = strdup(name);
         if (!l->names[l->n])
                 return -ENOMEM;

@@ -19,6 +19,7 @@
 
 #include <tracefs.h>
 
+#include "alloc-util.h"
 #include "events.h"
 #include "log.h"
 #include "perf-events-internal.h"
@@ -27,18 +28,17 @@
 #include "tp-decode.h"
 #include "tp-format.h"
 
+/* Room for one more event in the batch. Called for every record drained: the check that there is room stays here,
+ * inlined into the loop, and greedy_realloc() is called only when the batch is full. */
 static int batch_reserve(PerfEvents *p) {
-        size_t want;
         SchedEvent *b;
 
         if (p->n_batch < p->batch_allocated)
                 return 0;
-        want = MAX(p->batch_allocated * 2, (size_t) BATCH_MIN);
-        b = reallocarray(p->batch, want, sizeof(SchedEvent));
+        b = greedy_realloc(p->batch, &p->batch_allocated, p->n_batch + 1, sizeof(SchedEvent), BATCH_MIN);
         if (!b)
                 return -ENOMEM;
         p->batch = b;
-        p->batch_allocated = want;
         return 0;
 }
 

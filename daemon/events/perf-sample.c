@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc-util.h"
 #include "macro.h"
 #include "perf-record.h"
 #include "perf-sample.h"
@@ -40,15 +41,11 @@ int perf_sample_layout_add_attr(PerfSampleLayout *l, const struct perf_event_att
 }
 
 int perf_sample_layout_add_id(PerfSampleLayout *l, uint64_t id, size_t attr) {
-        if (l->n_ids == l->allocated_ids) {
-                size_t n = l->allocated_ids ? l->allocated_ids * 2 : 64;
-                PerfSampleId *ids = realloc(l->ids, n * sizeof(*ids));
+        PerfSampleId *ids = greedy_realloc(l->ids, &l->allocated_ids, l->n_ids + 1, sizeof(*ids), 64);
 
-                if (!ids)
-                        return -ENOMEM;
-                l->ids = ids;
-                l->allocated_ids = n;
-        }
+        if (!ids)
+                return -ENOMEM;
+        l->ids = ids;
         l->ids[l->n_ids++] = (PerfSampleId) { .id = id, .attr = (uint32_t) attr };
         return 0;
 }

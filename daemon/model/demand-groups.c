@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc-util.h"
 #include "demand-groups.h"
 #include "demand-types.h"
 #include "macro.h"
@@ -100,20 +101,16 @@ static size_t session_index(const Demand *d, int32_t pid) {
 
 int dm_session_store(Demand *d, int32_t pid, int32_t sid) {
         size_t i = session_index(d, pid);
+        DemandSession *a;
 
         if (i < d->n_sessions && d->sessions[i].pid == pid) {
                 d->sessions[i].sid = sid;
                 return 0;
         }
-        if (d->n_sessions == d->max_sessions) {
-                size_t n = MAX(d->max_sessions * 2, (size_t) 64);
-                DemandSession *a = reallocarray(d->sessions, n, sizeof(DemandSession));
-
-                if (!a)
-                        return -ENOMEM;
-                d->sessions = a;
-                d->max_sessions = n;
-        }
+        a = greedy_realloc(d->sessions, &d->max_sessions, d->n_sessions + 1, sizeof(DemandSession), 64);
+        if (!a)
+                return -ENOMEM;
+        d->sessions = a;
         memmove(d->sessions + i + 1, d->sessions + i, (d->n_sessions - i) * sizeof(DemandSession));
         d->sessions[i] = (DemandSession) { .pid = pid, .sid = sid };
         d->n_sessions++;
@@ -190,15 +187,10 @@ ANALYZER_FALSE_POSITIVE_BEGIN("-Wanalyzer-malloc-leak")
 static DemandGroup *group_append(Demand *d) {
         DemandGroup *g;
 
-        if (d->n_groups == d->max_groups) {
-                size_t n = MAX(d->max_groups * 2, (size_t) 16);
-
-                g = reallocarray(d->groups, n, sizeof(DemandGroup));
-                if (!g)
-                        return NULL;
-                d->groups = g;
-                d->max_groups = n;
-        }
+        g = greedy_realloc(d->groups, &d->max_groups, d->n_groups + 1, sizeof(DemandGroup), 16);
+        if (!g)
+                return NULL;
+        d->groups = g;
         g = &d->groups[d->n_groups];
         *g = (DemandGroup) {};
         g->rq = calloc(MAX(d->n_cpus, 1u), sizeof(GroupRq));

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc-util.h"
 #include "macro.h"
 #include "replay-lookahead.h"
 
@@ -23,25 +24,20 @@ size_t replay_queue_size(const ReplayQueue *q) {
         return q->n;
 }
 
-/* Room for one more item at the end: the live items moved to the front, or a larger array. */
+/* Room for one more item at the end: the live items moved to the front, and the array grown if still full. */
 static int queue_reserve(ReplayQueue *q) {
         ReplayQueueItem *items;
-        size_t cap;
 
         if (q->head + q->n < q->cap)
                 return 0;
         if (q->head > 0) {
                 memmove(q->items, q->items + q->head, q->n * sizeof(*q->items));
                 q->head = 0;
-                if (q->n < q->cap)
-                        return 0;
         }
-        cap = MAX(q->cap * 2, (size_t) 64);
-        items = reallocarray(q->items, cap, sizeof(*items));
+        items = greedy_realloc(q->items, &q->cap, q->n + 1, sizeof(*items), 64);
         if (!items)
                 return -ENOMEM;
         q->items = items;
-        q->cap = cap;
         return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc-util.h"
 #include "cpulist.h"
 #include "replay-report.h"
 #include "time-util.h"
@@ -98,25 +99,7 @@ bool replay_report_started(const ReplayReport *r) {
         return r->started;
 }
 
-/* @p with room for one more than @n elements of @size: itself, or moved; NULL (and @p untouched) without memory.
- * Not through a void **: gcc's -fanalyzer loses the reallocated block behind the cast (a leak it reports). */
-static void *grow(void *p, size_t *allocated, size_t n, size_t size) {
-        size_t want;
-        void *q;
-
-        if (n < *allocated)
-                return p;
-        want = MAX(*allocated * 2, (size_t) 8);
-        q = reallocarray(p, want, size);
-        if (q)
-                *allocated = want;
-        return q;
-}
-
-/* Adds the time since the last change to the frequency in force, up to @t_ns.
- * analyze: false positive: the grown array is stored in p->times (p points into r->policies, owned by the report
- * and freed by replay_report_free()); gcc 12 loses it at the return (as docs/reliability.md, "Static analysis"). */
-ANALYZER_FALSE_POSITIVE_BEGIN("-Wanalyzer-malloc-leak")
+/* Adds the time since the last change to the frequency in force, up to @t_ns. */
 static int policy_report_advance(PolicyReport *p, uint64_t t_ns) {
         uint64_t held_ns = t_ns > p->since_ns ? t_ns - p->since_ns : 0;
         size_t i;
@@ -125,7 +108,7 @@ static int policy_report_advance(PolicyReport *p, uint64_t t_ns) {
                 if (p->times[i].khz == p->cur_khz)
                         break;
         if (i == p->n_times) {
-                FreqTime *times = grow(p->times, &p->allocated, p->n_times, sizeof(FreqTime));
+                FreqTime *times = greedy_realloc(p->times, &p->allocated, p->n_times + 1, sizeof(FreqTime), 8);
 
                 if (!times)
                         return -ENOMEM;
@@ -136,7 +119,6 @@ static int policy_report_advance(PolicyReport *p, uint64_t t_ns) {
         p->since_ns = MAX(p->since_ns, t_ns);
         return 0;
 }
-ANALYZER_FALSE_POSITIVE_END
 
 int replay_report_decision(ReplayReport *r, const Decision *d) {
         ReplayRowKind kind = replay_row_kind(d);
@@ -147,7 +129,7 @@ int replay_report_decision(ReplayReport *r, const Decision *d) {
                 return 0;
         r->by_kind[kind]++;
         if (kind == REPLAY_ROW_DEFERRED) {
-                uint64_t *waits = grow(r->waits_ns, &r->allocated_waits, r->n_waits, sizeof(uint64_t));
+                uint64_t *waits = greedy_realloc(r->waits_ns, &r->allocated_waits, r->n_waits + 1, sizeof(uint64_t), 8);
 
                 if (!waits)
                         return -ENOMEM;

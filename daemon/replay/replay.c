@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc-util.h"
 #include "cpulist.h"
 #include "events.h"
 #include "governor.h"
@@ -763,17 +764,12 @@ static void dat_lookahead_done(DatLookahead *la) {
  */
 static int on_dat_read_ahead(const SchedEvent *ev, uint64_t index, uint64_t lost, void *userdata) {
         DatLookahead *la = ASSERT_PTR(userdata);
-        DatRecord *rec;
+        DatRecord *records, *rec;
 
-        if (la->n == la->allocated) {
-                size_t n = MAX(la->allocated * 2, (size_t) 1024);
-                DatRecord *records = reallocarray(la->records, n, sizeof(DatRecord));
-
-                if (!records)
-                        return -ENOMEM;
-                la->records = records;
-                la->allocated = n;
-        }
+        records = greedy_realloc(la->records, &la->allocated, la->n + 1, sizeof(DatRecord), 1024);
+        if (!records)
+                return -ENOMEM;
+        la->records = records;
         rec = &la->records[la->n++];
         *rec = (DatRecord) { .has_ev = ev, .index = index, .lost = lost };
         if (ev) {
@@ -948,17 +944,14 @@ static int replay_read_all(FILE *in, uint8_t **ret, size_t *ret_size) {
         size_t n = 0, allocated = 0;
 
         for (;;) {
+                uint8_t *b;
                 size_t k;
 
-                if (n == allocated) {
-                        size_t grow = allocated ? allocated * 2 : REPLAY_READ_BUFFER_SIZE;
-                        uint8_t *b = realloc(buf, grow);
-
-                        if (!b)
-                                return -ENOMEM;
-                        buf = b;
-                        allocated = grow;
-                }
+                /* Room for one more byte at least: fread() fills all the room there is. */
+                b = greedy_realloc(buf, &allocated, n + 1, 1, REPLAY_READ_BUFFER_SIZE);
+                if (!b)
+                        return -ENOMEM;
+                buf = b;
                 k = fread(buf + n, 1, allocated - n, in);
                 n += k;
                 if (k == 0)

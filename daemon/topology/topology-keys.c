@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc-util.h"
 #include "cpulist.h"
 #include "macro.h"
 #include "topology-parse-internal.h"
@@ -144,7 +145,7 @@ static int parse_khz_list(Parser *p, const char *key, const char *what, const ch
                 return -ENOMEM;
 
         for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-                uint32_t khz = 0;
+                uint32_t khz = 0, *a;
                 int r;
 
                 r = parse_khz_value(p, key, w, &khz);
@@ -155,15 +156,10 @@ static int parse_khz_list(Parser *p, const char *key, const char *what, const ch
                 if (n > 0 && khz <= table[n - 1])
                         return parser_error(p, p->line, "%s: %" PRIu32 " after %" PRIu32
                                             ": the %s must be strictly ascending", key, khz, table[n - 1], what);
-                if (n == allocated) {
-                        uint32_t *a;
-
-                        allocated = allocated ? allocated * 2 : 16;
-                        a = realloc(table, allocated * sizeof(uint32_t));
-                        if (!a)
-                                return -ENOMEM;
-                        table = a;
-                }
+                a = greedy_realloc(table, &allocated, n + 1, sizeof(uint32_t), 16);
+                if (!a)
+                        return -ENOMEM;
+                table = a;
                 table[n++] = khz;
         }
         if (n == 0)
