@@ -43,6 +43,7 @@
 
 #include <cpufreq.h>
 
+#include "alloc-util.h"
 #include "cpulist.h"
 #include "energy-model.h"
 #include "fs-util.h"
@@ -766,20 +767,16 @@ static int read_ahead_list(ReadAhead *a, unsigned after, const cpu_set_t *usable
                 return -errno;
         errno = 0;
         while ((de = readdir(d))) {
+                PolicyRead *reads;
                 uint32_t n;
 
                 if (strncmp(de->d_name, "policy", 6) != 0 || parse_u32_line(de->d_name + 6, &n) < 0 ||
                     n >= CPU_SETSIZE || n <= after || !CPU_ISSET(n, usable))
                         continue;
-                if (a->n == allocated) {
-                        size_t want = MAX(allocated * 2, (size_t) 64);
-                        PolicyRead *reads = reallocarray(a->reads, want, sizeof(PolicyRead));
-
-                        if (!reads)
-                                return -ENOMEM;
-                        a->reads = reads;
-                        allocated = want;
-                }
+                reads = greedy_realloc(a->reads, &allocated, a->n + 1, sizeof(PolicyRead), 64);
+                if (!reads)
+                        return -ENOMEM;
+                a->reads = reads;
                 a->reads[a->n++] = (PolicyRead) { .cpu = n };
         }
         if (errno > 0)
