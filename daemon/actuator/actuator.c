@@ -18,8 +18,8 @@
  * found where each policy lives: it takes them from the topology (cpufreq_sysfs_policy_locate(), policy_prefill())
  * and reads one file again, the governor, which is what the restore writes back (policy_confirm()): 8 sysfs
  * accesses a policy fewer (cpu/online, two stat(2)s, the limits, the frequency, the rate limit's stat(2) and
- * file), 2,048 at 256 policies, each a round trip where sysfs is FUSE (tests/emu). Those reads (and a resume's
- * full saves) run several policies at a time (actuator_save_all()); the switches, one after the other.
+ * file), 2,048 at 256 policies, each a round trip where sysfs is FUSE (tests/emu). Where there are many policies,
+ * the locks, the saves and the switches each run several policies at a time (actuator_each()).
  */
 
 #include <errno.h>
@@ -431,11 +431,98 @@ static int actuator_alloc(const Topology *topo, const bool *manage, const char *
         return 0;
 }
 
-/* Checks every managed policy, finds where to write and locks it (actuator_policy_lock()); writes nothing. */
+/*
+ * A step of the take-over done for every policy we hold (not released): its locks, saves and switches. From
+ * ACTUATOR_PARALLEL_MIN policies on, on ACTUATOR_THREADS threads (parallel.h): each step touches only its own
+ * policy (its HeldPolicy, its ActuatorSaved, its files), and one after the other they were the start-up's
+ * longest waits where there are many policies: ~1,800 sysfs round trips at 256 policies over the tests' FUSE
+ * emulator, and on real hardware a governor switch away from schedutil waits for an RCU grace period
+ * (sugov_stop(), kernel/sched/cpufreq_schedutil.c), one a policy when they come in turn. Either way the
+ * failure reported is the first in policy order; in turn, the steps stop there, at once, all are tried (what
+ * the caller undoes is what the steps did: actuator_roll_back() looks at each policy). @crash, a crash point
+ * (crash-point.h), follows each successful step in turn; at once, one for each after all succeeded (crash points
+ * act on the main thread only).
+ */
+#define ACTUATOR_THREADS 8u
+#define ACTUATOR_PARALLEL_MIN 8u
+
+typedef int (*PolicyStep)(Actuator *a, size_t k, char **error);
+
+typedef struct StepJob {
+        Actuator *a;
+        PolicyStep step;
+        int *r;
+        char **errors;
+} StepJob;
+
+static void step_one(size_t k, void *userdata) {
+        StepJob *job = userdata;
+
+        if (!job->a->held[k].released)
+                job->r[k] = job->step(job->a, k, &job->errors[k]);
+}
+
+static int actuator_each_in_turn(Actuator *a, PolicyStep step, const char *crash, char **error) {
+        int r;
+
+        for (size_t k = 0; k < a->n; k++) {
+                if (a->held[k].released)
+                        continue;
+                r = step(a, k, error);
+                if (r < 0)
+                        return r;
+                if (crash)
+                        crash_point(crash);
+        }
+        return 0;
+}
+
+static int actuator_each(Actuator *a, PolicyStep step, const char *crash, char **error) {
+        _cleanup_free_ int *r = NULL;
+        _cleanup_free_ char **errors = NULL;
+        StepJob job;
+        int ret = 0;
+
+        if (a->n < ACTUATOR_PARALLEL_MIN)
+                return actuator_each_in_turn(a, step, crash, error);
+        r = calloc(a->n, sizeof(int));
+        errors = calloc(a->n, sizeof(char *));
+        if (!r || !errors)
+                return -ENOMEM;
+        job = (StepJob) { .a = a, .step = step, .r = r, .errors = errors };
+        (void) parallel_for(a->n, ACTUATOR_THREADS, step_one, &job);
+        for (size_t k = 0; k < a->n; k++) {
+                if (r[k] < 0 && ret == 0) {
+                        ret = r[k];
+                        if (error && !*error)
+                                *error = TAKE_PTR(errors[k]);
+                }
+                free(errors[k]);
+        }
+        for (size_t k = 0; k < a->n && ret == 0 && crash; k++)
+                if (!a->held[k].released)
+                        crash_point(crash);
+        return ret;
+}
+
+/* Checks every managed policy, finds where to write, then locks them all (actuator_policy_lock()); writes nothing. */
+static int lock_step(Actuator *a, size_t k, char **error) {
+        pid_t holder = 0;
+        int r;
+
+        r = actuator_policy_lock(a->saved[k].dir, &a->held[k].lock_fd, &holder);
+        if (r == -EBUSY)
+                return error_text_set(error, r, "policy%u is already governed by another schedfreqd (PID %d), "
+                                      "and a policy has one governor: stop that one first (systemctl stop "
+                                      "schedfreqd, or kill -TERM %d)", a->saved[k].id, (int) holder, (int) holder);
+        if (r < 0)
+                return error_text_set(error, r, "policy%u: cannot open %s", a->saved[k].id, a->saved[k].dir);
+        return 0;
+}
+
 static int actuator_new(const Topology *topo, const bool *manage, const char *state_path, Actuator **ret,
                         char **error) {
         _cleanup_(actuator_freep) Actuator *a = NULL;
-        pid_t holder = 0;
         size_t k = 0;
         int r;
 
@@ -465,18 +552,14 @@ static int actuator_new(const Topology *topo, const bool *manage, const char *st
                 }
                 if (r < 0)
                         return error_text_set(error, r, "policy%u: cannot find its sysfs directory", p->id);
-                r = actuator_policy_lock(a->saved[k].dir, &a->held[k].lock_fd, &holder);
-                if (r == -EBUSY)
-                        return error_text_set(error, r, "policy%u is already governed by another schedfreqd (PID %d), "
-                                         "and a policy has one governor: stop that one first (systemctl stop "
-                                         "schedfreqd, or kill -TERM %d)", p->id, (int) holder, (int) holder);
-                if (r < 0)
-                        return error_text_set(error, r, "policy%u: cannot open %s", p->id, a->saved[k].dir);
                 a->saved[k].id = p->id;
                 a->held[k].prefilled = p->sysfs_found && policy_prefill(p, &a->saved[k]) >= 0;
                 a->held[k].index = (unsigned) i;
                 a->slot[i] = (int) k++;
         }
+        r = actuator_each(a, lock_step, NULL, error);
+        if (r < 0)
+                return r;
         *ret = TAKE_PTR(a);
         return 0;
 }
@@ -552,54 +635,19 @@ static int actuator_state_save(Actuator *a) {
         return state_file_save(a->state_path, keep, n);
 }
 
-/* What actuator_save_all() hands its threads: one result and one message a policy. */
-typedef struct SaveJob {
-        Actuator *a;
-        int *r;
-        char **errors;
-} SaveJob;
+/* Prefilled by discovery for the take-over only: a resume saves anew (the user may have changed the policy
+ * while paused). */
+static int save_step(Actuator *a, size_t k, char **error) {
+        HeldPolicy *h = &a->held[k];
+        int r;
 
-static void save_one(size_t k, void *userdata) {
-        SaveJob *job = userdata;
-        HeldPolicy *h = &job->a->held[k];
-
-        if (h->released)
-                return;
-        /* Prefilled by discovery for the take-over only: a resume saves anew (the user may have changed the
-         * policy while paused). */
-        job->r[k] = h->prefilled ? policy_confirm(&job->a->saved[k], h->lock_fd, &job->errors[k])
-                                 : policy_save(&job->a->saved[k], &job->errors[k]);
+        r = h->prefilled ? policy_confirm(&a->saved[k], h->lock_fd, error) : policy_save(&a->saved[k], error);
         h->prefilled = false;
+        return r;
 }
 
-/*
- * Saves (or confirms) every policy we are about to take, several at a time where there are many: each policy's
- * reads are its own (its ActuatorSaved, its files), and they are the take-over's only reads, a governor each at
- * start-up (policy_confirm()), ~800 sysfs round trips at 256 policies when one waited for the other (parallel.h
- * says why threads). The first failure in policy order is the one reported, as when they ran in turn; nothing
- * has been written yet either way.
- */
-#define SAVE_THREADS 4u
-#define SAVE_PARALLEL_MIN 8u
-
-static int actuator_save_all(Actuator *a, char **error) {
-        _cleanup_free_ int *r = calloc(a->n, sizeof(int));
-        _cleanup_free_ char **errors = calloc(a->n, sizeof(char *));
-        SaveJob job = { .a = a, .r = r, .errors = errors };
-        int ret = 0;
-
-        if (!r || !errors)
-                return -ENOMEM;
-        (void) parallel_for(a->n, a->n >= SAVE_PARALLEL_MIN ? SAVE_THREADS : 1, save_one, &job);
-        for (size_t k = 0; k < a->n; k++) {
-                if (r[k] < 0 && ret == 0) {
-                        ret = r[k];
-                        if (error && !*error)
-                                *error = TAKE_PTR(errors[k]);
-                }
-                free(errors[k]);
-        }
-        return ret;
+static int take_step(Actuator *a, size_t k, char **error) {
+        return policy_take(&a->saved[k], &a->held[k], error);
 }
 
 /* Saves, writes the state file, then switches: the state file is on disk before the first change. Released
@@ -612,7 +660,7 @@ static int actuator_acquire(Actuator *a, char **error) {
                 return 0;
         }
 
-        r = actuator_save_all(a, error);
+        r = actuator_each(a, save_step, NULL, error);
         if (r < 0)
                 return r;
         r = actuator_state_save(a);
@@ -620,15 +668,10 @@ static int actuator_acquire(Actuator *a, char **error) {
                 return error_text_set(error, r, "cannot write the state file %s", a->state_path);
         crash_point("take-over:state-written");
 
-        for (size_t k = 0; k < a->n; k++) {
-                if (a->held[k].released)
-                        continue;
-                r = policy_take(&a->saved[k], &a->held[k], error);
-                if (r < 0) {
-                        actuator_roll_back(a);
-                        return r;
-                }
-                crash_point("take-over:switched");
+        r = actuator_each(a, take_step, "take-over:switched", error);
+        if (r < 0) {
+                actuator_roll_back(a);
+                return r;
         }
         a->is_held = true;
         return 0;

@@ -730,7 +730,7 @@ static void shared_learn(DiscoverShared *shared, const PolicyDesc *first) {
  * policy reached otherwise (its N offline, the legacy layout) is read when the loop gets there. Only with
  * DISCOVER_AHEAD_MIN policies or more: a small machine reads its few policies one after the other, no thread.
  */
-#define DISCOVER_THREADS 4u
+#define DISCOVER_THREADS 8u
 #define DISCOVER_AHEAD_MIN 8u
 
 typedef struct ReadAhead {

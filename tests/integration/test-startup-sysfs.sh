@@ -27,7 +27,8 @@
 # are those figures per policy plus a fixed slack smaller than the number of policies: one redundant access
 # per policy coming back fails them, and so does a lookup or a readlink per path component (the emulator's
 # zero timeouts before: ~43 getattr and 6 readlinks a policy). Then the daemon goes on (SIGCONT), governs, and
-# puts everything back at SIGTERM. Last, a take-over whose reads fail on two policies is refused naming the first.
+# puts everything back at SIGTERM. Last, a take-over whose reads, then whose switches, fail on two policies is
+# refused naming the first, with nothing left changed.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -135,6 +136,24 @@ if [ $rc -ne 0 ] && grep -q 'policy40: cannot read .*policy40/scaling_governor' 
 	ok "startup-sysfs/save-failure: refused (exit $rc), naming policy40 (not policy200), nothing changed"
 else
 	fail "startup-sysfs/save-failure: refused, naming policy40 (not policy200), nothing changed" "rc=$rc" \
+		"$(show_daemon_log)" "$(diff <(echo "$original") <(echo "$now"))"
+fi
+
+# The switches too run several policies at a time (actuator_each()): two refused (EBUSY, as a driver busy with a
+# transition says) fail the start naming the first in policy order, and every governor already switched by
+# then is put back: nothing left changed.
+emu_sh "echo 'fail cpufreq/policy100/scaling_governor EBUSY' >$CPU/.emu-faults"
+emu_sh "echo 'fail cpufreq/policy36/scaling_governor EBUSY' >$CPU/.emu-faults"
+nsenter -m -t "$EMU_NS_PID" -- "$SCHEDFREQD" -c "$TMP/schedfreqd.conf" --state-file "$TMP/state" --no-bus \
+	>"$TMP/out" 2>"$TMP/err"
+rc=$?
+emu_sh "echo clear >$CPU/.emu-faults"
+now=$(emu_sh "$SNAPSHOT")
+if [ $rc -ne 0 ] && grep -q 'policy36: cannot switch cpu36 to the userspace governor' "$TMP/err" &&
+	! grep -q 'policy100' "$TMP/err" && [ "$now" = "$original" ] && [ ! -e "$TMP/state" ]; then
+	ok "startup-sysfs/switch-failure: refused (exit $rc), naming policy36 (not policy100), all put back"
+else
+	fail "startup-sysfs/switch-failure: refused, naming policy36 (not policy100), all put back" "rc=$rc" \
 		"$(show_daemon_log)" "$(diff <(echo "$original") <(echo "$now"))"
 fi
 
