@@ -138,6 +138,8 @@ static int switch_next(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_ns
 static int demand_switch(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_ns) {
         /* Close the span that ends here with the state it had, then change state. */
         (void) demand_advance(d, (unsigned) cpu, now_ns);
+        /* the pick: groups left with only delayed tasks by earlier events lose them (demand-groups.c) */
+        dm_groups_pick(d, (unsigned) cpu);
         cpu_forget_curr(d, cpu, ev->sw.prev_pid);
         switch_prev(d, cpu, ev, now_ns);
         return switch_next(d, cpu, ev, now_ns);
