@@ -473,8 +473,8 @@ void dm_group_sleep_slow(Demand *d, Task *k) {
  * dequeue_entities(DEQUEUE_DELAYED) and picks again (kernel/sched/fair.c). That pick is not traced (it switches to
  * nothing); the model takes it as the CPU's next pick after the group's last runnable task left, so a storm's parent
  * that forks a child and sleeps stays in its group's load while the child runs, and then while the CPU runs other
- * sessions' tasks, until the next switch there (until then it left at the child's exit: that group's load was a
- * third below the kernel's, and each next child started with twice the kernel's initial util, docs/fidelity.md).
+ * sessions' tasks, until the next switch there (it left at the child's exit until then: on a loaded recording
+ * each next child started at 113, median, where the kernel's root rose by 64; now 68. docs/fidelity.md).
  */
 void dm_groups_pick_slow(Demand *d, unsigned cpu) {
         for (size_t i = 0; i < d->n_groups; i++) {

@@ -791,7 +791,8 @@ static unsigned storm_child_util(bool other) {
                 (void) demand_task_info(d, child, &info);
                 (void) feed(d, in_context(sw(t + MSEC_NS / 4, 0, 50, false, child, 120), 50), NULL);
                 if (other) {
-                        (void) feed(d, in_context(wake(SCHED_EVENT_WAKEUP, t + 2 * MSEC_NS, 0, 60, 120, 0), child), NULL);
+                        (void) feed(d, in_context(wake(SCHED_EVENT_WAKEUP, t + 2 * MSEC_NS, 0, 60, 120, 0), child),
+                                    NULL);
                         (void) feed(d, in_context(sw(t + 2 * MSEC_NS + MSEC_NS / 10, 0, child, false, 60, 120), child),
                                     NULL);
                         (void) feed(d, in_context(sw(t + 7 * MSEC_NS, 0, 60, false, 0, 120), 60), NULL);
@@ -800,8 +801,9 @@ static unsigned storm_child_util(bool other) {
                                     NULL);
                 (void) feed(d, in_context(wake(SCHED_EVENT_WAKEUP, t + 8 * MSEC_NS, 0, child, 120, 0), 0), NULL);
                 (void) feed(d, in_context(sw(t + 8 * MSEC_NS + MSEC_NS / 100, 0, 0, false, child, 120), 0), NULL);
-                (void) feed(d, in_context((SchedEvent) { .type = SCHED_EVENT_EXIT, .time_ns = t + 8 * MSEC_NS + MSEC_NS / 10,
-                                                         .cpu = 0, .exit = { .pid = child } }, child), NULL);
+                (void) feed(d, in_context((SchedEvent) { .type = SCHED_EVENT_EXIT,
+                                                         .time_ns = t + 8 * MSEC_NS + MSEC_NS / 10, .cpu = 0,
+                                                         .exit = { .pid = child } }, child), NULL);
                 (void) feed(d, in_context(sw(t + 8 * MSEC_NS + MSEC_NS / 5, 0, child, false, 0, 120), child), NULL);
         }
         return info.util_avg;
