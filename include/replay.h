@@ -52,6 +52,8 @@ typedef struct ReplayStats {
                                     * perf.data's PERF_RECORD_LOST) */
         uint64_t inferred_switch_ins; /* switch-ins the trace lost, put back from sched_stat_runtime
                                     * (replay-lookahead.h) */
+        uint64_t redated_wakeups;  /* wake-ups onto an idle CPU applied at their enqueue, from sched_stat_runtime
+                                    * (replay-lookahead.h) */
         uint64_t tick_ns;          /* the synthetic ticks' period: TICK_NSEC of the recording kernel, or tick_ms */
         ReplayTickSource tick_source;
         unsigned tick_hz;          /* REPLAY_TICK_MEASURED: the HZ measured */

@@ -429,9 +429,8 @@ bool dm_group_touch_slow(Demand *d, Task *k, int delta_queued) {
                 k->delayed = false;
                 q->nr_queued++;
         } else if (delta_queued < 0) {
+                /* the delayed ones stay when the last runnable leaves: dm_groups_pick_slow() */
                 q->nr_queued -= q->nr_queued > 0;
-                if (q->nr_queued == 0)
-                        group_rq_flush_delayed(q);
         }
         return changed;
 }
@@ -440,9 +439,9 @@ bool dm_group_touch_slow(Demand *d, Task *k, int delta_queued) {
  * EEVDF delayed dequeue (6.12+, dequeue_entity(): DELAY_DEQUEUE): a task that goes to sleep while not eligible stays
  * on its cfs_rq, its load still counted, until it is picked (then dequeued) or woken. Eligibility is not modelled: a
  * task that sleeps while others of its group are queued there (it has just run: its lag is negative) is taken as
- * delayed until the group's queue there empties. What it changes is the group's load_avg, which scales a new task's
- * initial util: measured on this kernel (pelt-oracle at sched_wakeup_new), a storm's group held load ~430 for
- * runnable ~150.
+ * delayed, until the CPU's next pick once its group has no runnable task left there (dm_groups_pick_slow()) or the
+ * CPU's idle entry. What it changes is the group's load_avg, which scales a new task's initial util: measured on
+ * this kernel (pelt-oracle at sched_wakeup_new), a storm's group held load ~430 for runnable ~150.
  */
 void dm_group_sleep_slow(Demand *d, Task *k) {
         DemandGroup *g;
@@ -456,6 +455,26 @@ void dm_group_sleep_slow(Demand *d, Task *k) {
         q->nr_delayed++;
         k->delayed = true;
         k->delay_epoch = q->delay_epoch;
+}
+
+/*
+ * A pick on @cpu (a sched_switch there, before its prev is dequeued). A group whose cfs_rq holds only delayed tasks
+ * stays queued on the root: dequeue_entities() leaves a group entity queued while its cfs_rq->load.weight is not 0
+ * ("Don't dequeue parent if it has other entities besides us"), and the delayed ones count in that weight. The root
+ * dequeues them only when it picks that entity: pick_next_entity() takes a delayed entity off with
+ * dequeue_entities(DEQUEUE_DELAYED) and picks again (kernel/sched/fair.c). That pick is not traced (it switches to
+ * nothing); the model takes it as the CPU's next pick after the group's last runnable task left, so a storm's parent
+ * that forks a child and sleeps stays in its group's load while the child runs, and then while the CPU runs other
+ * sessions' tasks, until the next switch there (it left at the child's exit until then: on a loaded recording
+ * each next child started at 113, median, where the kernel's root rose by 64; now 68. docs/fidelity.md).
+ */
+void dm_groups_pick_slow(Demand *d, unsigned cpu) {
+        for (size_t i = 0; i < d->n_groups; i++) {
+                GroupRq *q = &d->groups[i].rq[cpu];
+
+                if (q->live && q->nr_queued == 0 && q->nr_delayed > 0)
+                        group_rq_flush_delayed(q);
+        }
 }
 
 /* __update_blocked_fair() for @cpu: every group's cfs_rq there, then its entity. Returns whether the root changed. */

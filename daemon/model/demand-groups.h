@@ -25,6 +25,7 @@ bool dm_group_attach(Demand *d, Task *k);
 bool dm_group_detach_slow(Demand *d, Task *k, bool lazy);
 bool dm_group_touch_slow(Demand *d, Task *k, int delta_queued);
 void dm_group_sleep_slow(Demand *d, Task *k);
+void dm_groups_pick_slow(Demand *d, unsigned cpu);
 bool dm_groups_blocked_update_slow(Demand *d, unsigned cpu);
 bool dm_groups_busy_balance(Demand *d, unsigned cpu, uint64_t now_ns);
 void dm_groups_cpu_empty_slow(Demand *d, unsigned cpu);
@@ -56,6 +57,11 @@ static inline bool dm_group_touch(Demand *d, Task *k, int delta_queued) {
 static inline void dm_group_sleep(Demand *d, Task *k) {
         if (k->attached_group != TASK_GROUP_ROOT)
                 dm_group_sleep_slow(d, k);
+}
+
+static inline void dm_groups_pick(Demand *d, unsigned cpu) {
+        if (d->n_groups > 0)
+                dm_groups_pick_slow(d, cpu);
 }
 
 static inline bool dm_groups_blocked_update(Demand *d, unsigned cpu) {

@@ -294,7 +294,7 @@ static void task_attach(Demand *d, Task *k, uint64_t now_ns) {
  * a queued task is dequeued, its entity detached from the old group's cfs_rq and attached to the new one's
  * (task_change_group_fair(): detach_task_cfs_rq(), attach_task_cfs_rq(), kernel/sched/fair.c), and enqueued again.
  */
-static void task_change_group(Demand *d, Task *k, int32_t group, uint64_t now_ns) {
+void dm_task_change_group(Demand *d, Task *k, int32_t group, uint64_t now_ns) {
         bool moving = d->groups_on && k->attached && dm_cpu_valid(d, k->cpu);
         bool queued = moving && k->on_rq && !k->rt;
 
@@ -325,7 +325,7 @@ int demand_task_set_session(Demand *d, int32_t pid, int32_t sid, uint64_t now_ns
         if ((k->group != 0 ? k->group : k->pid) == dm_session_group(sid))
                 k->group = dm_session_group(sid);
         else
-                task_change_group(d, k, dm_session_group(sid), now_ns);
+                dm_task_change_group(d, k, dm_session_group(sid), now_ns);
         return 0;
 }
 

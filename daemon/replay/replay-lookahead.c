@@ -144,3 +144,104 @@ int replay_queue_infer_switch_in(ReplayQueue *q, const SchedEvent *ev, uint64_t 
         switch_in_event(ev, s, &item.ev);
         return queue_insert(q, at, &item) < 0 ? -ENOMEM : 1;
 }
+
+/*
+ * Whether a held sched_migrate_task moved @pid before the live item @before and after its last held switch-out: its
+ * wake-up then attaches it where it lands (DO_ATTACH), an update the kernel makes and records a few µs after the
+ * enqueue's clock, still before the traced wake-up; applied at that clock, the attach came before the kernel's
+ * records of the decay that precede it (migrate, quiet: p90 47 -> 75). Such a wake-up is left where it was traced.
+ */
+static bool moved_since_switch_out(const ReplayQueue *q, size_t before, int32_t pid) {
+        const ReplayQueueItem *base = q->items + q->head;
+
+        for (size_t i = before; i > 0; i--) {
+                const SchedEvent *e = &base[i - 1].ev;
+
+                if (e->type == SCHED_EVENT_SWITCH && e->sw.prev_pid == pid)
+                        return false;
+                if (e->type == SCHED_EVENT_MIGRATE && e->migrate.pid == pid)
+                        return true;
+        }
+        return false;
+}
+
+/*
+ * The held items of the wake-up onto an idle CPU that @ev (the task's first sched_stat_runtime there) dates: the
+ * switch-in idle → the task on @ev's CPU, only the task's own events on that CPU after it (no switch, no other
+ * update_curr()) and nothing about the task elsewhere, and before it the task's sched_wakeup onto that CPU with
+ * nothing on that CPU in between. Their indexes in *ret_wake and *ret_switch; false if the items are not so.
+ */
+static bool find_idle_wakeup(const ReplayQueue *q, const SchedEvent *ev, size_t *ret_wake, size_t *ret_switch) {
+        const ReplayQueueItem *base = q->items + q->head;
+        int32_t pid = ev->runtime.pid;
+        size_t i = q->n, sw;
+
+        /* back to the switch-in: everything after it on the CPU in the task's context, nothing about it elsewhere */
+        for (;;) {
+                const ReplayQueueItem *it;
+
+                if (i == 0)
+                        return false;
+                it = &base[--i];
+                if (it->ev.cpu == ev->cpu && it->ev.type == SCHED_EVENT_SWITCH && !it->inferred)
+                        break;
+                if (item_contradicts(it, ev->cpu, pid))
+                        return false;
+        }
+        if (base[i].ev.sw.next_pid != pid || base[i].ev.sw.prev_pid != 0)
+                return false;
+        sw = i;
+        /* back to the wake-up: nothing else on the CPU, nothing else about the task anywhere */
+        while (i > 0) {
+                const ReplayQueueItem *it = &base[--i];
+                const SchedEvent *e = &it->ev;
+
+                if (e->type == SCHED_EVENT_WAKEUP && e->wakeup.pid == pid) {
+                        if (e->wakeup.target_cpu != ev->cpu || moved_since_switch_out(q, i, pid))
+                                return false;
+                        *ret_wake = i;
+                        *ret_switch = sw;
+                        return true;
+                }
+                if (it->inferred || e->cpu == ev->cpu || event_names_task(e, pid))
+                        return false;
+        }
+        return false;
+}
+
+/* Moves the live item @from to just before the live item @to (@to <= @from). */
+static void queue_move_back(ReplayQueue *q, size_t from, size_t to) {
+        ReplayQueueItem *base = q->items + q->head, item = base[from];
+
+        memmove(base + to + 1, base + to, (from - to) * sizeof(*base));
+        base[to] = item;
+}
+
+int replay_queue_redate_wakeup(ReplayQueue *q, const SchedEvent *ev, uint64_t applied_ns) {
+        const ReplayQueueItem *base = q->items + q->head;
+        size_t wake, sw, at;
+        uint64_t s;
+
+        if (ev->type != SCHED_EVENT_RUNTIME || ev->runtime.pid <= 0 || !ev->has_context ||
+            ev->context_pid != ev->runtime.pid || ev->runtime.runtime_ns == 0 || ev->runtime.runtime_ns > ev->time_ns)
+                return 0;
+        s = ev->time_ns - ev->runtime.runtime_ns;
+        if (s <= applied_ns || !find_idle_wakeup(q, ev, &wake, &sw) || s >= base[wake].ev.time_ns)
+                return 0;
+        /* after every held event of the CPU before the wake-up, and after what was applied */
+        at = wake;
+        for (size_t i = wake; i > 0; i--) {
+                const SchedEvent *e = &base[i - 1].ev;
+
+                if (e->cpu == ev->cpu && e->time_ns >= s)
+                        return 0;
+                if (e->time_ns <= s)
+                        break;
+                at = i - 1;
+        }
+        q->items[q->head + wake].ev.time_ns = s;
+        q->items[q->head + sw].ev.time_ns = s;
+        queue_move_back(q, wake, at);
+        queue_move_back(q, sw, at + 1);
+        return 1;
+}

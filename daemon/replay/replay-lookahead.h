@@ -16,6 +16,14 @@
  * t contradicts it: no switch on C, no event on C in another task's context, no event about T elsewhere. The
  * replay applies the candidate only if, once every earlier event is applied, the model has C idle and T not
  * running (replay.c): when the switch-in was recorded, the model already runs T there and nothing is added.
+ *
+ * The same report dates a wake-up onto an idle CPU that was recorded (replay_queue_redate_wakeup()). The kernel
+ * enqueues the task (its PELT update, its cpufreq hook) before sched_wakeup is traced (ttwu_do_activate():
+ * activate_task(), then wakeup_preempt(), then ttwu_do_wakeup()'s trace_sched_wakeup(), kernel/sched/core.c), and on
+ * this VM the trace stamps a wake-up raised on an idle CPU 10-40 µs after the enqueue. The switch-in that follows
+ * does not update the rq clock (wakeup_preempt() → rq_clock_skip_update(): __schedule()'s update_rq_clock() is
+ * skipped), so exec_start, set at the pick, is the enqueue's clock, and the task's PELT counts its run from there:
+ * s = t − R before the traced wake-up says when the enqueue was. The wake-up and the switch-in are applied at s.
  */
 
 #include <stdbool.h>
@@ -47,3 +55,12 @@ size_t replay_queue_size(const ReplayQueue *q);
  * no held event contradicts it (above). Returns 1 if inserted, 0 if not, -ENOMEM.
  */
 int replay_queue_infer_switch_in(ReplayQueue *q, const SchedEvent *ev, uint64_t window_ns, uint64_t applied_ns);
+
+/*
+ * @ev, a sched_stat_runtime about to be pushed: if it is its task's first report after a held switch-in idle → the
+ * task that follows a held sched_wakeup of it onto that CPU (nothing else on the CPU in between, nothing about the
+ * task elsewhere), and its time minus its runtime falls before that wake-up but after every earlier event of the
+ * CPU and after @applied_ns, the wake-up and the switch-in are moved to that time (above). Returns 1 if moved, 0
+ * if not.
+ */
+int replay_queue_redate_wakeup(ReplayQueue *q, const SchedEvent *ev, uint64_t applied_ns);

@@ -528,6 +528,8 @@ static int replay_event(ReplayContext *ctx, const SchedEvent *ev, const char *na
         r = replay_queue_infer_switch_in(&ctx->held, ev, hold_ns, ctx->applied_ns);
         if (r < 0)
                 return r;
+        if (r == 0)
+                ctx->stats->redated_wakeups += (uint64_t) replay_queue_redate_wakeup(&ctx->held, ev, ctx->applied_ns);
         r = replay_queue_push(&ctx->held, ev);
         if (r < 0)
                 return r;

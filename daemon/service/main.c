@@ -255,8 +255,9 @@ static int verb_replay(const char *topology_path, const char *config_path, bool 
                             "was read comes a round late.", trace, stats.late_events, stats.late_max_ns / 1000);
 
         log_debug("%s: %" PRIu64 " lines, %" PRIu64 " events, %" PRIu64 " skipped, %" PRIu64 " changes, %" PRIu64
-                  " lost switch-ins inferred", trace, stats.lines, stats.events, stats.skipped, stats.changes,
-                  stats.inferred_switch_ins);
+                  " lost switch-ins inferred, %" PRIu64 " wake-ups onto an idle CPU moved to their enqueue", trace,
+                  stats.lines, stats.events, stats.skipped, stats.changes, stats.inferred_switch_ins,
+                  stats.redated_wakeups);
         return 0;
 }
 

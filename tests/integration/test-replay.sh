@@ -100,12 +100,13 @@ t=1303000000 policy=0 freq=500000 cpu=1 kind=remote util=0"
 
 # A switch-in the trace lost (lost-switch-in.txt): hog's first sched_stat_runtime after it (1.020000, runtime 3 ms)
 # puts it back at 1.017000 (replay-lookahead.c), where the kernel's PELT started counting the run; without it the
-# model saw the run from 1.020000 only (util 36 there, not 54). The fully recorded run at 1.033 gets nothing added:
-# the line at 1.033005 is its recorded wake-up.
+# model saw the run from 1.020000 only (util 36 there, not 54). The fully recorded run at 1.033 gets nothing added,
+# but its first report dates the enqueue 5 µs before the recorded wake-up (the rq clock of the wake-up, which the
+# switch-in from idle did not update): the wake-up and the switch-in are applied there, at 1.033000, not 1.033005.
 expect lost_switch_in "$(replay two-dt.ini lost-switch-in.txt --print-util | grep -E '^t=10(17|20|33)[0-9]* cpu=1 ')" "\
 t=1017000000 cpu=1 util=38 util_est=51 runnable=38 rt=0 eff=51
 t=1020000000 cpu=1 util=54 util_est=51 runnable=54 rt=0 eff=54
-t=1033005000 cpu=1 util=67 util_est=88 runnable=67 rt=0 eff=88"
+t=1033000000 cpu=1 util=67 util_est=88 runnable=67 rt=0 eff=88"
 
 # Sessions with autogroup (sessions.txt): its '# schedfreqd-session:' lines put shell in worker's session, so shell's
 # child at 1.066 starts from worker's group on cpu0 (+296, not half the capacity: +510 without the lines); shell's

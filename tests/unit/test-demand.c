@@ -766,3 +766,89 @@ TEST(groups_sessions_said_by_the_trace) {
         ASSERT_TRUE(demand_cpu_util_avg(d, 1) > 700);
         ASSERT_TRUE(forked_util(d, t + 5 * MSEC_NS, 20, 32, 1) < 200);
 }
+
+/*
+ * A storm (session 50 on cpu0: every 10 ms the parent wakes, forks a child and sleeps while the child is queued:
+ * delayed, EEVDF), with (@other) or without another session's task (60) running 5 ms on cpu0 after the child's
+ * 2 ms, the CPU idle instead. The child wakes 8 ms into the cycle for its exit. Returns the last child's initial util.
+ */
+static unsigned storm_child_util(bool other) {
+        _cleanup_(demand_freep) Demand *d = NULL;
+        DemandTaskInfo info = {};
+        uint64_t t = T0;
+        int32_t child = 100;
+
+        if (demand_new(2, &d) < 0)
+                return 0;
+        demand_set_autogroup(d, true);
+        (void) demand_task_set_session(d, 50, 50, T0);
+        (void) demand_task_set_session(d, 60, 60, T0);
+        for (unsigned cycle = 0; cycle < 40; cycle++, t += 10 * MSEC_NS) {
+                (void) feed(d, in_context(wake(SCHED_EVENT_WAKEUP, t, 0, 50, 120, 0), 0), NULL);
+                (void) feed(d, in_context(sw(t + MSEC_NS / 100, 0, 0, false, 50, 120), 0), NULL);
+                child++;
+                (void) feed(d, in_context(wake(SCHED_EVENT_WAKEUP_NEW, t + MSEC_NS / 5, 0, child, 120, 0), 50), NULL);
+                (void) demand_task_info(d, child, &info);
+                (void) feed(d, in_context(sw(t + MSEC_NS / 4, 0, 50, false, child, 120), 50), NULL);
+                if (other) {
+                        (void) feed(d, in_context(wake(SCHED_EVENT_WAKEUP, t + 2 * MSEC_NS, 0, 60, 120, 0), child),
+                                    NULL);
+                        (void) feed(d, in_context(sw(t + 2 * MSEC_NS + MSEC_NS / 10, 0, child, false, 60, 120), child),
+                                    NULL);
+                        (void) feed(d, in_context(sw(t + 7 * MSEC_NS, 0, 60, false, 0, 120), 60), NULL);
+                } else
+                        (void) feed(d, in_context(sw(t + 2 * MSEC_NS + MSEC_NS / 10, 0, child, false, 0, 120), child),
+                                    NULL);
+                (void) feed(d, in_context(wake(SCHED_EVENT_WAKEUP, t + 8 * MSEC_NS, 0, child, 120, 0), 0), NULL);
+                (void) feed(d, in_context(sw(t + 8 * MSEC_NS + MSEC_NS / 100, 0, 0, false, child, 120), 0), NULL);
+                (void) feed(d, in_context((SchedEvent) { .type = SCHED_EVENT_EXIT,
+                                                         .time_ns = t + 8 * MSEC_NS + MSEC_NS / 10, .cpu = 0,
+                                                         .exit = { .pid = child } }, child), NULL);
+                (void) feed(d, in_context(sw(t + 8 * MSEC_NS + MSEC_NS / 5, 0, child, false, 0, 120), child), NULL);
+        }
+        return info.util_avg;
+}
+
+/*
+ * EEVDF delayed dequeue in a group: the parent that sleeps while its child is queued stays on the group's cfs_rq, its
+ * load counted, until the root picks the group's entity again, which it does not while another session's task runs
+ * (the CPU's next pick: dm_groups_pick_slow()). So the storm's group holds more load when another session runs
+ * after each child, and its next child starts lower (post_init_entity_util_avg(): util x 1024 / (load + 1)).
+ * Dropping the delayed parent when the child leaves gave both the same.
+ */
+TEST(groups_delayed_until_the_next_pick) {
+        unsigned alone = storm_child_util(false), beside = storm_child_util(true);
+
+        printf("storm child util: cpu idle after each child %u, another session running %u\n", alone, beside);
+        ASSERT_TRUE(alone > 0);
+        ASSERT_TRUE(beside * 10 < alone * 9);
+}
+
+/*
+ * do_exit() → sched_autogroup_exit_task(): the exiting task leaves its session's group for the root's (PF_EXITING:
+ * task_wants_autogroup() false), its util detached from the group's cfs_rq and attached to the root's, so its removal
+ * at the last switch-out is the root's at once. Left in the group, it stayed on the root until the group's next
+ * update: here none, as the CPU goes on with another session's task.
+ */
+TEST(groups_exit_leaves_the_group) {
+        _cleanup_(demand_freep) Demand *d = NULL;
+        uint64_t t = T0 + 64 * MSEC_NS;
+        unsigned u;
+
+        ASSERT_OK(demand_new(2, &d));
+        demand_set_autogroup(d, true);
+        ASSERT_OK(demand_task_set_session(d, 40, 40, T0));
+        ASSERT_OK(demand_task_set_session(d, 60, 60, T0));
+        ASSERT_OK(feed(d, sw(T0, 1, 0, false, 40, 120), NULL));
+        for (unsigned k = 1; k <= 64; k++)
+                (void) demand_advance(d, 1, T0 + k * MSEC_NS);
+        u = demand_cpu_util_avg(d, 1);
+        ASSERT_TRUE(u > 700);
+        ASSERT_OK(feed(d, in_context(wake(SCHED_EVENT_WAKEUP, t, 1, 60, 120, 1), 40), NULL));
+        ASSERT_OK(feed(d, in_context((SchedEvent) { .type = SCHED_EVENT_EXIT, .time_ns = t + MSEC_NS / 10, .cpu = 1,
+                                                    .exit = { .pid = 40 } }, 40), NULL));
+        ASSERT_TRUE(demand_cpu_util_avg(d, 1) + 5 >= u);          /* moved to the root: still counted while it runs */
+        ASSERT_OK(feed(d, in_context(sw(t + MSEC_NS / 5, 1, 40, false, 60, 120), 40), NULL));
+        ASSERT_TRUE(demand_cpu_util_avg(d, 1) < 50);              /* gone at its last switch-out */
+        ASSERT_ERROR(demand_task_info(d, 40, &(DemandTaskInfo) {}), ENOENT);
+}

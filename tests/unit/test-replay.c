@@ -480,3 +480,43 @@ TEST(tick_too_few) {
 }
 
 DEFINE_TEST_MAIN
+
+/*
+ * A wake-up onto an idle cpu1, recorded 20 µs after the enqueue's clock, which the task's first sched_stat_runtime
+ * gives (exec_start: the switch-in from idle did not update the rq clock): the wake-up and the switch-in are applied
+ * there (replay_queue_redate_wakeup()), as the kernel's PELT and cpufreq hook saw them. Not for a task that was
+ * moved since it slept (its attach, recorded later than the clock), nor when the report points after the wake-up.
+ */
+#define IDLE_WAKE(migrate, runtime) \
+        "       a   400 [001] 0.990000: sched:sched_stat_runtime: comm=a pid=400 runtime=1000000 [ns]\n" \
+        "       a   400 [001] 0.990000: sched:sched_switch: prev_comm=a prev_pid=400 prev_prio=120 prev_state=S ==> " \
+        "next_comm=swapper/1 next_pid=0 next_prio=120\n" \
+        migrate \
+        "  swapper/1     0 [001] 1.000020: sched:sched_wakeup: comm=a pid=400 prio=120 target_cpu=001\n" \
+        "  swapper/1     0 [001] 1.000030: sched:sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 " \
+        "prev_state=R ==> next_comm=a next_pid=400 next_prio=120\n" \
+        "       a   400 [001] 1.004000: sched:sched_stat_runtime: comm=a pid=400 runtime=" runtime " [ns]\n" \
+        "       a   400 [001] 1.005000: sched:sched_switch: prev_comm=a prev_pid=400 prev_prio=120 prev_state=S ==> " \
+        "next_comm=swapper/1 next_pid=0 next_prio=120\n"
+#define MIGRATE_A "  swapper/0     0 [000] 0.995000: sched:sched_migrate_task: comm=a pid=400 prio=120 orig_cpu=0 " \
+                  "dest_cpu=1\n"
+
+TEST(idle_wakeup_at_its_enqueue) {
+        _cleanup_(replayed_done) Replayed at = {}, moved = {}, later = {};
+
+        at = replay_text(IDLE_WAKE("", "4000000"), "two-dt.ini", NULL, REPLAY_PRINT_UTIL);
+        ASSERT_EQ(at.r, 0);
+        ASSERT_U64_EQ(at.stats.redated_wakeups, 1);
+        ASSERT_TRUE(strstr(at.out, "t=1000000000 cpu=1 "));
+        ASSERT_TRUE(!strstr(at.out, "t=1000020000 cpu=1 "));
+
+        moved = replay_text(IDLE_WAKE(MIGRATE_A, "4000000"), "two-dt.ini", NULL, REPLAY_PRINT_UTIL);
+        ASSERT_EQ(moved.r, 0);
+        ASSERT_U64_EQ(moved.stats.redated_wakeups, 0);
+        ASSERT_TRUE(strstr(moved.out, "t=1000020000 cpu=1 "));
+
+        later = replay_text(IDLE_WAKE("", "3970000"), "two-dt.ini", NULL, REPLAY_PRINT_UTIL);
+        ASSERT_EQ(later.r, 0);
+        ASSERT_U64_EQ(later.stats.redated_wakeups, 0);
+        ASSERT_TRUE(strstr(later.out, "t=1000020000 cpu=1 "));
+}
