@@ -121,40 +121,28 @@ else
 		"$(diff <(echo "$original") <(echo "$now"))" "$(show_daemon_log)"
 fi
 
-# The take-over reads each governor again on several threads (actuator_save_all()): when two of those reads
-# fail, the start is refused naming the first policy in policy order, whichever thread failed first, and
-# nothing is changed. after=1: discovery's read of each passes, the take-over's fails.
-emu_sh "echo 'fail cpufreq/policy200/scaling_governor EIO op=read after=1' >$CPU/.emu-faults"
-emu_sh "echo 'fail cpufreq/policy40/scaling_governor EIO op=read after=1' >$CPU/.emu-faults"
-nsenter -m -t "$EMU_NS_PID" -- "$SCHEDFREQD" -c "$TMP/schedfreqd.conf" --state-file "$TMP/state" --no-bus \
-	>"$TMP/out" 2>"$TMP/err"
-rc=$?
-emu_sh "echo clear >$CPU/.emu-faults"
-now=$(emu_sh "$SNAPSHOT")
-if [ $rc -ne 0 ] && grep -q 'policy40: cannot read .*policy40/scaling_governor' "$TMP/err" &&
-	! grep -q 'policy200' "$TMP/err" && [ "$now" = "$original" ] && [ ! -e "$TMP/state" ]; then
-	ok "startup-sysfs/save-failure: refused (exit $rc), naming policy40 (not policy200), nothing changed"
-else
-	fail "startup-sysfs/save-failure: refused, naming policy40 (not policy200), nothing changed" "rc=$rc" \
-		"$(show_daemon_log)" "$(diff <(echo "$original") <(echo "$now"))"
-fi
-
-# The switches too run several policies at a time (actuator_each()): two refused (EBUSY, as a driver busy with a
-# transition says) fail the start naming the first in policy order, and every governor already switched by
-# then is put back: nothing left changed.
-emu_sh "echo 'fail cpufreq/policy100/scaling_governor EBUSY' >$CPU/.emu-faults"
-emu_sh "echo 'fail cpufreq/policy36/scaling_governor EBUSY' >$CPU/.emu-faults"
-nsenter -m -t "$EMU_NS_PID" -- "$SCHEDFREQD" -c "$TMP/schedfreqd.conf" --state-file "$TMP/state" --no-bus \
-	>"$TMP/out" 2>"$TMP/err"
-rc=$?
-emu_sh "echo clear >$CPU/.emu-faults"
-now=$(emu_sh "$SNAPSHOT")
-if [ $rc -ne 0 ] && grep -q 'policy36: cannot switch cpu36 to the userspace governor' "$TMP/err" &&
-	! grep -q 'policy100' "$TMP/err" && [ "$now" = "$original" ] && [ ! -e "$TMP/state" ]; then
-	ok "startup-sysfs/switch-failure: refused (exit $rc), naming policy36 (not policy100), all put back"
-else
-	fail "startup-sysfs/switch-failure: refused, naming policy36 (not policy100), all put back" "rc=$rc" \
-		"$(show_daemon_log)" "$(diff <(echo "$original") <(echo "$now"))"
-fi
+# A take-over whose steps fail on two policies, run several policies at a time (actuator_each()): the start is
+# refused naming the first policy in policy order, whichever thread failed first, and nothing is left changed.
+refused() { # NAME FIRST LATER MESSAGE RULE (policyN/ in RULE is each of FIRST and LATER in turn)
+	local name=$1 first=$2 later=$3 message=$4 rule=$5 rc now
+	emu_sh "echo 'fail cpufreq/policy$later/$rule' >$CPU/.emu-faults"
+	emu_sh "echo 'fail cpufreq/policy$first/$rule' >$CPU/.emu-faults"
+	nsenter -m -t "$EMU_NS_PID" -- "$SCHEDFREQD" -c "$TMP/schedfreqd.conf" --state-file "$TMP/state" --no-bus \
+		>"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	emu_sh "echo clear >$CPU/.emu-faults"
+	now=$(emu_sh "$SNAPSHOT")
+	if [ $rc -ne 0 ] && grep -q "policy$first: $message" "$TMP/err" && ! grep -q "policy$later" "$TMP/err" &&
+		[ "$now" = "$original" ] && [ ! -e "$TMP/state" ]; then
+		ok "startup-sysfs/$name: refused (exit $rc), naming policy$first (not policy$later), nothing left changed"
+	else
+		fail "startup-sysfs/$name: refused, naming policy$first (not policy$later), nothing left changed" "rc=$rc" \
+			"$(show_daemon_log)" "$(diff <(echo "$original") <(echo "$now"))"
+	fi
+}
+# The governor read again (after=1: discovery's read passes, the take-over's fails).
+refused save-failure 40 200 "cannot read .*policy40/scaling_governor" "scaling_governor EIO op=read after=1"
+# The switch refused (EBUSY, a driver busy with a transition): what was switched by then is put back.
+refused switch-failure 36 100 "cannot switch cpu36 to the userspace governor" "scaling_governor EBUSY"
 
 finish
