@@ -802,7 +802,8 @@ static ReadAhead *read_ahead(DiscoverShared *shared, unsigned after, const cpu_s
         if (!a || read_ahead_list(a, after, usable) < 0 || a->n < DISCOVER_AHEAD_MIN)
                 return NULL;
         a->shared = shared;
-        (void) parallel_for(a->n, DISCOVER_THREADS, read_ahead_one, a);
+        log_debug("Read %zu cpufreq policies ahead on %u threads.", a->n,
+                  parallel_for(a->n, DISCOVER_THREADS, read_ahead_one, a));
         return TAKE_PTR(a);
 }
 
