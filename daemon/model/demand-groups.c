@@ -117,6 +117,17 @@ int dm_session_store(Demand *d, int32_t pid, int32_t sid) {
         return 0;
 }
 
+/* @pid exited: its session is no longer said (a pid used again is a new task, which takes its parent's at its fork,
+ * and the live daemon's sessions, read for every task at start-up, would otherwise only grow). */
+void dm_session_forget_slow(Demand *d, int32_t pid) {
+        size_t i = session_index(d, pid);
+
+        if (i == d->n_sessions || d->sessions[i].pid != pid)
+                return;
+        memmove(d->sessions + i, d->sessions + i + 1, (d->n_sessions - i - 1) * sizeof(DemandSession));
+        d->n_sessions--;
+}
+
 /* The task group of session @sid: the root for the kernel's (0: kernel threads, autogroup_default), else its key. */
 int32_t dm_session_group(int32_t sid) {
         return sid > 0 ? sid : TASK_GROUP_ROOT;
