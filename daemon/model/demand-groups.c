@@ -27,8 +27,10 @@
  *     seen with a kernel thread's name, and what kernel threads fork (user-mode helpers);
  *   - init's children start their own session (services and gettys call setsid());
  *   - a task first seen other than at its fork heads a group of its own until it is known better.
- * setsid() itself is not a sched event: a shell in a new terminal starts a group of its own in the kernel, stays in
- * its parent's here (docs/fidelity.md, difference 12). Load weights are nice 0's (se_weight() = 1024).
+ * setsid() itself is not a sched event: the sessions are said from outside (demand_task_set_session()): replay's
+ * setsid lines and session comments, the live daemon's /proc and proc connector (manager-sessions.c); without them a
+ * shell in a new terminal, which starts a group of its own in the kernel, stays in its parent's here
+ * (docs/fidelity.md, difference 12). Load weights are nice 0's (se_weight() = 1024).
  */
 
 #include <stdlib.h>
