@@ -5,8 +5,8 @@
  * include/events.h: the public interface of daemon/events/ (scheduler events from the kernel or from a recording,
  * as SchedEvents: the live perf source, the proc connector, CPU uevents, and replay's trace readers). The one
  * header of that folder the rest of the tree includes; its private headers stay in daemon/events/. Sections, in
- * dependency order: sched-event, perf-events, task-names, proc-conn, trace-dat, trace-parse, trace-perfdata,
- * uevent.
+ * dependency order: sched-event, perf-events, task-names, proc-conn, proc-sessions, trace-dat, trace-parse,
+ * trace-perfdata, uevent.
  */
 
 #include <errno.h>
@@ -457,6 +457,7 @@ typedef struct ProcConnOptions {
         bool no_filter;                 /* do not ask the kernel (6.6+) for fork/exec/comm/exit only */
         bool no_initial_scan;           /* do not fill the table from /proc once subscribed */
         bool skip_namespace_check;      /* tests: rely on the subscription handshake alone */
+        bool sessions;                  /* the filter also passes setsid() (PROC_EVENT_SID): proc-sessions */
         ProcConnHandler handler;        /* optional */
         void *userdata;
 } ProcConnOptions;
@@ -513,6 +514,29 @@ int proc_conn_get_fd(const ProcConn *p);
  */
 bool proc_conn_error_is_unavailable(int r);
 const char *proc_conn_unavailable_reason(int r);
+
+/*
+ * Every task's session from /proc (proc-sessions.c), for the task groups of autogroup in the live daemon: with
+ * kernel.sched_autogroup_enabled every session's tasks share a task group (kernel/sched/autogroup.c), and the sched
+ * tracepoints name no task's session. Read once at start-up; a setsid() afterwards is the proc connector's
+ * PROC_EVENT_SID (ProcConnOptions.sessions), after which proc_sessions_process() names the process's threads.
+ * Threads share their process's session (signal->pids[PIDTYPE_SID]). No logging.
+ */
+
+/* Called for each task (thread) @tid in session @sid (0: the kernel's, kernel threads); a negative return stops. */
+typedef int (*ProcSessionHandler)(int32_t tid, int32_t sid, void *userdata);
+
+/* The session, the sixth field of a /proc/PID/stat line (fs/proc/array.c, do_task_stat(); counted after the comm's
+ * last ')'). -EINVAL when @stat is not such a line. */
+int proc_stat_session(const char *stat, int32_t *ret_sid);
+/* @handler for every thread of every process under @proc_root (NULL: /proc) with its process's session: one stat
+ * read a process, its threads from PID/task/. Tasks that exit meanwhile are skipped. Returns the number of tasks
+ * named, the handler's negative return, or -errno when @proc_root cannot be read. */
+int proc_sessions_scan(const char *proc_root, ProcSessionHandler handler, void *userdata);
+/* @handler for each thread of process @tgid (PROC_EVENT_SID: @sid = @tgid), @tgid alone when it has no task/
+ * directory (gone). Returns the number of tasks named, the handler's negative return, or -errno. */
+int proc_sessions_process(const char *proc_root, int32_t tgid, int32_t sid, ProcSessionHandler handler,
+                          void *userdata);
 
 /*
  * A trace-cmd .dat file (`trace-cmd record`, the file KernelShark reads): its binary records of the sched

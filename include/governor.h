@@ -401,7 +401,9 @@ int engine_cpu_state(const Engine *e, unsigned cpu, CpuState *ret);
  */
 bool engine_switch_in_lost(const Engine *e, unsigned cpu, int32_t pid);
 
-/* Task @pid is in session @sid from @time_ns (demand_task_set_session()): its task group, with autogroup. */
+/* Task @pid is in session @sid from @time_ns, or from the last event applied if that is later
+ * (demand_task_set_session()): its task group, with autogroup. Replay's setsid and session lines, the live
+ * daemon's /proc and proc connector (manager-sessions.c). */
 int engine_task_session(Engine *e, int32_t pid, int32_t sid, uint64_t time_ns);
 
 /*

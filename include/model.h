@@ -139,8 +139,9 @@ void demand_set_silence(Demand *d, uint64_t silence_ns);
 void demand_set_autogroup(Demand *d, bool autogroup);
 /*
  * Task @pid is in session @sid (0: the kernel's, the root task group) from @now_ns: said by the trace for the
- * tasks that existed before it, or by setsid() (trace-parse.h, TraceSession). Kept for when the task is first
- * seen; a known task attached to a CPU moves to its new group there at once (sched_move_task()).
+ * tasks that existed before it, or by setsid() (trace-parse.h, TraceSession); in the live daemon by /proc at
+ * start-up and the proc connector's setsid events. Kept for when the task is first seen, forgotten at its exit; a
+ * known task attached to a CPU moves to its new group there at once (sched_move_task()).
  */
 int demand_task_set_session(Demand *d, int32_t pid, int32_t sid, uint64_t now_ns);
 bool demand_cpu_silent(const Demand *d, unsigned cpu, uint64_t now_ns);

@@ -35,8 +35,10 @@ const char *cpufreq_driver_userspace_hint(const char *driver);
  *   [system]                      optional
  *   online = 0-3                  CPUs online (default: every CPU of every policy)
  *   possible = 0-7                CPUs possible/present (default: 0..highest CPU of any policy)
- *   autogroup = yes               optional: kernel.sched_autogroup_enabled (default no): every session's tasks
- *                                 share a task group, whose cfs_rq a new task's initial util comes from
+ *   autogroup = yes               optional (default no): the kernel schedules every session's tasks in a task
+ *                                 group of their own (kernel.sched_autogroup_enabled = 1 and every task in the
+ *                                 root cpu cgroup), whose cfs_rq a new task's initial util comes from; the model
+ *                                 then follows the groups. Discovery sets it where that holds (autogroup.c)
  *
  *   [policy0]                     one section per policy; N is the policy number (its first CPU by convention)
  *   cpus = 0-3                    related_cpus (all CPUs of the policy, offline ones included)
@@ -103,7 +105,7 @@ typedef struct Topology {
         size_t n_policies;
         cpu_set_t online;
         cpu_set_t possible;
-        bool autogroup;                /* [system] autogroup: kernel.sched_autogroup_enabled */
+        bool autogroup;                /* [system] autogroup: the kernel groups tasks by session */
 } Topology;
 
 Topology *topology_free(Topology *t);
@@ -196,7 +198,7 @@ struct cpufreq_available_governors;
 
 /*
  * Builds the topology of the live machine: one policy per cpufreq policy that has at least one online CPU, in
- * the order of their ids. Returns 0; -ENODEV when no online CPU has cpufreq (no driver loaded); another negative
+ * the order of their ids, and [system] autogroup from /proc/sys and /sys/fs/cgroup (autogroup.c). Returns 0; -ENODEV when no online CPU has cpufreq (no driver loaded); another negative
  * errno when a policy cannot be read (details at debug level).
  */
 int cpufreq_discover(Topology **ret);

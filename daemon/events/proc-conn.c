@@ -159,8 +159,8 @@ static int proc_message_event(const uint8_t *p, size_t size, struct cn_msg *ret_
 }
 
 /* The fields of @ev's kind into @e; returns how many bytes of the event they need (its struct's end). */
-/* proc_event_fill() for the events the daemon's filter keeps out (uid, gid, sid, ptrace, coredump), and unknown
- * ones. */
+/* proc_event_fill() for the events the daemon's filter keeps out (uid, gid, ptrace, coredump; sid unless it
+ * follows sessions: ProcConnOptions.sessions), and unknown ones. */
 static size_t proc_event_fill_other(const struct proc_event *ev, size_t body, ProcEvent *e) {
         size_t need;
 
@@ -693,7 +693,9 @@ static int proc_conn_start(ProcConn *p, sd_event *event, const ProcConnOptions *
         int r;
 
         if (!o->no_filter) {
-                ProcInput in = { .mcast_op = PROC_CN_MCAST_LISTEN, .event_type = FILTER_EVENTS };
+                /* setsid() only where sessions are followed (the model's task groups): a few a login. */
+                ProcInput in = { .mcast_op = PROC_CN_MCAST_LISTEN,
+                                 .event_type = FILTER_EVENTS | (o->sessions ? PROC_EVENT_SID : 0) };
 
                 r = send_request(p, &in, sizeof(in));
                 if (r < 0)
@@ -753,8 +755,9 @@ int proc_conn_new_full(sd_event *event, TaskNames *names, const ProcConnOptions 
         if (r < 0)
                 return r;
 
-        log_debug("proc connector: subscribed, receive buffer %zu bytes%s", p->stats.rcvbuf_bytes,
-                  p->stats.filtered ? ", filtered to fork/exec/comm/exit" : "");
+        log_debug("proc connector: subscribed, receive buffer %zu bytes%s%s", p->stats.rcvbuf_bytes,
+                  p->stats.filtered ? ", filtered to fork/exec/comm/exit" : "",
+                  p->stats.filtered && o.sessions ? "/sid" : "");
         *ret = TAKE_PTR(p);
         return 0;
 }

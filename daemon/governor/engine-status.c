@@ -188,7 +188,9 @@ bool engine_switch_in_lost(const Engine *e, unsigned cpu, int32_t pid) {
 }
 
 int engine_task_session(Engine *e, int32_t pid, int32_t sid, uint64_t time_ns) {
-        return demand_task_set_session(e->demand, pid, sid, time_ns);
+        /* Never before what the model has applied: the live daemon's setsid comes from the proc connector, beside
+         * the perf rings (the model's clock is not moved: the events still to come are dated by themselves). */
+        return demand_task_set_session(e->demand, pid, sid, MAX(time_ns, e->now_ns));
 }
 
 int engine_set_limits(Engine *e, unsigned policy_index, uint32_t min_khz, uint32_t max_khz, uint64_t now_ns) {

@@ -424,6 +424,8 @@ static void demand_exit_pid(Demand *d, int32_t pid, uint64_t now_ns, DemandEffec
 static void demand_exit(Demand *d, const SchedEvent *ev, uint64_t now_ns, DemandEffect *eff) {
         Task *k = dm_task_get(d, ev->exit.pid);
 
+        dm_session_forget(d, ev->exit.pid);
+
         /*
          * Only with task groups: the flat model (the default) keeps removing at the exit event. It gives a session's
          * short-lived children the root's initial util where the kernel gives them their group's, far more, and

@@ -27,8 +27,10 @@
  *     seen with a kernel thread's name, and what kernel threads fork (user-mode helpers);
  *   - init's children start their own session (services and gettys call setsid());
  *   - a task first seen other than at its fork heads a group of its own until it is known better.
- * setsid() itself is not a sched event: a shell in a new terminal starts a group of its own in the kernel, stays in
- * its parent's here (docs/fidelity.md, difference 12). Load weights are nice 0's (se_weight() = 1024).
+ * setsid() itself is not a sched event: the sessions are said from outside (demand_task_set_session()): replay's
+ * setsid lines and session comments, the live daemon's /proc and proc connector (manager-sessions.c); without them a
+ * shell in a new terminal, which starts a group of its own in the kernel, stays in its parent's here
+ * (docs/fidelity.md, difference 12). Load weights are nice 0's (se_weight() = 1024).
  */
 
 #include <stdlib.h>
@@ -115,6 +117,17 @@ int dm_session_store(Demand *d, int32_t pid, int32_t sid) {
         d->sessions[i] = (DemandSession) { .pid = pid, .sid = sid };
         d->n_sessions++;
         return 0;
+}
+
+/* @pid exited: its session is no longer said (a pid used again is a new task, which takes its parent's at its fork,
+ * and the live daemon's sessions, read for every task at start-up, would otherwise only grow). */
+void dm_session_forget_slow(Demand *d, int32_t pid) {
+        size_t i = session_index(d, pid);
+
+        if (i == d->n_sessions || d->sessions[i].pid != pid)
+                return;
+        memmove(d->sessions + i, d->sessions + i + 1, (d->n_sessions - i - 1) * sizeof(DemandSession));
+        d->n_sessions--;
 }
 
 /* The task group of session @sid: the root for the kernel's (0: kernel threads, autogroup_default), else its key. */

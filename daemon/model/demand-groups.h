@@ -18,6 +18,7 @@ void dm_task_inherit_group(Demand *d, Task *child, int32_t parent_pid);
 int dm_session_store(Demand *d, int32_t pid, int32_t sid);
 int32_t dm_session_group(int32_t sid);                     /* session @sid's group: 0 is the root's */
 int32_t dm_session_group_of(const Demand *d, int32_t pid); /* @pid's session's group, 0 if not said */
+void dm_session_forget_slow(Demand *d, int32_t pid);
 void dm_task_guess_group_slow(Demand *d, Task *k, const char *comm);
 unsigned dm_task_initial_util(Demand *d, const Task *k, int cpu);
 void dm_groups_advance_slow(Demand *d, unsigned cpu, uint64_t pelt_now);
@@ -36,6 +37,12 @@ void dm_groups_free(Demand *d);
  * (none exists while autogroup is off, and a task attached to the root cfs_rq has none), so that without groups
  * that path costs no call and does not leave demand.c: the out-of-line halves above are demand-groups.c's.
  */
+/* At a task's exit: its session, if one was said, is forgotten. */
+static inline void dm_session_forget(Demand *d, int32_t pid) {
+        if (d->n_sessions > 0)
+                dm_session_forget_slow(d, pid);
+}
+
 static inline void dm_task_guess_group(Demand *d, Task *k, const char *comm) {
         if (d->groups_on)
                 dm_task_guess_group_slow(d, k, comm);

@@ -3,10 +3,10 @@
 
 /*
  * governed.h: the governed policies and the objects that act on them, as the manager lends them to its satellites
- * (manager-watch.c, manager-hotplug.c, manager-rules.c, manager-service.c). The manager owns everything here and
- * keeps the fields current (start, reload, pause and resume); a satellite is handed this, not the Manager, so it
- * reaches neither the event loop, the D-Bus face, nor the other satellites' state, and none of them includes
- * manager.h (issue #26: no two files that include each other).
+ * (manager-watch.c, manager-hotplug.c, manager-rules.c, manager-sessions.c, manager-service.c). The manager owns
+ * everything here and keeps the fields current (start, reload, pause and resume); a satellite is handed this, not
+ * the Manager, so it reaches neither the event loop, the D-Bus face, nor the other satellites' state, and none of
+ * them includes manager.h (issue #26: no two files that include each other).
  */
 
 #include <stdbool.h>

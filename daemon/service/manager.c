@@ -35,6 +35,7 @@
 #include "manager-hotplug.h"
 #include "manager-privileges.h"
 #include "manager-rules.h"
+#include "manager-sessions.h"
 #include "manager-service.h"
 #include "manager-watch.h"
 #include "manager.h"
@@ -663,6 +664,7 @@ static int manager_start_source(Manager *m) {
 /* A task appeared or changed its name: its rule (manager-rules.c); after lost events, every task again. */
 static int on_proc_event(const ProcEvent *ev, const TaskName *task, void *userdata) {
         Manager *m = userdata;
+        int r;
 
         switch (ev->type) {
         case PROC_EVENT_TYPE_FORK:
@@ -678,7 +680,14 @@ static int on_proc_event(const ProcEvent *ev, const TaskName *task, void *userda
                                 (void) event_source_task_rule(m->gov.source, ev->pid, -1);
                 }
                 return 0;
+        case PROC_EVENT_TYPE_SID:
+                /* subscribed only where the model groups tasks by session (manager_start_proc_conn()) */
+                return manager_sessions_setsid(&m->gov, ev, NULL);
         case PROC_EVENT_TYPE_RESCAN:
+                /* a setsid may have been lost with the rest: the sessions again too */
+                r = manager_sessions_scan(&m->gov, NULL);
+                if (r == -ENOMEM)
+                        return r;
                 return manager_rules_scan(&m->gov, m->task_names);
         default:
                 return 0;
@@ -693,6 +702,26 @@ static int on_proc_event(const ProcEvent *ev, const TaskName *task, void *userda
  */
 static bool manager_needs_proc_conn(const Manager *m, const Config *c) {
         return !m->gov.source || !event_source_decides(m->gov.source) || c->rules.n > 0;
+}
+
+/*
+ * The model's task groups need every task's session (manager-sessions.c): read from /proc once the proc connector,
+ * which reports the setsid() calls from then on, is subscribed (or known to be unavailable).
+ */
+static int manager_start_sessions(Manager *m) {
+        int r;
+
+        if (!manager_sessions_wanted(&m->gov))
+                return 0;
+        r = manager_sessions_scan(&m->gov, NULL);
+        if (r == -ENOMEM)
+                return log_oom();
+        if (r < 0)
+                log_warning_errno(r, "Failed to read the tasks' sessions, grouping by what the events show: %m");
+        else
+                log_info("Task groups: by session (autogroup), %d tasks' sessions read, %s.", r,
+                         m->proc ? "setsid() followed" : "setsid() not followed (no proc connector)");
+        return 0;
 }
 
 /* Task names and lifecycle; optional: where the connector is unavailable we run on tracepoints alone. */
@@ -713,18 +742,23 @@ static int manager_start_proc_conn(Manager *m, const Config *c) {
         }
 
         r = proc_conn_new_full(m->event, m->task_names,
-                               &(const ProcConnOptions) { .handler = on_proc_event, .userdata = m }, &m->proc);
+                               &(const ProcConnOptions) { .handler = on_proc_event, .userdata = m,
+                                                          .sessions = manager_sessions_wanted(&m->gov) },
+                               &m->proc);
         if (r == -ENOMEM)
                 return log_oom();
-        if (r >= 0)
-                return manager_rules_scan(&m->gov, m->task_names) == -ENOMEM ? log_oom() : 0;
+        if (r >= 0) {
+                if (manager_rules_scan(&m->gov, m->task_names) == -ENOMEM)
+                        return log_oom();
+                return manager_start_sessions(m);
+        }
 
         why = proc_conn_unavailable_reason(r);
         if (why)
                 log_notice("Proc connector unavailable (%s), running on tracepoints alone.", why);
         else
                 log_warning_errno(r, "Proc connector unavailable (%m), running on tracepoints alone.");
-        return 0;
+        return manager_start_sessions(m);
 }
 
 int manager_start(Manager *m) {

@@ -44,6 +44,7 @@
 #include <cpufreq.h>
 
 #include "alloc-util.h"
+#include "autogroup.h"
 #include "cpulist.h"
 #include "energy-model.h"
 #include "fs-util.h"
@@ -893,6 +894,8 @@ int cpufreq_discover(Topology **ret) {
         }
         if (t->n_policies == 0)
                 return log_debug_errno(SYNTHETIC_ERRNO(ENODEV), "no online CPU has a cpufreq directory");
+        /* [system] autogroup: whether this kernel groups the tasks by session (autogroup.c). */
+        t->autogroup = autogroup_applies(NULL);
 
         *ret = TAKE_PTR(t);
         return 0;

@@ -473,10 +473,12 @@ if [ $rc -eq 0 ] && [ -n "$ini_keys" ] && [ "$ini_keys" = "$json_keys" ]; then
 else
 	fail "topology --json: jq parses it, the INI's sections and keys" "rc=$rc" "$(diff <(echo "$ini_keys") <(echo "$json_keys"))" "$json"
 fi
-# Every value as the INI has it: numbers, lists (arrays joined by spaces) and strings.
+# Every value as the INI has it: numbers, lists (arrays joined by spaces), strings, and booleans as yes/no (discovery
+# gives [system] autogroup where the kernel groups tasks by session, as on this VM).
 ini_values=$(awk '/^\[/ { s = substr($0, 2, length($0) - 2) } / = / { k = $1; sub(/^[^=]*= /, ""); print s "." k "=" $0 }' <<<"$ini" | sort)
 json_values=$(jq -r 'to_entries[] | .key as $s | .value | to_entries[] |
-	"\($s).\(.key)=\(if (.value | type) == "array" then (.value | map(tostring) | join(" ")) else .value end)"' <<<"$json" | sort)
+	"\($s).\(.key)=\(if (.value | type) == "array" then (.value | map(tostring) | join(" "))
+		elif (.value | type) == "boolean" then (if .value then "yes" else "no" end) else .value end)"' <<<"$json" | sort)
 [ "$ini_values" = "$json_values" ] && ok "topology --json: every value as in the INI" \
 	|| fail "topology --json: every value as in the INI" "$(diff <(echo "$ini_values") <(echo "$json_values"))"
 

@@ -768,6 +768,30 @@ TEST(groups_sessions_said_by_the_trace) {
 }
 
 /*
+ * A session said for a pid is forgotten at its exit (the live daemon reads every task's at start-up: without this the
+ * table only grows, and a pid used again would take the dead task's session). 21, said in 20's session, exits
+ * unseen; a task 21 first seen afterwards other than at its fork heads a group of its own again, so its child on
+ * cpu0, where 20's group holds 20's util, starts from an empty group (512), not from 20's (a small share).
+ */
+TEST(groups_session_forgotten_at_exit) {
+        _cleanup_(demand_freep) Demand *d = NULL;
+        uint64_t t;
+
+        ASSERT_OK(demand_new(2, &d));
+        demand_set_autogroup(d, true);
+        ASSERT_OK(demand_task_set_session(d, 20, 20, T0));
+        ASSERT_OK(demand_task_set_session(d, 21, 20, T0));
+        ASSERT_OK(feed(d, wake(SCHED_EVENT_WAKEUP, T0, 0, 20, 120, 0), NULL));
+        t = run_then_sleep(d, 0, 20, T0, 64);
+        ASSERT_OK(feed(d, in_context(wake(SCHED_EVENT_WAKEUP, t, 1, 20, 120, 1), 0), NULL));
+        ASSERT_TRUE(demand_cpu_util_avg(d, 0) > 700);
+
+        ASSERT_OK(feed(d, (SchedEvent) { .type = SCHED_EVENT_EXIT, .time_ns = t + MSEC_NS / 2, .cpu = 1,
+                                         .exit = { .pid = 21 } }, NULL));
+        ASSERT_EQ(forked_util(d, t + MSEC_NS, 21, 30, 0), 512);
+}
+
+/*
  * A storm (session 50 on cpu0: every 10 ms the parent wakes, forks a child and sleeps while the child is queued:
  * delayed, EEVDF), with (@other) or without another session's task (60) running 5 ms on cpu0 after the child's
  * 2 ms, the CPU idle instead. The child wakes 8 ms into the cycle for its exit. Returns the last child's initial util.

@@ -198,11 +198,16 @@ TEST(parse_other_known_types) {
         ASSERT_EQ(e.type, PROC_EVENT_TYPE_COREDUMP);
 
         ev = event_of(PROC_EVENT_SID);
-        ev.event_data.sid.process_pid = ev.event_data.sid.process_tgid = 4;
+        ev.event_data.sid.process_pid = 4;
+        ev.event_data.sid.process_tgid = 5;
         n = canned(BUF, &ev, sizeof(ev));
         ASSERT_OK(proc_event_parse(BUF, n, &e));
         ASSERT_EQ(e.type, PROC_EVENT_TYPE_SID);
         ASSERT_EQ(e.pid, 4);
+        ASSERT_EQ(e.tgid, 5);
+        /* cut inside the sid member: too short for the type */
+        n = canned(BUF, &ev, offsetof(struct proc_event, event_data.sid.process_tgid));
+        ASSERT_ERROR(proc_event_parse(BUF, n, &e), EBADMSG);
 }
 
 TEST(parse_unknown_what) {
@@ -815,6 +820,41 @@ TEST(real_filter) {
         ASSERT_TRUE(fs->events[PROC_EVENT_TYPE_EXIT] >= 5);
         ASSERT_U64_EQ(fs->events[PROC_EVENT_TYPE_SID], 0);
         ASSERT_U64_EQ(fs->events[PROC_EVENT_TYPE_UID], 0);
+}
+
+/* With .sessions (the live model's task groups) the filter passes setsid() too, decoded with the leader's ids
+ * (proc_sid_connector(group_leader) in ksys_setsid(), kernel/sys.c), and still keeps setuid() out. */
+TEST(real_filter_sessions) {
+        _cleanup_(proc_conn_freep) ProcConn *p = NULL;
+        ProcConnOptions o = { .sessions = true, .handler = record };
+        Recorder rec = {};
+        const ProcConnStats *st;
+        pid_t c;
+
+        o.userdata = &rec;
+        ASSERT_OK(proc_conn_new_full(NULL, NULL, &o, &p));
+        st = proc_conn_stats(p);
+        ASSERT_TRUE(st->filtered);
+        c = fork();
+        ASSERT_TRUE(c >= 0);
+        if (c == 0) {
+                (void) setsid();
+                _exit(setuid(65534) < 0);
+        }
+        rec.watch_tgid = c;
+        ASSERT_TRUE(waitpid(c, NULL, 0) == c);
+        for (uint64_t deadline = mono_usec() + 2000000; !saw_exit(&rec) && mono_usec() < deadline;)
+                ASSERT_OK(drain_all(p));
+        ASSERT_TRUE(saw_exit(&rec));
+        ASSERT_TRUE(st->events[PROC_EVENT_TYPE_SID] >= 1);
+        ASSERT_U64_EQ(st->events[PROC_EVENT_TYPE_UID], 0);
+        for (size_t i = 0; i < rec.n_seen; i++)
+                if (rec.seen[i].type == PROC_EVENT_TYPE_SID) {
+                        ASSERT_EQ(rec.seen[i].pid, c);
+                        ASSERT_EQ(rec.seen[i].tgid, c);
+                        return;
+                }
+        TEST_FAIL("no sid event of the child %d among its %zu events", (int) c, rec.n_seen);
 }
 
 static int fail_on_fork(const ProcEvent *ev, const TaskName *task, void *userdata) {
