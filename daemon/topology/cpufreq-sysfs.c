@@ -636,6 +636,7 @@ static int policy_read_cur(int dir_fd, PolicyDesc *p) {
  */
 typedef struct PolicyRead {
         unsigned cpu;
+        bool read;              /* policy_read() filled it (a read ahead not made is read again in turn) */
         bool no_cpufreq;        /* the CPU has no cpufreq directory: nothing read, not an error */
         int r;                  /* < 0: reading @what failed */
         const char *what;
@@ -676,6 +677,7 @@ static int policy_read(unsigned cpu, DiscoverShared *shared, PolicyRead *pr) {
         int link_id, r;
 
         pr->cpu = cpu;
+        pr->read = true;
         if (policy_open_dir(cpu, &dir_fd, &link_id) < 0) {
                 pr->no_cpufreq = true;
                 return 0;
@@ -796,6 +798,7 @@ static void read_ahead_one(size_t i, void *userdata) {
  * the list cannot be had: the loop then reads them itself. */
 static ReadAhead *read_ahead(DiscoverShared *shared, unsigned after, const cpu_set_t *usable) {
         _cleanup_(read_ahead_freep) ReadAhead *a = NULL;
+        unsigned threads;
 
         if ((unsigned) CPU_COUNT(usable) < DISCOVER_AHEAD_MIN)
                 return NULL;
@@ -803,8 +806,8 @@ static ReadAhead *read_ahead(DiscoverShared *shared, unsigned after, const cpu_s
         if (!a || read_ahead_list(a, after, usable) < 0 || a->n < DISCOVER_AHEAD_MIN)
                 return NULL;
         a->shared = shared;
-        log_debug("Read %zu cpufreq policies ahead on %u threads.", a->n,
-                  parallel_for(a->n, DISCOVER_THREADS, read_ahead_one, a));
+        threads = parallel_for(a->n, DISCOVER_THREADS, read_ahead_one, a);
+        log_debug("Read %zu cpufreq policies ahead on %u threads.", a->n, threads);
         return TAKE_PTR(a);
 }
 
@@ -814,7 +817,7 @@ static PolicyRead *read_ahead_take(ReadAhead *a, unsigned cpu) {
                 return NULL;
         while (a->next < a->n && a->reads[a->next].cpu < cpu)
                 a->next++;
-        if (a->next == a->n || a->reads[a->next].cpu != cpu)
+        if (a->next == a->n || a->reads[a->next].cpu != cpu || !a->reads[a->next].read)
                 return NULL;
         return &a->reads[a->next++];
 }
