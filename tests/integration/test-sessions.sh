@@ -19,24 +19,7 @@ TMP=$(mktemp -d /tmp/schedfreqd-test-sessions.XXXXXX)
 at_exit 'rm -rf "$TMP"'
 : >"$TMP/none.conf"
 
-# autogroup.c's rule, in shell: yes or no.
-kernel_groups_by_session() {
-	local d
-	[ "$(cat /proc/sys/kernel/sched_autogroup_enabled 2>/dev/null)" = 1 ] || { echo no; return; }
-	if [ -e /sys/fs/cgroup/cpu/tasks ]; then
-		for d in $(find -L /sys/fs/cgroup/cpu/ -mindepth 1 -type d 2>/dev/null); do
-			[ -s "$d/cgroup.procs" ] || [ -n "$(head -c 1 "$d/cgroup.procs" 2>/dev/null)" ] && { echo no; return; }
-		done
-		echo yes
-		return
-	fi
-	for d in /sys/fs/cgroup /sys/fs/cgroup/unified; do
-		[ -e "$d/cgroup.subtree_control" ] || continue
-		if grep -qw cpu "$d/cgroup.subtree_control"; then echo no; else echo yes; fi
-		return
-	done
-	echo no
-}
+. "$(dirname "$0")/../lib-autogroup.sh"
 
 emu_start "$REPO/tests/fixtures/topology/two-policies.ini" || { fail "emulator starts"; finish; }
 

@@ -8,7 +8,7 @@
 #
 #   tests/oracle/run-oracle.sh [--short] [--build DIR] [--out DIR] [--schedfreqd PATH] [--workloads A,B,...]
 #                              [--seconds S] [--warmup-ms MS] [--slack-us S] [--linger-ms MS] [--loaded]
-#                              [--autogroup] [--max-util-p50 A] [--max-util-p90 B]
+#                              [--autogroup | --no-autogroup] [--max-util-p50 A] [--max-util-p90 B]
 #
 #   --build DIR       where pelt-oracle, oracle-compare and the helpers are (default: build)
 #   --schedfreqd P    the schedfreqd whose model is compared (default: DIR/schedfreqd)
@@ -24,9 +24,10 @@
 #   --loaded          the loaded variant: while each workload runs (and lingers), CPU 0 carries the load of a
 #                     build in another terminal: in a session of its own (setsid: another autogroup), a task at
 #                     40 % of 10 ms and 100 short-lived children a second of 2 ms each (hog, storm), pinned to CPU 0
-#   --autogroup       the model with task groups (the topology's [system] autogroup = yes, daemon/model/demand-groups.c):
-#                     what this kernel does when kernel.sched_autogroup_enabled = 1; off by default (docs/fidelity.md,
-#                     difference 12: not better on every workload yet)
+#   --autogroup, --no-autogroup
+#                     the model with task groups (the topology's [system] autogroup = yes, daemon/model/demand-groups.c)
+#                     or without; by default what this kernel does, by the rule `schedfreqd topology` uses
+#                     (daemon/topology/autogroup.c, tests/lib-autogroup.sh): the model the live daemon runs here
 #   --warmup-ms, --slack-us: passed to oracle-compare (skip the start of the window; compare each kernel record
 #                     with the model's latest line up to S µs after it: the kernel updates PELT a few µs before
 #                     the perf event that tells the model, which matters for util_est; default 0)
@@ -55,7 +56,7 @@ WARMUP_MS=0
 SLACK_US=0
 LINGER_MS=1000
 LOADED=0
-AUTOGROUP=0
+AUTOGROUP=
 LOAD_PIDS=()
 MAX_P50=
 MAX_P90=
@@ -84,6 +85,7 @@ while [ $# -gt 0 ]; do
 	--linger-ms) LINGER_MS=${2:?}; shift ;;
 	--loaded) LOADED=1 ;;
 	--autogroup) AUTOGROUP=1 ;;
+	--no-autogroup) AUTOGROUP=0 ;;
 	--max-util-p50) MAX_P50=${2:?}; shift ;;
 	--max-util-p90) MAX_P90=${2:?}; shift ;;
 	-h | --help) sed -n '5,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; exit 0 ;;
@@ -93,6 +95,11 @@ while [ $# -gt 0 ]; do
 done
 
 case $BUILD in /*) ;; *) BUILD="$REPO/$BUILD" ;; esac
+if [ -z "$AUTOGROUP" ]; then
+	. "$REPO/tests/lib-autogroup.sh"
+	AUTOGROUP=0
+	[ "$(kernel_groups_by_session)" = yes ] && AUTOGROUP=1
+fi
 SFD=${SFD:-$BUILD/schedfreqd}
 ORACLE="$BUILD/tests/oracle/pelt-oracle"
 COMPARE="$BUILD/tests/oracle/oracle-compare"
