@@ -6,7 +6,7 @@
 /*
  * parallel_for(): calls @fn(i, @userdata) once for every i in [0, @n), on up to @max_threads threads (the
  * caller's among them), each taking the next index; returns when every call has returned. For blocking reads
- * that do not depend on each other (cpufreq discovery's policies, cpufreq-sysfs.c): nothing else in the daemon
+ * that do not depend on each other (cpufreq discovery's policies, cpufreq-discover.c): nothing else in the daemon
  * runs on a second thread. @fn must not touch what another index touches; the calls' order is unspecified.
  *
  * The threads are made with every signal blocked (the daemon's signals stay the main thread's) and a small

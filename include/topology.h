@@ -178,7 +178,7 @@ bool policy_khz_inefficient(const PolicyDesc *p, uint32_t khz);
 /*
  * Discovery of the live machine's cpufreq policies, read-only: libcpupower for what defines a policy (its CPUs,
  * the governors it offers, its frequency table), plain sysfs for the rest: the policy's single-value
- * attributes, read through one fd of its directory (cpufreq-sysfs.c says why), and what libcpupower lacks
+ * attributes, read through one fd of its directory (cpufreq-discover.c says why), and what libcpupower lacks
  * (cpuN/cpu_capacity, online/possible, the cpuN/cpufreq -> ../cpufreq/policyM link). Plus the few plain sysfs
  * read/write helpers the actuator shares.
  *

@@ -14,7 +14,7 @@
  * Writes go through plain open/write on the policy directory (or the kept fd): libcpupower's setters reread
  * three files and reopen every time; only the governor switch at take-over uses libcpupower.
  *
- * The take-over at start-up follows discovery (cpufreq-sysfs.c), which has just read every value it saves and
+ * The take-over at start-up follows discovery (cpufreq-discover.c), which has just read every value it saves and
  * found where each policy lives: it takes them from the topology (cpufreq_sysfs_policy_locate(), policy_prefill())
  * and reads one file again, the governor, which is what the restore writes back (policy_confirm()): 8 sysfs
  * accesses a policy fewer (cpu/online, two stat(2)s, the limits, the frequency, the rate limit's stat(2) and
@@ -570,7 +570,7 @@ static int policy_take(const ActuatorSaved *s, HeldPolicy *h, char **error) {
         int r;
 
         if (!streq(s->governor, "userspace")) {
-                /* libcpupower keeps the errno of the open(2)/write(2) that failed (see cpufreq-sysfs.c). */
+                /* libcpupower keeps the errno of the open(2)/write(2) that failed (see cpufreq-discover.c). */
                 errno = 0;
                 r = cpufreq_modify_policy_governor(h->cpu, userspace);
                 if (r < 0)

@@ -3,7 +3,7 @@
  * main.c: command line and verbs. Everything else lives in its module:
  *   schedfreqd [OPTIONS]            the daemon (manager.c) and its D-Bus face (manager-bus.c)
  *   schedfreqd --observe            the daemon changing nothing, beside the kernel's choices (observe.c)
- *   schedfreqd topology [--json]    print the machine's cpufreq policies (cpufreq-sysfs.c, topology.c,
+ *   schedfreqd topology [--json]    print the machine's cpufreq policies (cpufreq-discover.c, topology.c,
  *                                   topology-json.c)
  *   schedfreqd restore              put back what a crashed daemon's state file says (actuator.c), never
  *                                   under a live daemon unless --force

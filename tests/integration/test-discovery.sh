@@ -1,5 +1,5 @@
 #!/bin/bash
-# Discovery (daemon/topology/cpufreq-sysfs.c), run by the cpufreq-sysfs unit test binary where libcpupower can see the
+# Discovery (daemon/topology/cpufreq-discover.c), run by the cpufreq-sysfs unit test binary where libcpupower can see the
 # tree, i.e. at the real path /sys/devices/system/cpu, inside a private mount namespace:
 #  1. plain-file trees: every tests/fixtures/sysfs/<case>/cpu is bind-mounted read-only over
 #     /sys/devices/system/cpu and discover_fixture compares the result with <case>/expected.ini and <case>/dirs

@@ -7,7 +7,7 @@
 # serves (its .emu-ops counters, tests/emu/main.c) from the daemon's exec to the end of its take-over, where
 # SCHEDFREQD_CRASH_AT=take-over:done:STOP stops it (nothing after it counts: no poll, no decision), must stay
 # within a bound per policy. Each request is a FUSE round trip (tens of µs); on a 1024-CPU / 256-policy tree
-# the start-up is mostly these. What the bounds hold (cpufreq-sysfs.c, actuator.c, tests/emu/main.c say why):
+# the start-up is mostly these. What the bounds hold (cpufreq-discover.c, actuator.c, tests/emu/main.c say why):
 #   - global files once per start-up, not once per policy: online, possible, schedutil/rate_limit_us;
 #   - each policy's single values read once, through one fd of its directory; libcpupower reads the lists
 #     (related_cpus, available frequencies, boost frequencies) through cpuN/cpufreq; what belongs to the
@@ -22,7 +22,7 @@
 # (names and links cached by the emulator) getattr 694 -> 85, readlink 96 -> 16; at 64 policies, a second
 # start-up on the same emulator: getattr 129, readlink 0, opendir 129, open 899, read 771, write 64; then the
 # driver's values read once (scaling_driver, scaling_available_governors, whether cpu_capacity exists;
-# cpufreq-sysfs.c DiscoverShared): getattr 71, opendir 130 (+1: cpufreq/ listed to read ahead), open 773, read 645
+# cpufreq-discover.c DiscoverShared): getattr 71, opendir 130 (+1: cpufreq/ listed to read ahead), open 773, read 645
 # (the policies read on several threads change the timing, not the counts). The bounds
 # are those figures per policy plus a fixed slack smaller than the number of policies: one redundant access
 # per policy coming back fails them, and so does a lookup or a readlink per path component (the emulator's
@@ -80,7 +80,7 @@ fi
 ops >"$TMP/ops"
 taken=$(grep -c 'taken over from governor' "$TMP/err")
 check "startup-sysfs/all-taken-over" test "$taken" = "$POLICIES"
-# The policies after the first were read ahead on several threads (cpufreq-sysfs.c ReadAhead), not in turn: the
+# The policies after the first were read ahead on several threads (cpufreq-discover.c ReadAhead), not in turn: the
 # counts above are the same either way, the time is not (docs/benchmarks.md).
 check "startup-sysfs/read-ahead: $((POLICIES - 1)) policies on several threads" \
 	grep -Eq "Read $((POLICIES - 1)) cpufreq policies ahead on [2-9] threads" "$TMP/err"
@@ -94,7 +94,7 @@ bounded() { # KIND PER_POLICY
 		ok "startup-sysfs/$1: $n <= $2 a policy + $MAX_FIXED ($max)"
 	else
 		fail "startup-sysfs/$1: ${n:-?} <= $2 a policy + $MAX_FIXED ($max)" \
-			"a redundant sysfs access is back on the start-up path (discovery: daemon/topology/cpufreq-sysfs.c," \
+			"a redundant sysfs access is back on the start-up path (discovery: daemon/topology/cpufreq-discover.c," \
 			"take-over: daemon/actuator/actuator.c); strace -f -y of a start-up shows which"
 	fi
 }
