@@ -26,3 +26,7 @@ bool string_is_typo_of(const char *typed, const char *known);
 /* Parses a decimal u32 with an optional trailing newline (a sysfs value, an environment number). -EINVAL or
  * -ERANGE; *ret untouched then. */
 int parse_u32_line(const char *s, uint32_t *ret);
+
+/* Parses a /proc directory name as a PID or TID: decimal digits only, 1..INT32_MAX. false for anything else
+ * (self, sys, net, ...); *ret untouched then. */
+bool parse_pid_name(const char *s, int32_t *ret);

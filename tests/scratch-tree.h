@@ -66,3 +66,10 @@ _printf_(3, 4) static inline int scratch_tree_write(const char *root, const char
         fputs(content, f);
         return fclose(f) == 0 ? 0 : -errno;
 }
+
+/* scratch_tree_write() for fixtures a test cannot do without: aborts when the file cannot be made. */
+#define scratch_tree_put(root, content, ...) \
+        do { \
+                if (scratch_tree_write(root, content, __VA_ARGS__) < 0) \
+                        abort(); \
+        } while (0)

@@ -13,7 +13,6 @@
  * (autogroup_move_group(): for_each_thread() → sched_move_task()): proc_sessions_process() names them.
  */
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -24,6 +23,7 @@
 #include "events.h"
 #include "fs-util.h"
 #include "macro.h"
+#include "proc-walk.h"
 
 #define PROC_ROOT_DEFAULT "/proc"
 
@@ -58,24 +58,6 @@ int proc_stat_session(const char *stat, int32_t *ret_sid) {
         return 0;
 }
 
-static bool parse_pid(const char *s, int32_t *ret) {
-        long v = 0;
-
-        if (!*s)
-                return false;
-        for (; *s; s++) {
-                if (*s < '0' || *s > '9')
-                        return false;
-                v = v * 10 + (*s - '0');
-                if (v > INT32_MAX)
-                        return false;
-        }
-        if (v <= 0)
-                return false;
-        *ret = (int32_t) v;
-        return true;
-}
-
 /* @tgid's session from its stat under the directory @root_fd. */
 static int read_session_at(int root_fd, int32_t tgid, int32_t *ret_sid) {
         char path[32], buf[1024];
@@ -88,76 +70,40 @@ static int read_session_at(int root_fd, int32_t tgid, int32_t *ret_sid) {
         return proc_stat_session(buf, ret_sid);
 }
 
-/* @handler for each thread of @tgid (ROOT/TGID/task/TID), or for @tgid alone in a tree without task/. Returns the
- * number of tasks named or the handler's negative return. */
-static int each_thread(int root_fd, int32_t tgid, int32_t sid, ProcSessionHandler handler, void *userdata) {
-        _cleanup_close_ int task_fd = -EBADF;
-        struct dirent *de;
-        char path[32];
-        int n = 0, r;
-        DIR *d;
+/* What the walk hands each thread: the handler, and the session of the process being walked. */
+typedef struct SessionWalk {
+        ProcSessionHandler handler;
+        void *userdata;
+        int32_t sid;
+} SessionWalk;
 
-        (void) snprintf(path, sizeof(path), "%d/task", (int) tgid);
-        task_fd = openat(root_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (task_fd < 0) {
-                r = handler(tgid, sid, userdata);
-                return r < 0 ? r : 1;
-        }
-        d = fdopendir(task_fd);
-        if (!d)
-                return 0;
-        task_fd = -EBADF;               /* owned by d now */
-        while ((de = readdir(d))) {
-                int32_t tid;
+static int on_thread(int dir_fd, int32_t tgid, int32_t tid, void *userdata) {
+        SessionWalk *w = userdata;
+        int r;
 
-                if (!parse_pid(de->d_name, &tid))
-                        continue;
-                r = handler(tid, sid, userdata);
-                if (r < 0) {
-                        (void) closedir(d);
-                        return r;
-                }
-                n++;
-        }
-        (void) closedir(d);
-        return n;
+        r = w->handler(tid, w->sid, w->userdata);
+        return r < 0 ? r : 1;
+}
+
+static int on_process(int root_fd, int32_t tgid, void *userdata) {
+        SessionWalk *w = userdata;
+
+        if (read_session_at(root_fd, tgid, &w->sid) < 0)
+                return 0;       /* gone meanwhile */
+        return proc_walk_threads(root_fd, tgid, on_thread, w);
 }
 
 int proc_sessions_scan(const char *proc_root, ProcSessionHandler handler, void *userdata) {
-        _cleanup_close_ int root_fd = -EBADF;
-        struct dirent *de;
-        int n = 0, r;
-        DIR *d;
+        SessionWalk w = { .handler = handler, .userdata = userdata };
 
         if (!handler)
                 return -EINVAL;
-        root_fd = open(proc_root ?: PROC_ROOT_DEFAULT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (root_fd < 0)
-                return negative_errno();
-        d = fdopendir(root_fd);
-        if (!d)
-                return negative_errno();
-        root_fd = -EBADF;
-        while ((de = readdir(d))) {
-                int32_t tgid, sid;
-
-                if (!parse_pid(de->d_name, &tgid))
-                        continue;
-                if (read_session_at(dirfd(d), tgid, &sid) < 0)
-                        continue;       /* gone meanwhile */
-                r = each_thread(dirfd(d), tgid, sid, handler, userdata);
-                if (r < 0) {
-                        (void) closedir(d);
-                        return r;
-                }
-                n = (int) MIN((unsigned) n + (unsigned) r, (unsigned) INT32_MAX);
-        }
-        (void) closedir(d);
-        return n;
+        return proc_walk_processes(proc_root ?: PROC_ROOT_DEFAULT, on_process, &w);
 }
 
 int proc_sessions_process(const char *proc_root, int32_t tgid, int32_t sid, ProcSessionHandler handler,
                           void *userdata) {
+        SessionWalk w = { .handler = handler, .userdata = userdata };
         _cleanup_close_ int root_fd = -EBADF;
 
         if (!handler || tgid <= 0 || sid < 0)
@@ -165,5 +111,6 @@ int proc_sessions_process(const char *proc_root, int32_t tgid, int32_t sid, Proc
         root_fd = open(proc_root ?: PROC_ROOT_DEFAULT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (root_fd < 0)
                 return negative_errno();
-        return each_thread(root_fd, tgid, sid, handler, userdata);
+        w.sid = sid;
+        return proc_walk_threads(root_fd, tgid, on_thread, &w);
 }

@@ -8,7 +8,6 @@
  * is allocated once with calloc, so a 65536-entry table costs its pages only as pids get used.
  */
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -19,6 +18,7 @@
 
 #include "events.h"
 #include "log.h"
+#include "proc-walk.h"
 
 #define NIL UINT32_MAX
 
@@ -351,87 +351,31 @@ bool task_names_forget(TaskNames *t, pid_t pid) {
         return true;
 }
 
-static bool parse_pid(const char *s, pid_t *ret) {
-        long v = 0;
+/* A thread's name, TID/comm under @dir_fd (TGID/task, or the root for a tree without task/). */
+static int on_thread(int dir_fd, int32_t tgid, int32_t tid, void *userdata) {
+        char path[32], comm[TASK_COMM_LEN];
 
-        if (!*s)
-                return false;
-        for (; *s; s++) {
-                if (*s < '0' || *s > '9')
-                        return false;
-                v = v * 10 + (*s - '0');
-                if (v > INT32_MAX)
-                        return false;
-        }
-        if (v <= 0)
-                return false;
-        *ret = (pid_t) v;
-        return true;
+        (void) snprintf(path, sizeof(path), "%d/comm", (int) tid);
+        if (comm_read_at(dir_fd, path, comm) < 0)
+                return 0;       /* exited meanwhile */
+        entry_set(userdata, tid, tgid, comm);
+        return 1;
 }
 
-/* The threads of one process: TGID/task/TID/comm; a tree without task/ (fake, or very old) gives TGID/comm. */
-static unsigned scan_process(TaskNames *t, int root_fd, pid_t tgid) {
-        char path[64], comm[TASK_COMM_LEN];
-        _cleanup_close_ int task_fd = -EBADF;
-        struct dirent *de;
-        unsigned n = 0;
-        DIR *d;
-
-        (void) snprintf(path, sizeof(path), "%d/task", (int) tgid);
-        task_fd = openat(root_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (task_fd < 0) {
-                (void) snprintf(path, sizeof(path), "%d/comm", (int) tgid);
-                if (errno != ENOENT || comm_read_at(root_fd, path, comm) < 0)
-                        return 0;       /* gone meanwhile */
-                entry_set(t, tgid, tgid, comm);
-                return 1;
-        }
-
-        d = fdopendir(task_fd);
-        if (!d)
-                return 0;
-        task_fd = -EBADF;               /* owned by d now */
-        while ((de = readdir(d))) {
-                pid_t tid;
-
-                if (!parse_pid(de->d_name, &tid))
-                        continue;
-                (void) snprintf(path, sizeof(path), "%d/comm", (int) tid);
-                if (comm_read_at(dirfd(d), path, comm) < 0)
-                        continue;       /* exited meanwhile */
-                entry_set(t, tid, tgid, comm);
-                n++;
-        }
-        (void) closedir(d);
-        return n;
+static int on_process(int root_fd, int32_t tgid, void *userdata) {
+        return proc_walk_threads(root_fd, tgid, on_thread, userdata);
 }
 
 int task_names_rescan(TaskNames *t) {
-        _cleanup_close_ int root_fd = -EBADF;
-        struct dirent *de;
-        unsigned n = 0;
         uint32_t gen;
-        DIR *d;
+        int n;
 
         if (!t)
                 return -EINVAL;
-        root_fd = open(t->proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (root_fd < 0)
-                return negative_errno();
-        d = fdopendir(root_fd);
-        if (!d)
-                return negative_errno();
-        root_fd = -EBADF;
-
         gen = ++t->gen;
-        while ((de = readdir(d))) {
-                pid_t tgid;
-
-                if (!parse_pid(de->d_name, &tgid))
-                        continue;
-                n += scan_process(t, dirfd(d), tgid);
-        }
-        (void) closedir(d);
+        n = proc_walk_processes(t->proc_root, on_process, t);
+        if (n < 0)
+                return n;
 
         /*
          * Every entry the scan saw was moved to the head of the LRU list, so what it did not see (exited
@@ -442,9 +386,9 @@ int task_names_rescan(TaskNames *t) {
                 t->stats.scan_dropped++;
         }
         t->stats.scans++;
-        t->stats.scan_tasks = n;
-        log_debug("task names: scanned %s, %u tasks, %" PRIu64 " entries", t->proc_root, n, t->stats.size);
-        return (int) MIN(n, (unsigned) INT32_MAX);
+        t->stats.scan_tasks = (uint64_t) n;
+        log_debug("task names: scanned %s, %d tasks, %" PRIu64 " entries", t->proc_root, n, t->stats.size);
+        return n;
 }
 
 int task_names_foreach(TaskNames *t, int (*cb)(const TaskName *n, void *userdata), void *userdata) {

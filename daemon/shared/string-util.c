@@ -87,3 +87,21 @@ int parse_u32_line(const char *s, uint32_t *ret) {
         *ret = (uint32_t) v;
         return 0;
 }
+
+bool parse_pid_name(const char *s, int32_t *ret) {
+        long v = 0;
+
+        if (!s || !*s)
+                return false;
+        for (; *s; s++) {
+                if (*s < '0' || *s > '9')
+                        return false;
+                v = v * 10 + (*s - '0');
+                if (v > INT32_MAX)
+                        return false;
+        }
+        if (v <= 0)
+                return false;
+        *ret = (int32_t) v;
+        return true;
+}

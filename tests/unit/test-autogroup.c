@@ -17,11 +17,7 @@ DEFINE_TEST_MAIN;
 
 #define treep scratch_tree_freep
 
-#define tree_write(root, content, ...) \
-        do { \
-                if (scratch_tree_write(root, content, __VA_ARGS__) < 0) \
-                        abort(); \
-        } while (0)
+#define tree_write scratch_tree_put
 
 /* A tree with kernel.sched_autogroup_enabled = @enabled (NULL: no file, no CONFIG_SCHED_AUTOGROUP). */
 static char *tree_new(const char *enabled) {

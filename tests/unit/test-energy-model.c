@@ -28,12 +28,7 @@ static char *tree_new(void) {
 
 #define treep scratch_tree_freep
 
-/* scratch_tree_write(), which these fixtures cannot do without. */
-#define tree_write(root, content, ...) \
-        do { \
-                if (scratch_tree_write(root, content, __VA_ARGS__) < 0) \
-                        abort(); \
-        } while (0)
+#define tree_write scratch_tree_put
 
 /* One performance state of domain @pd: ps:KHZ/{frequency,power,cost,performance,inefficient}. */
 static void tree_state(const char *root, const char *pd, unsigned long khz, const char *inefficient) {

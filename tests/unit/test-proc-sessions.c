@@ -22,11 +22,7 @@ DEFINE_TEST_MAIN;
 
 #define treep scratch_tree_freep
 
-#define tree_write(root, content, ...) \
-        do { \
-                if (scratch_tree_write(root, content, __VA_ARGS__) < 0) \
-                        abort(); \
-        } while (0)
+#define tree_write scratch_tree_put
 
 TEST(stat_session_field) {
         int32_t sid = -1;
