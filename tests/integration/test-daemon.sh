@@ -168,7 +168,16 @@ hog_end=$(awk '/^end/ { print $2 }' "$TMP/hog")
 
 # From the emulator's write log: the first time policy1's frequency reached >= 90 % of 2.4 GHz after the hog
 # was launched, and the first time it came back to <= 1.2 GHz after the hog ended.
-rise=$(awk -v s="$hog_start" '$2 == "cpufreq/policy1/scaling_cur_freq" && $1 >= s && $3 >= 2160000 { print $1 - s; exit }' "$EMU_LOG")
+# policy1 may also have risen in the instant between the "low" check above and the launch (other work on CPU 1:
+# a CI run under its concurrent valgrind pass, 800 MHz -> 2.4 GHz 0.3 ms before the launch, held through the
+# hog's 2 s): then it is high from the launch on, a rise of 0.
+rise=$(awk -v s="$hog_start" '$2 == "cpufreq/policy1/scaling_cur_freq" {
+		if ($1 < s) { cur = $3; next }
+		if (cur >= 2160000) { print 0; exit }
+		if ($3 >= 2160000) { print $1 - s; exit }
+		cur = $3
+	}
+	END { if (cur >= 2160000 && NR > 0) print 0 }' "$EMU_LOG" | head -n 1)
 if under_valgrind; then
 	:
 elif [ -n "$rise" ] && [ "$rise" -le 1000000000 ]; then
