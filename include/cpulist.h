@@ -26,3 +26,5 @@ int cpulist_format(const cpu_set_t *set, char *buf, size_t size);
 int cpulist_first(const cpu_set_t *set);
 /* Highest CPU in the set, or -ENOENT when empty. */
 int cpulist_last(const cpu_set_t *set);
+/* @set without the CPUs of @remove (set difference; cpu_set_t has AND, OR and XOR, not AND NOT). */
+void cpulist_subtract(cpu_set_t *set, const cpu_set_t *remove);

@@ -164,3 +164,10 @@ int cpulist_last(const cpu_set_t *set) {
                         return (int) cpu - 1;
         return -ENOENT;
 }
+
+void cpulist_subtract(cpu_set_t *set, const cpu_set_t *remove) {
+        cpu_set_t both;
+
+        CPU_AND(&both, set, remove);
+        CPU_XOR(set, set, &both);
+}

@@ -630,14 +630,12 @@ static PolicyRead *read_ahead_take(ReadAhead *a, unsigned cpu) {
 static int discover_add(Topology *t, PolicyRead *pr, cpu_set_t *assigned) {
         _cleanup_free_ uint32_t *table = TAKE_PTR(pr->table), *inefficient = NULL;
         PolicyDesc *p = &pr->p;
-        cpu_set_t taken;
         int r;
 
         if (pr->r < 0)
                 return log_debug_errno(pr->r, "cpu%u: cannot read %s: %m", pr->cpu, pr->what);
         /* Inconsistent sysfs (a CPU claimed by two policies): the first claim wins, topology.h forbids two. */
-        CPU_AND(&taken, &p->cpus, assigned);
-        CPU_XOR(&p->cpus, &p->cpus, &taken);
+        cpulist_subtract(&p->cpus, assigned);
         /* The EM's inefficient OPPs, where debugfs shows them (none elsewhere: energy-model.h). */
         r = energy_model_inefficient_khz(ENERGY_MODEL_DEBUGFS_DIR, &p->cpus, p->frequencies_khz, p->n_frequencies,
                                          &inefficient, &p->n_inefficient);
@@ -691,11 +689,8 @@ int cpufreq_discover(Topology **ret) {
                         return r;
                 if (!shared.known) {
                         shared_learn(&shared, &pr->p);
-                        cpu_set_t claimed;
-
                         CPU_AND(&usable, &present, &t->online);
-                        CPU_AND(&claimed, &usable, &assigned);
-                        CPU_XOR(&usable, &usable, &claimed);
+                        cpulist_subtract(&usable, &assigned);
                         ahead = read_ahead(&shared, cpu, &usable);
                 }
         }

@@ -153,4 +153,19 @@ TEST(first_last) {
         ASSERT_EQ(cpulist_last(&set), 0);
 }
 
+TEST(subtract) {
+        cpu_set_t set, remove, want;
+
+        /* CPUs of @remove not in @set (6, 1023) do not appear: not a XOR */
+        ASSERT_OK(cpulist_parse("0-5,8", &set));
+        ASSERT_OK(cpulist_parse("2-3,6,8,1023", &remove));
+        ASSERT_OK(cpulist_parse("0-1,4-5", &want));
+        cpulist_subtract(&set, &remove);
+        ASSERT_TRUE(CPU_EQUAL(&set, &want));
+
+        CPU_ZERO(&remove);
+        cpulist_subtract(&set, &remove);
+        ASSERT_TRUE(CPU_EQUAL(&set, &want));
+}
+
 DEFINE_TEST_MAIN
