@@ -39,8 +39,8 @@
 #include "error-text.h"
 #include "fs-util.h"
 #include "log.h"
-#include "parallel.h"
 #include "macro.h"
+#include "parallel.h"
 #include "topology.h"
 
 typedef struct HeldPolicy {
@@ -505,7 +505,7 @@ static int actuator_each(Actuator *a, PolicyStep step, const char *crash, char *
         return ret;
 }
 
-/* Checks every managed policy, finds where to write, then locks them all (actuator_policy_lock()); writes nothing. */
+/* Locks policy @k's directory (actuator_policy_lock()): another schedfreqd holding it is the error to report. */
 static int lock_step(Actuator *a, size_t k, char **error) {
         pid_t holder = 0;
         int r;
@@ -520,6 +520,7 @@ static int lock_step(Actuator *a, size_t k, char **error) {
         return 0;
 }
 
+/* Checks every managed policy, finds where to write, then locks them all (lock_step()); writes nothing. */
 static int actuator_new(const Topology *topo, const bool *manage, const char *state_path, Actuator **ret,
                         char **error) {
         _cleanup_(actuator_freep) Actuator *a = NULL;

@@ -67,7 +67,7 @@ static unsigned job_start_threads(ParallelJob *job, pthread_t *threads, unsigned
 static unsigned extra_threads(size_t n, unsigned max_threads) {
         size_t wanted = MIN(max_threads, PARALLEL_THREADS_MAX);
 
-        /* cppcheck 2.10 takes one caller's constant for every call (the callers pass 1 and 4). */
+        /* cppcheck 2.10 calls this always true; it is not (false for the callers' 8 threads and n >= 2). */
         // cppcheck-suppress knownConditionTrueFalse ; REASON: see above
         if (wanted < 2 || n < 2)
                 return 0;
