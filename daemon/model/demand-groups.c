@@ -444,6 +444,8 @@ bool dm_group_touch_slow(Demand *d, Task *k, int delta_queued) {
         } else if (delta_queued < 0) {
                 /* the delayed ones stay when the last runnable leaves: dm_groups_pick_slow() */
                 q->nr_queued -= q->nr_queued > 0;
+                if (q->nr_queued == 0 && q->nr_delayed > 0)
+                        d->cpus[cpu].groups_delayed_only = true;
         }
         return changed;
 }
@@ -480,6 +482,8 @@ void dm_group_sleep_slow(Demand *d, Task *k) {
  * that forks a child and sleeps stays in its group's load while the child runs, and then while the CPU runs other
  * sessions' tasks, until the next switch there (it left at the child's exit until then: on a loaded recording
  * each next child started at 113, median, where the kernel's root rose by 64; now 68. docs/fidelity.md).
+ * Only a dequeue leaves a group with delayed tasks alone (dm_group_touch_slow(), which flags the CPU; a sleep is
+ * delayed only beside queued tasks), so a switch on a CPU not flagged looks at no group.
  */
 void dm_groups_pick_slow(Demand *d, unsigned cpu) {
         for (size_t i = 0; i < d->n_groups; i++) {
@@ -488,6 +492,7 @@ void dm_groups_pick_slow(Demand *d, unsigned cpu) {
                 if (q->live && q->nr_queued == 0 && q->nr_delayed > 0)
                         group_rq_flush_delayed(q);
         }
+        d->cpus[cpu].groups_delayed_only = false;
 }
 
 /* __update_blocked_fair() for @cpu: every group's cfs_rq there, then its entity. Returns whether the root changed. */
@@ -523,6 +528,7 @@ void dm_groups_cpu_empty_slow(Demand *d, unsigned cpu) {
                 d->groups[i].rq[cpu].nr_queued = 0;
                 group_rq_flush_delayed(&d->groups[i].rq[cpu]);
         }
+        d->cpus[cpu].groups_delayed_only = false;
 }
 
 /*

@@ -67,7 +67,7 @@ static inline void dm_group_sleep(Demand *d, Task *k) {
 }
 
 static inline void dm_groups_pick(Demand *d, unsigned cpu) {
-        if (d->n_groups > 0)
+        if (d->cpus[cpu].groups_delayed_only)
                 dm_groups_pick_slow(d, cpu);
 }
 

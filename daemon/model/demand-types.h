@@ -50,6 +50,7 @@ typedef struct DemandCpu {
         uint16_t idle_max_util;   /* uclamp_max kept while the rq is empty (uclamp_idle_value()) */
         int8_t idle_max_rule;     /* the rule behind it, -1 = none */
         uint64_t balance_ns;      /* the last periodic blocked-load update of this busy CPU (demand-groups.c) */
+        bool groups_delayed_only; /* a group's cfs_rq here may hold only delayed tasks: the next pick looks */
 } DemandCpu;
 
 /*
