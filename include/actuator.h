@@ -225,3 +225,10 @@ bool policy_health_failed(PolicyHealth *h, PolicyHealthState state, int error, u
 
 /* A write succeeded. Returns true when that ended a failure state (the caller logs the recovery). */
 bool policy_health_succeeded(PolicyHealth *h, uint64_t now_usec);
+
+/*
+ * What a policy in state @was is, from one read of its governor (@read_r: the read's return, @userspace: it read
+ * "userspace") made after a write failed with @write_error (0: no write, a look). POLICY_GOVERNED: back, governed
+ * again; otherwise the state to enter (policy_health_failed()).
+ */
+PolicyHealthState policy_health_diagnose(PolicyHealthState was, int write_error, int read_r, bool userspace);

@@ -58,3 +58,21 @@ bool policy_health_succeeded(PolicyHealth *h, uint64_t now_usec) {
         }
         return recovered;
 }
+
+/*
+ * A policy whose CPUs are all offline is inactive: its files answer EBUSY (cpufreq_offline(), and show()/store()
+ * in drivers/cpufreq/cpufreq.c). When its first CPU comes back, cpufreq_online() starts it again with its last
+ * governor, ours. A write that met it still inactive and a read right after that finds it active on userspace
+ * saw it come back between the two: that is no fault to back off from.
+ */
+PolicyHealthState policy_health_diagnose(PolicyHealthState was, int write_error, int read_r, bool userspace) {
+        if (read_r == -EBUSY)
+                return POLICY_OFFLINE;
+        if (read_r < 0)
+                return POLICY_BACKING_OFF;
+        if (!userspace)
+                return POLICY_RELEASED;
+        if (was == POLICY_OFFLINE && (write_error == -EBUSY || write_error == 0))
+                return POLICY_GOVERNED;
+        return POLICY_BACKING_OFF; /* EIO, EAGAIN, an EBUSY of the write alone: a fault */
+}

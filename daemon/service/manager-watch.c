@@ -153,25 +153,16 @@ static void watch_fail(Governed *g, unsigned i, PolicyHealthState state, int err
 }
 
 /*
- * Why a write to policy @i failed, found out with one read of its governor: not userspace any more means
- * another tool took the policy; EBUSY means the policy is inactive, all its CPUs offline; anything else (EIO,
- * EAGAIN, an EBUSY of the write alone) is a fault to back off from.
+ * What policy @i is, found out with one read of its governor after a write failed with @write_error (0: a look,
+ * no write): not userspace any more means another tool took the policy; EBUSY means the policy is inactive, all
+ * its CPUs offline; userspace again after offline means it is back; anything else (EIO, EAGAIN, an EBUSY of the
+ * write alone) is a fault to back off from (policy_health_diagnose()).
  */
-static PolicyHealthState watch_diagnose(Governed *g, unsigned i, char *governor, size_t size) {
+static PolicyHealthState watch_diagnose(Governed *g, unsigned i, int write_error, char *governor, size_t size) {
         int r;
 
         r = actuator_read_governor(g->actuator, i, governor, size);
-        if (r >= 0)
-                return streq(governor, "userspace") ? POLICY_BACKING_OFF : POLICY_RELEASED;
-        return r == -EBUSY ? POLICY_OFFLINE : POLICY_BACKING_OFF;
-}
-
-void manager_watch_write_failed(Governed *g, unsigned i, int error, uint64_t now_usec) {
-        char governor[TOPOLOGY_GOVERNOR_MAX] = "";
-        PolicyHealthState state;
-
-        state = watch_diagnose(g, i, governor, sizeof(governor));
-        watch_fail(g, i, state, error, governor, now_usec);
+        return policy_health_diagnose(g->health[i].state, write_error, r, r >= 0 && streq(governor, "userspace"));
 }
 
 /* Policy @i is governed again; one log line saying why (@how), or, with NULL, what it recovered from. */
@@ -184,6 +175,29 @@ static void watch_succeeded(Governed *g, unsigned i, uint64_t now_usec, const ch
                 log_info("policy%u: %s, governed again (%" PRIu64 " failed writes so far).",
                          g->topology->policies[i].id,
                          how ?: was == POLICY_OFFLINE ? "back online" : "writes work again", failures);
+}
+
+/* Policy @i is active on userspace again: the engine takes its current frequency (the driver's, not our last
+ * write) and decides anew at its next event. */
+static void watch_back(Governed *g, unsigned i, uint64_t now_usec, const char *how) {
+        uint32_t cur_khz = 0;
+
+        (void) actuator_read_khz(g->actuator, i, &cur_khz);
+        (void) engine_policy_resync(g->engine, i, cur_khz);
+        watch_succeeded(g, i, now_usec, how);
+}
+
+void manager_watch_write_failed(Governed *g, unsigned i, int error, uint64_t now_usec) {
+        char governor[TOPOLOGY_GOVERNOR_MAX] = "";
+        PolicyHealthState state;
+
+        state = watch_diagnose(g, i, error, governor, sizeof(governor));
+        /* Offline, and back between the write and the read: governed again, as when the poll or the online
+         * uevent sees it first (which one comes first is a race: test-faults' "cpu1 online again"). */
+        if (state == POLICY_GOVERNED)
+                watch_back(g, i, now_usec, "back online");
+        else
+                watch_fail(g, i, state, error, governor, now_usec);
 }
 
 void manager_watch_write_succeeded(Governed *g, unsigned i, uint64_t now_usec) {
@@ -199,18 +213,15 @@ void manager_watch_write_succeeded(Governed *g, unsigned i, uint64_t now_usec) {
 static void watch_offline(Governed *g, unsigned i, uint64_t now_usec, const char *how) {
         char governor[TOPOLOGY_GOVERNOR_MAX];
         PolicyHealthState state;
-        uint32_t cur_khz = 0;
 
         if (!policy_health_may_write(&g->health[i], now_usec))
                 return;
-        state = watch_diagnose(g, i, governor, sizeof(governor));
+        state = watch_diagnose(g, i, 0, governor, sizeof(governor));
         if (state == POLICY_OFFLINE || state == POLICY_RELEASED) {
                 watch_fail(g, i, state, state == POLICY_OFFLINE ? -EBUSY : -EINVAL, governor, now_usec);
                 return;
         }
-        (void) actuator_read_khz(g->actuator, i, &cur_khz);
-        (void) engine_policy_resync(g->engine, i, cur_khz);
-        watch_succeeded(g, i, now_usec, how);
+        watch_back(g, i, now_usec, how);
 }
 
 /* The index of @cpu's policy when this daemon manages it and has not released it; -ENOENT otherwise. */

@@ -29,6 +29,27 @@ TEST(backoff_doubles_and_caps) {
         ASSERT_U64_EQ(h.write_errors, attempts);
 }
 
+/* One governor read after a failed write (or a look) says what the policy is (drivers/cpufreq/cpufreq.c). */
+TEST(diagnose) {
+        /* inactive: its files answer EBUSY */
+        ASSERT_EQ(policy_health_diagnose(POLICY_GOVERNED, -EBUSY, -EBUSY, false), POLICY_OFFLINE);
+        ASSERT_EQ(policy_health_diagnose(POLICY_OFFLINE, 0, -EBUSY, false), POLICY_OFFLINE);
+        /* another governor: another tool's now */
+        ASSERT_EQ(policy_health_diagnose(POLICY_GOVERNED, -EINVAL, 0, false), POLICY_RELEASED);
+        ASSERT_EQ(policy_health_diagnose(POLICY_OFFLINE, -EBUSY, 0, false), POLICY_RELEASED);
+        /* still ours: a fault, also an EBUSY of the write alone */
+        ASSERT_EQ(policy_health_diagnose(POLICY_GOVERNED, -EIO, 0, true), POLICY_BACKING_OFF);
+        ASSERT_EQ(policy_health_diagnose(POLICY_GOVERNED, -EBUSY, 0, true), POLICY_BACKING_OFF);
+        ASSERT_EQ(policy_health_diagnose(POLICY_BACKING_OFF, -EBUSY, 0, true), POLICY_BACKING_OFF);
+        ASSERT_EQ(policy_health_diagnose(POLICY_OFFLINE, -EIO, 0, true), POLICY_BACKING_OFF);
+        ASSERT_EQ(policy_health_diagnose(POLICY_GOVERNED, -EIO, -EIO, false), POLICY_BACKING_OFF);
+        /* offline, then on userspace again: back, whether a look found it or a write that met it still inactive
+         * (a CPU that came back between the write and the read; once a back-off warning and a later "writes work
+         * again" in test-faults) */
+        ASSERT_EQ(policy_health_diagnose(POLICY_OFFLINE, 0, 0, true), POLICY_GOVERNED);
+        ASSERT_EQ(policy_health_diagnose(POLICY_OFFLINE, -EBUSY, 0, true), POLICY_GOVERNED);
+}
+
 TEST(recovery) {
         PolicyHealth h = {};
 
