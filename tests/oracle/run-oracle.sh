@@ -16,7 +16,9 @@
 #                     DIR/NAME/: kernel.txt (oracle), perf.data, trace.txt (perf script --ns, after a
 #                     "# schedfreqd-session: pid=T sid=S" line per task alive at the start: sessions.txt),
 #                     model.txt (replay),
-#                     joined.txt (every compared pair), compare.txt, logs; DIR/topology.ini; DIR/summary.tsv
+#                     joined.txt (every compared pair), compare.txt, losses.txt (perf's LOST events, pelt-oracle's
+#                     dropped records), logs; DIR/topology.ini; DIR/summary.tsv; DIR/environment.txt (kernel, the
+#                     harness's session, autogroup, nice and cpu cgroup, the model's groups, the load average)
 #   --short           ~1.2 s per workload and fewer workloads (p30 p100 storm migrate rt50 phase)
 #   --workloads LIST  only these (names: p10 p30 p60 p90 p100 storm migrate rt50 phase)
 #   --linger-ms MS    keep recording MS after the workload exits, and compare that too: how the signals decay
@@ -242,6 +244,23 @@ trap 'stop_perf; stop_load; exit 130' INT TERM
 
 TOPO="$OUT/topology.ini"
 write_topology "$TOPO" || die "cannot write $TOPO"
+
+# Where the recordings ran, for reading a result from another machine (a CI log): what decides the kernel's task
+# groups for the workloads (they run in this harness's session: with autogroup its group, kernel/sched/autogroup.c;
+# a cpu cgroup instead where the harness is in one), and the load as it started.
+write_environment() { # FILE
+	local file=$1 stat rest cg
+	read -r stat </proc/$$/stat
+	rest=${stat##*) }
+	# shellcheck disable=SC2086
+	set -- $rest
+	cg=$(awk -F: '$2 ~ /(^|,)cpu(,|$)/ || ($1 == 0 && $2 == "") { print $3; exit }' /proc/$$/cgroup)
+	printf 'kernel %s; harness session %s (%s), nice %s, cpu cgroup %s; model groups %s; load %s\n' \
+		"$(uname -r)" "$4" "$(cat /proc/$$/autogroup 2>/dev/null | tr -s ' ' || echo 'no autogroup')" \
+		"$(ps -o nice= -p $$ | tr -d ' ')" "${cg:-?}" "$([ $AUTOGROUP = 1 ] && echo yes || echo no)" \
+		"$(cut -d' ' -f1-3 /proc/loadavg)" >"$file"
+}
+write_environment "$OUT/environment.txt"
 SUMMARY="$OUT/summary.tsv"
 printf 'workload\tsignal\tn\tp50\tp90\tp99\tmax\tbias\n' >"$SUMMARY"
 
@@ -285,6 +304,10 @@ run_workload() { # NAME
 		return 2
 	fi
 	[ -s "$dir/kernel.txt" ] || { echo "run-oracle: $name: the oracle recorded nothing" >&2; return 2; }
+	# What either recorder lost: a recording with holes compares the model with less than the kernel saw.
+	printf 'perf lost %s, oracle dropped %s\n' \
+		"$(perf report -i "$dir/perf.data" --stats 2>/dev/null | awk '/LOST events:/ { n += $3 } END { print n + 0 }')" \
+		"$(sed -n 's/.*; dropped \([0-9]*\);.*/\1/p' "$dir/oracle.log" | tail -n 1)" >"$dir/losses.txt"
 	if ! perf script -i "$dir/perf.data" --ns >"$dir/trace.txt" 2>"$dir/perf-script.log" || [ ! -s "$dir/trace.txt" ]; then
 		echo "run-oracle: $name: perf script failed: $(tail -n 5 "$dir/perf-script.log")" >&2
 		return 2
