@@ -111,6 +111,7 @@ static void cpu_set_idle(Demand *d, unsigned cpu, uint64_t now_ns) {
         dm_cpu_clear_rules(c);
         c->nr_cfs = c->nr_rt = 0;
         c->util_est_sum = 0;
+        dm_root_flush_delayed(c);
         dm_groups_cpu_empty(d, cpu);
         /*
          * The newidle balance on the way to idle (sched_balance_newidle() → sched_balance_update_blocked_averages())
@@ -142,6 +143,9 @@ static int demand_switch(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_
         dm_groups_pick(d, (unsigned) cpu);
         cpu_forget_curr(d, cpu, ev->sw.prev_pid);
         switch_prev(d, cpu, ev, now_ns);
+        /* the pick with no runnable task left: the root's delayed ones are taken off (pick_next_entity()) */
+        if (d->cpus[cpu].nr_cfs == 0)
+                dm_root_flush_delayed(&d->cpus[cpu]);
         return switch_next(d, cpu, ev, now_ns);
 }
 
@@ -263,6 +267,7 @@ void demand_cpu_resync(Demand *d, unsigned cpu, uint64_t now_ns) {
         dm_cpu_clear_rules(c);
         c->nr_cfs = c->nr_rt = 0;
         c->util_est_sum = 0;
+        dm_root_flush_delayed(c);
         dm_groups_cpu_empty(d, cpu);
         d->resyncs++;
 }
@@ -427,13 +432,13 @@ static void demand_exit(Demand *d, const SchedEvent *ev, uint64_t now_ns, Demand
         dm_session_forget(d, ev->exit.pid);
 
         /*
-         * Only with task groups: the flat model (the default) keeps removing at the exit event. It gives a session's
-         * short-lived children the root's initial util where the kernel gives them their group's, far more, and
-         * taking it out at sched_process_exit shortens that error: on the same recordings (docs/fidelity.md,
-         * session 14) the kernel's timing made the flat model's storm p50 90 -> 159 quiet and 70 -> 302 under
-         * load, while with groups it is the closer one.
+         * The flat model too (session 16): it used to remove at the exit event, which made up for its initial util
+         * (always the cap: 455 where the kernel gave a storm's child 252, the root's load_avg not modelled).
+         * With the root's load and its delayed tasks followed (util_initial(), root_sleep_delayed()), the kernel's
+         * timing is the closer one, on a kernel that groups and on one that does not: storm recordings replayed flat
+         * in docs/fidelity.md ("The storm on the CI VM"), p50 54-73 -> 15-22.
          */
-        if (d->groups_on && k && k->running && dm_cpu_valid(d, k->cpu) && d->cpus[k->cpu].curr_pid == k->pid) {
+        if (k && k->running && dm_cpu_valid(d, k->cpu) && d->cpus[k->cpu].curr_pid == k->pid) {
                 if (dm_task_grouped(d, k))
                         dm_task_change_group(d, k, TASK_GROUP_ROOT, now_ns);
                 k->dead = true;

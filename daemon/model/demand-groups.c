@@ -544,7 +544,7 @@ unsigned dm_task_initial_util(Demand *d, const Task *k, int cpu) {
         uint64_t util, cap;
 
         if (!dm_task_grouped(d, k))
-                return util_initial(c->pelt.util_avg, c->cpu_scale);
+                return util_initial(c->pelt.util_avg, c->load.util_avg, c->cpu_scale);
         g = group_find(d, task_group_id(d, k));
         q = g ? &g->rq[cpu] : NULL;
         /* the kernel's cfs_rq still holds what left lazily (dm_group_detach()) */

@@ -33,6 +33,7 @@ typedef struct DemandCpu {
         PeltSignal pelt;          /* the root cfs_rq util: running = a CFS task is cfs_rq->curr */
         PeltSignal runnable;      /* the root cfs_rq runnable_avg: weight = CFS tasks enqueued (h_nr_runnable) */
         PeltSignal rt;            /* rq->avg_rt: running = an RT (or DL) task is rq->curr */
+        PeltSignal load;          /* the root cfs_rq load_avg: weight 1024 a queued task (nice 0), a new task's 1024 */
         unsigned util_est_sum;    /* cfs_rq->avg.util_est: Σ util_est of the enqueued CFS tasks */
         unsigned nr_rt;           /* runnable RT/DL tasks */
         unsigned nr_cfs;          /* enqueued CFS tasks, the running one included */
@@ -51,6 +52,8 @@ typedef struct DemandCpu {
         int8_t idle_max_rule;     /* the rule behind it, -1 = none */
         uint64_t balance_ns;      /* the last periodic blocked-load update of this busy CPU (demand-groups.c) */
         bool groups_delayed_only; /* a group's cfs_rq here may hold only delayed tasks: the next pick looks */
+        uint16_t nr_delayed;      /* root cfs_rq: asleep but still queued (EEVDF delayed dequeue), load only */
+        uint32_t delay_epoch;     /* bumped when the root's delayed ones are all dequeued */
 } DemandCpu;
 
 /*

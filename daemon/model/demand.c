@@ -207,6 +207,9 @@ bool dm_cpu_advance(Demand *d, unsigned cpu, uint64_t now_ns, bool *ret_rt) {
         /* __update_load_avg_cfs_rq(): load = cfs_rq weight, runnable = h_nr_runnable, running = cfs_rq->curr */
         decayed = pelt_update(&c->pelt, t, c->curr_cfs);
         (void) pelt_update(&c->runnable, t, MAX(c->nr_cfs, (unsigned) c->curr_cfs));
+        /* load = cfs_rq->load.weight: the same count at nice 0 (a task group's entity counts as its tasks here),
+         * and the delayed ones (dm_task_dequeue()) */
+        (void) pelt_update(&c->load, t, MAX(c->nr_cfs, (unsigned) c->curr_cfs) + c->nr_delayed);
         /* update_rt_rq_load_avg(): running = the curr is RT */
         rt = pelt_update(&c->rt, t, c->curr_rt);
         /* the task groups' cfs_rqs and entities on this CPU, on the same clock */
@@ -264,9 +267,11 @@ void dm_task_detach(Demand *d, Task *k, uint64_t now_ns, bool lazy) {
         if (lazy) {
                 pelt_remove(&c->pelt, k->util.util_avg);
                 pelt_remove(&c->runnable, k->runnable.util_avg);
+                pelt_remove(&c->load, k->load.util_avg);
         } else {
                 pelt_detach(&c->pelt, &k->util);
                 pelt_detach(&c->runnable, &k->runnable);
+                pelt_detach(&c->load, &k->load);
         }
         k->attached = false;
 }
@@ -287,6 +292,7 @@ static void task_attach(Demand *d, Task *k, uint64_t now_ns) {
                 return;
         pelt_attach(&c->pelt, &k->util);
         pelt_attach(&c->runnable, &k->runnable);
+        pelt_attach(&c->load, &k->load);
 }
 
 /*
@@ -487,6 +493,37 @@ static bool task_take_early_util_est(Demand *d, Task *k, int cpu) {
 }
 
 /* enqueue_task_fair() / enqueue_task_rt() of @k on @cpu. */
+/*
+ * EEVDF delayed dequeue on the root cfs_rq (6.12+, dequeue_entity(): DELAY_DEQUEUE), as demand-groups.c does for a
+ * group's: a task that goes to sleep beside other queued tasks (it has just run: its lag is negative) stays on the
+ * cfs_rq, its weight in cfs_rq->load.weight, until it is picked (then dequeued) or woken (requeue_delayed_entity()).
+ * The model takes it as dequeued at the CPU's next pick with no task runnable (dm_root_pick()) or its idle entry.
+ * What it changes is the root's load_avg, which scales a new task's initial util (util_initial()): a storm's
+ * parent sleeps delayed while its child runs, and the next child then gets 252 where cap is 463.
+ */
+static void root_sleep_delayed(DemandCpu *c, Task *k) {
+        if (k->attached_group != TASK_GROUP_ROOT || c->nr_cfs < 2 || c->nr_delayed == UINT16_MAX)
+                return;
+        c->nr_delayed++;
+        k->delayed = true;
+        k->delay_epoch = c->delay_epoch;
+}
+
+static void root_requeue_delayed(DemandCpu *c, Task *k) {
+        if (k->attached_group != TASK_GROUP_ROOT)
+                return;
+        if (k->delayed && k->delay_epoch == c->delay_epoch && c->nr_delayed > 0)
+                c->nr_delayed--;
+        k->delayed = false;
+}
+
+void dm_root_flush_delayed(DemandCpu *c) {
+        if (c->nr_delayed == 0)
+                return;
+        c->nr_delayed = 0;
+        c->delay_epoch++;
+}
+
 void dm_task_enqueue(Demand *d, Task *k, int cpu, uint64_t now_ns) {
         DemandCpu *c = &d->cpus[cpu];
         bool early = task_take_early_util_est(d, k, cpu);
@@ -521,6 +558,7 @@ void dm_task_enqueue(Demand *d, Task *k, int cpu, uint64_t now_ns) {
                 task_attach(d, k, now_ns);
         /* enqueue_entity() of its group's entity: the group's update, then one more queued task there */
         c->updates += dm_group_touch(d, k, +1);
+        root_requeue_delayed(c, k);
         c->nr_cfs++;
         /* util_est_enqueue(): cfs_rq->avg.util_est += _task_util_est(p), unless sched_stat_iowait did it already */
         if (early)
@@ -575,6 +613,8 @@ void dm_task_dequeue(Demand *d, Task *k, uint64_t now_ns, bool sleep) {
         c->updates += dm_group_touch(d, k, -1);
         if (sleep)
                 dm_group_sleep(d, k);
+        if (sleep)
+                root_sleep_delayed(c, k);
         c->nr_cfs -= c->nr_cfs > 0;
         /* util_est_dequeue(): sub_positive(&cfs_rq->avg.util_est, _task_util_est(p)) */
         c->util_est_sum -= MIN(c->util_est_sum, k->util_est_enqueued);

@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* util-est.c: util_est_update() and post_init_entity_util_avg() of kernel/sched/fair.c (6.8+). Pure. */
 
+#include <stdint.h>
+
+#include "macro.h"
 #include "util-est.h"
+
+#define NICE_0_LOAD 1024u /* scale_load_down(NICE_0_LOAD): se_weight() of a nice-0 task */
 
 unsigned util_est_update(unsigned ewma, bool unchanged, unsigned dequeued, unsigned runnable, unsigned cpu_scale,
                          bool *ret_stored) {
@@ -37,14 +42,20 @@ unsigned util_est_update(unsigned ewma, bool unchanged, unsigned dequeued, unsig
         return ((ewma << UTIL_EST_WEIGHT_SHIFT) - last_ewma_diff) >> UTIL_EST_WEIGHT_SHIFT;
 }
 
-unsigned util_initial(unsigned cpu_util_avg, unsigned cpu_scale) {
+unsigned util_initial(unsigned cpu_util_avg, unsigned cpu_load_avg, unsigned cpu_scale) {
         /*
          * post_init_entity_util_avg(): cap = (cpu_scale - cfs_rq->avg.util_avg) / 2; the task gets
-         * cfs_rq util_avg x se weight / (cfs_rq load_avg + 1) clamped to cap, or cap on an idle cfs_rq. We do
-         * not model load_avg; with nice-0 tasks util_avg x weight / load_avg is the average util per queued
-         * task, which exceeds cap in the common case, so we take cap (the kernel comment's 512, 256, 128...).
+         * cfs_rq util_avg x se weight / (cfs_rq load_avg + 1) clamped to cap, or cap on a cfs_rq without util
+         * (the kernel comment's 512, 256, 128...). The load counts each new task at its full weight
+         * (init_entity_runnable_average()) until it decays: after a fork or two it is well above the util, and
+         * the next child gets less than cap (a storm's, on its parent's CPU: 252 where cap was 455).
          */
+        uint64_t util;
+
         if (cpu_util_avg >= cpu_scale)
                 return 0;
-        return (cpu_scale - cpu_util_avg) / 2;
+        if (cpu_util_avg == 0)
+                return (cpu_scale - cpu_util_avg) / 2;
+        util = (uint64_t) cpu_util_avg * NICE_0_LOAD / ((uint64_t) cpu_load_avg + 1);
+        return (unsigned) MIN(util, (uint64_t) (cpu_scale - cpu_util_avg) / 2);
 }

@@ -24,7 +24,7 @@ unsigned util_est_update(unsigned ewma, bool unchanged, unsigned dequeued, unsig
                          bool *ret_stored);
 
 /*
- * post_init_entity_util_avg(): a new task on a CPU whose cfs util_avg is @cpu_util_avg gets half the spare
- * capacity: 512, 256, 128, ... on an idle 1024 CPU for successive forks.
+ * post_init_entity_util_avg(): a new task (nice 0) on a cfs_rq whose util_avg is @cpu_util_avg and load_avg
+ * @cpu_load_avg gets util x 1024 / (load + 1), at most half the spare capacity (512 on an empty 1024 CPU).
  */
-unsigned util_initial(unsigned cpu_util_avg, unsigned cpu_scale);
+unsigned util_initial(unsigned cpu_util_avg, unsigned cpu_load_avg, unsigned cpu_scale);
