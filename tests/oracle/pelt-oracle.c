@@ -99,9 +99,9 @@ static int on_record(void *ctx, void *data, size_t size) {
                 n = fprintf(o->f, "t=%" PRIu64 " cpu=%u irq=%" PRIu64 "\n", (uint64_t) r->time_ns, r->cpu,
                             (uint64_t) r->util);
         else
-                n = fprintf(o->f, "t=%" PRIu64 " cpu=%u util=%" PRIu64 " util_est=%" PRIu64 " runnable=%" PRIu64 "\n",
+                n = fprintf(o->f, "t=%" PRIu64 " cpu=%u util=%" PRIu64 " util_est=%" PRIu64 " runnable=%" PRIu64 "%s\n",
                             (uint64_t) r->time_ns, r->cpu, (uint64_t) r->util, (uint64_t) r->util_est,
-                            (uint64_t) r->runnable);
+                            (uint64_t) r->runnable, r->kind == ORACLE_KIND_UTIL_EST ? " at=util_est" : "");
         if (n < 0 && !o->error)
                 o->error = errno ? errno : EIO;
         if (r->kind < ORACLE_NKINDS)
