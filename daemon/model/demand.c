@@ -611,10 +611,10 @@ void dm_task_dequeue(Demand *d, Task *k, uint64_t now_ns, bool sleep) {
                 return;
         }
         c->updates += dm_group_touch(d, k, -1);
-        if (sleep)
+        if (sleep) {
                 dm_group_sleep(d, k);
-        if (sleep)
                 root_sleep_delayed(c, k);
+        }
         c->nr_cfs -= c->nr_cfs > 0;
         /* util_est_dequeue(): sub_positive(&cfs_rq->avg.util_est, _task_util_est(p)) */
         c->util_est_sum -= MIN(c->util_est_sum, k->util_est_enqueued);
