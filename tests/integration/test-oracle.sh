@@ -56,7 +56,7 @@ fi
 
 # --- pelt-oracle alone ----------------------------------------------------------------------------------------
 if "$ORACLE" -o "$TMP/k.txt" --stats -- "$HOG" --cpu 1 --seconds 0.4 >"$TMP/hog.out" 2>"$TMP/oracle.err"; then
-	bad=$(grep -Evc '^t=[0-9]+ cpu=[0-9]+ (util=[0-9]+ util_est=[0-9]+ runnable=[0-9]+|rt=[0-9]+)$' "$TMP/k.txt")
+	bad=$(grep -Evc '^t=[0-9]+ cpu=[0-9]+ (util=[0-9]+ util_est=[0-9]+ runnable=[0-9]+( at=util_est)?|rt=[0-9]+)$' "$TMP/k.txt")
 	hog_end=$(awk '/^end/ { print $2 }' "$TMP/hog.out")
 	# The last root cfs record of CPU 1 before the hog ended: 0.4 s of 100 % takes util well above 600.
 	last=$(awk -v e="$hog_end" '{ t = substr($1, 3) + 0 } $2 == "cpu=1" && $3 ~ /^util=/ && t <= e { u = substr($3, 6) } END { print u + 0 }' "$TMP/k.txt")
