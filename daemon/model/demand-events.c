@@ -111,7 +111,7 @@ static void cpu_set_idle(Demand *d, unsigned cpu, uint64_t now_ns) {
         dm_cpu_clear_rules(c);
         c->nr_cfs = c->nr_rt = 0;
         c->util_est_sum = 0;
-        dm_root_flush_delayed(c);
+        delayed_flush(&c->delayed);
         dm_groups_cpu_empty(d, cpu);
         /*
          * The newidle balance on the way to idle (sched_balance_newidle() → sched_balance_update_blocked_averages())
@@ -145,7 +145,7 @@ static int demand_switch(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_
         switch_prev(d, cpu, ev, now_ns);
         /* the pick with no runnable task left: the root's delayed ones are taken off (pick_next_entity()) */
         if (d->cpus[cpu].nr_cfs == 0)
-                dm_root_flush_delayed(&d->cpus[cpu]);
+                delayed_flush(&d->cpus[cpu].delayed);
         return switch_next(d, cpu, ev, now_ns);
 }
 
@@ -267,7 +267,7 @@ void demand_cpu_resync(Demand *d, unsigned cpu, uint64_t now_ns) {
         dm_cpu_clear_rules(c);
         c->nr_cfs = c->nr_rt = 0;
         c->util_est_sum = 0;
-        dm_root_flush_delayed(c);
+        delayed_flush(&c->delayed);
         dm_groups_cpu_empty(d, cpu);
         d->resyncs++;
 }

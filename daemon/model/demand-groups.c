@@ -49,7 +49,6 @@
 #define KTHREADD_PID 2
 /* A bound on the groups followed at once: sessions come and go on a long-running machine; empty ones are reused. */
 #define GROUPS_MAX 4096u
-#define NICE_0_LOAD 1024u          /* scale_load_down(NICE_0_LOAD): se_weight() of a nice-0 task */
 
 void demand_set_autogroup(Demand *d, bool autogroup) {
         d->groups_on = autogroup;
@@ -186,7 +185,7 @@ static bool group_empty(Demand *d, DemandGroup *g) {
                 if (!q->live)
                         continue;
                 group_rq_advance(q, dm_cpu_pelt_now(d, cpu), false);
-                if (q->nr_queued + q->nr_delayed > 0 || q->removed_nr > 0 || !signal_zero(&q->util) || !signal_zero(&q->runnable) ||
+                if (q->nr_queued + q->delayed.nr > 0 || q->removed_nr > 0 || !signal_zero(&q->util) || !signal_zero(&q->runnable) ||
                     !signal_zero(&q->load) || !signal_zero(&q->se_util) || !signal_zero(&q->se_runnable))
                         return false;
         }
@@ -275,7 +274,7 @@ static void group_rq_advance(GroupRq *q, uint64_t pelt_now, bool running) {
         (void) pelt_update(&q->util, pelt_now, running);
         (void) pelt_update(&q->runnable, pelt_now, nr);
         /* load counts every entity on the cfs_rq (cfs_rq->load.weight), the delayed ones too; runnable does not */
-        (void) pelt_update(&q->load, pelt_now, nr + q->nr_delayed);
+        (void) pelt_update(&q->load, pelt_now, nr + q->delayed.nr);
         (void) pelt_update(&q->se_util, pelt_now, running);
         (void) pelt_update(&q->se_runnable, pelt_now, nr);
 }
@@ -291,7 +290,7 @@ void dm_groups_advance_slow(Demand *d, unsigned cpu, uint64_t pelt_now) {
                 bool running = d->groups[i].id == curr;
 
                 /* A blocked group contributed nothing since it was last advanced: it decays when next used. */
-                if (q->live && (q->nr_queued + q->nr_delayed > 0 || running))
+                if (q->live && (q->nr_queued + q->delayed.nr > 0 || running))
                         group_rq_advance(q, pelt_now, running);
         }
 }
@@ -415,12 +414,6 @@ bool dm_group_detach_slow(Demand *d, Task *k, bool lazy) {
         return true;
 }
 
-/* Every delayed task of the group's cfs_rq is dequeued: picked at last, or the CPU went idle. */
-static void group_rq_flush_delayed(GroupRq *q) {
-        q->nr_delayed = 0;
-        q->delay_epoch++;
-}
-
 /*
  * An update of @k's group on its CPU (its enqueue, dequeue, pick, tick), before @delta_queued changes the group's
  * queued count there (enqueue_entity()/dequeue_entity() update the averages first). Returns whether the root changed.
@@ -437,14 +430,12 @@ bool dm_group_touch_slow(Demand *d, Task *k, int delta_queued) {
         q = &g->rq[cpu];
         if (delta_queued > 0) {
                 /* requeue_delayed_entity(): a delayed task woken where it sleeps was still on the cfs_rq */
-                if (k->delayed && k->delay_epoch == q->delay_epoch && q->nr_delayed > 0)
-                        q->nr_delayed--;
-                k->delayed = false;
+                delayed_requeue(&q->delayed, k);
                 q->nr_queued++;
         } else if (delta_queued < 0) {
                 /* the delayed ones stay when the last runnable leaves: dm_groups_pick_slow() */
                 q->nr_queued -= q->nr_queued > 0;
-                if (q->nr_queued == 0 && q->nr_delayed > 0)
+                if (q->nr_queued == 0 && q->delayed.nr > 0)
                         d->cpus[cpu].groups_delayed_only = true;
         }
         return changed;
@@ -467,9 +458,7 @@ void dm_group_sleep_slow(Demand *d, Task *k) {
         q = &g->rq[k->cpu];
         if (q->nr_queued == 0)
                 return;
-        q->nr_delayed++;
-        k->delayed = true;
-        k->delay_epoch = q->delay_epoch;
+        delayed_add(&q->delayed, k);
 }
 
 /*
@@ -489,8 +478,8 @@ void dm_groups_pick_slow(Demand *d, unsigned cpu) {
         for (size_t i = 0; i < d->n_groups; i++) {
                 GroupRq *q = &d->groups[i].rq[cpu];
 
-                if (q->live && q->nr_queued == 0 && q->nr_delayed > 0)
-                        group_rq_flush_delayed(q);
+                if (q->live && q->nr_queued == 0)
+                        delayed_flush(&q->delayed);
         }
         d->cpus[cpu].groups_delayed_only = false;
 }
@@ -526,7 +515,7 @@ bool dm_groups_busy_balance(Demand *d, unsigned cpu, uint64_t now_ns) {
 void dm_groups_cpu_empty_slow(Demand *d, unsigned cpu) {
         for (size_t i = 0; i < d->n_groups; i++) {
                 d->groups[i].rq[cpu].nr_queued = 0;
-                group_rq_flush_delayed(&d->groups[i].rq[cpu]);
+                delayed_flush(&d->groups[i].rq[cpu].delayed);
         }
         d->cpus[cpu].groups_delayed_only = false;
 }
@@ -541,18 +530,13 @@ unsigned dm_task_initial_util(Demand *d, const Task *k, int cpu) {
         const DemandCpu *c = &d->cpus[cpu];
         const DemandGroup *g;
         const GroupRq *q;
-        uint64_t util, cap;
 
         if (!dm_task_grouped(d, k))
                 return util_initial(c->pelt.util_avg, c->load.util_avg, c->cpu_scale);
         g = group_find(d, task_group_id(d, k));
         q = g ? &g->rq[cpu] : NULL;
+        if (!q || !q->live)
+                return util_initial(0, 0, c->cpu_scale);
         /* the kernel's cfs_rq still holds what left lazily (dm_group_detach()) */
-        util = q && q->live ? q->util.util_avg + q->removed_util : 0;
-        if (util >= c->cpu_scale)
-                return 0;
-        cap = (c->cpu_scale - util) / 2;
-        if (util == 0)
-                return (unsigned) cap;
-        return (unsigned) MIN(util * NICE_0_LOAD / (q->load.util_avg + q->removed_load + 1), cap);
+        return util_initial(q->util.util_avg + q->removed_util, q->load.util_avg + q->removed_load, c->cpu_scale);
 }

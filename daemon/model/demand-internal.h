@@ -41,8 +41,6 @@ void dm_cpu_clear_rules(DemandCpu *c);
 void dm_task_set_rule(Demand *d, Task *k, int rule, uint64_t now_ns);
 void dm_task_set_class(Demand *d, Task *k, int32_t prio, const char *comm, int cpu, uint64_t now_ns);
 void dm_task_enqueue(Demand *d, Task *k, int cpu, uint64_t now_ns);
-/* The root cfs_rq's delayed tasks are all dequeued: picked at last, or the CPU went idle (demand.c). */
-void dm_root_flush_delayed(DemandCpu *c);
 void dm_task_drop_early_util_est(Demand *d, Task *k);
 void dm_task_run_if_idle(Demand *d, Task *k, uint64_t now_ns);
 void dm_task_dequeue(Demand *d, Task *k, uint64_t now_ns, bool sleep);

@@ -28,6 +28,39 @@ static inline uint64_t dm_pelt_clock_now(const PeltClock *clock) {
         return clock->pelt_ns - MIN(clock->lost_idle_ns, clock->pelt_ns);
 }
 
+/*
+ * EEVDF delayed dequeue (6.12+, dequeue_entity(): DELAY_DEQUEUE) on one cfs_rq, the root's or a task group's: a task
+ * that goes to sleep beside other queued tasks (it has just run: its lag is negative) stays on the cfs_rq, its
+ * weight in cfs_rq->load.weight, until it is picked (then dequeued) or woken (requeue_delayed_entity()). Eligibility
+ * is not modelled; the callers say when a sleep is delayed and when the cfs_rq's delayed ones are all dequeued. What
+ * it changes is the cfs_rq's load_avg, which scales a new task's initial util (util_initial()).
+ */
+typedef struct DelayedTasks {
+        uint32_t nr;              /* asleep but still queued: load only */
+        uint32_t epoch;           /* bumped when they are all dequeued: a task's mark from before no longer counts */
+} DelayedTasks;
+
+static inline void delayed_add(DelayedTasks *q, Task *k) {
+        q->nr++;
+        k->delayed = true;
+        k->delay_epoch = q->epoch;
+}
+
+/* @k enqueued again: requeue_delayed_entity() when it was still on this cfs_rq. */
+static inline void delayed_requeue(DelayedTasks *q, Task *k) {
+        if (k->delayed && k->delay_epoch == q->epoch && q->nr > 0)
+                q->nr--;
+        k->delayed = false;
+}
+
+/* Every delayed task is dequeued: picked at last, or the CPU went idle. */
+static inline void delayed_flush(DelayedTasks *q) {
+        if (q->nr == 0)
+                return;
+        q->nr = 0;
+        q->epoch++;
+}
+
 typedef struct DemandCpu {
         PeltClock clock;
         PeltSignal pelt;          /* the root cfs_rq util: running = a CFS task is cfs_rq->curr */
@@ -52,8 +85,7 @@ typedef struct DemandCpu {
         int8_t idle_max_rule;     /* the rule behind it, -1 = none */
         uint64_t balance_ns;      /* the last periodic blocked-load update of this busy CPU (demand-groups.c) */
         bool groups_delayed_only; /* a group's cfs_rq here may hold only delayed tasks: the next pick looks */
-        uint16_t nr_delayed;      /* root cfs_rq: asleep but still queued (EEVDF delayed dequeue), load only */
-        uint32_t delay_epoch;     /* bumped when the root's delayed ones are all dequeued */
+        DelayedTasks delayed;     /* the root cfs_rq's delayed tasks (dm_task_dequeue()) */
 } DemandCpu;
 
 /*
@@ -67,8 +99,7 @@ typedef struct GroupRq {
         uint32_t removed_util, removed_runnable, removed_load; /* gcfs_rq->removed: applied at its next update */
         uint32_t removed_nr;
         uint32_t nr_queued;                     /* the group's queued CFS tasks here (h_nr_runnable) */
-        uint32_t nr_delayed;                    /* asleep but still queued (EEVDF delayed dequeue): load only */
-        uint32_t delay_epoch;                   /* bumped when the delayed ones are all dequeued */
+        DelayedTasks delayed;                   /* its delayed tasks (dm_group_sleep_slow()) */
         bool propagate;                         /* gcfs_rq->propagate: the root learns at the entity's next update */
         bool live;                              /* its windows were started */
 } GroupRq;

@@ -209,7 +209,7 @@ bool dm_cpu_advance(Demand *d, unsigned cpu, uint64_t now_ns, bool *ret_rt) {
         (void) pelt_update(&c->runnable, t, MAX(c->nr_cfs, (unsigned) c->curr_cfs));
         /* load = cfs_rq->load.weight: the same count at nice 0 (a task group's entity counts as its tasks here),
          * and the delayed ones (dm_task_dequeue()) */
-        (void) pelt_update(&c->load, t, MAX(c->nr_cfs, (unsigned) c->curr_cfs) + c->nr_delayed);
+        (void) pelt_update(&c->load, t, MAX(c->nr_cfs, (unsigned) c->curr_cfs) + c->delayed.nr);
         /* update_rt_rq_load_avg(): running = the curr is RT */
         rt = pelt_update(&c->rt, t, c->curr_rt);
         /* the task groups' cfs_rqs and entities on this CPU, on the same clock */
@@ -492,38 +492,22 @@ static bool task_take_early_util_est(Demand *d, Task *k, int cpu) {
         return false;
 }
 
-/* enqueue_task_fair() / enqueue_task_rt() of @k on @cpu. */
 /*
- * EEVDF delayed dequeue on the root cfs_rq (6.12+, dequeue_entity(): DELAY_DEQUEUE), as demand-groups.c does for a
- * group's: a task that goes to sleep beside other queued tasks (it has just run: its lag is negative) stays on the
- * cfs_rq, its weight in cfs_rq->load.weight, until it is picked (then dequeued) or woken (requeue_delayed_entity()).
- * The model takes it as dequeued at the CPU's next pick with no task runnable (dm_root_pick()) or its idle entry.
- * What it changes is the root's load_avg, which scales a new task's initial util (util_initial()): a storm's
- * parent sleeps delayed while its child runs, and the next child then gets 252 where cap is 463.
+ * The root cfs_rq's delayed tasks (DelayedTasks), as demand-groups.c keeps a group's: a root task that sleeps
+ * beside another queued task is delayed, until the CPU's next pick with no task runnable (demand_switch()) or its
+ * idle entry. A storm's parent sleeps delayed while its child runs, and the next child then gets 252 where cap is 463.
  */
 static void root_sleep_delayed(DemandCpu *c, Task *k) {
-        if (k->attached_group != TASK_GROUP_ROOT || c->nr_cfs < 2 || c->nr_delayed == UINT16_MAX)
-                return;
-        c->nr_delayed++;
-        k->delayed = true;
-        k->delay_epoch = c->delay_epoch;
+        if (k->attached_group == TASK_GROUP_ROOT && c->nr_cfs >= 2)
+                delayed_add(&c->delayed, k);
 }
 
 static void root_requeue_delayed(DemandCpu *c, Task *k) {
-        if (k->attached_group != TASK_GROUP_ROOT)
-                return;
-        if (k->delayed && k->delay_epoch == c->delay_epoch && c->nr_delayed > 0)
-                c->nr_delayed--;
-        k->delayed = false;
+        if (k->attached_group == TASK_GROUP_ROOT)
+                delayed_requeue(&c->delayed, k);
 }
 
-void dm_root_flush_delayed(DemandCpu *c) {
-        if (c->nr_delayed == 0)
-                return;
-        c->nr_delayed = 0;
-        c->delay_epoch++;
-}
-
+/* enqueue_task_fair() / enqueue_task_rt() of @k on @cpu. */
 void dm_task_enqueue(Demand *d, Task *k, int cpu, uint64_t now_ns) {
         DemandCpu *c = &d->cpus[cpu];
         bool early = task_take_early_util_est(d, k, cpu);

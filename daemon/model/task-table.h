@@ -49,7 +49,7 @@ typedef struct Task {
         int32_t group;            /* its task group (demand-groups.c): TASK_GROUP_ROOT, its session's key (a pid),
                                    * or 0 = not known (a group of its own, keyed by its pid) */
         int32_t attached_group;   /* where its util is attached while attached: TASK_GROUP_ROOT = the root cfs_rq */
-        bool delayed;             /* went to sleep still queued in its group (demand-groups.c), in epoch delay_epoch */
+        bool delayed;             /* went to sleep still queued on its cfs_rq, in its epoch delay_epoch (DelayedTasks) */
         bool dead;                /* exited while running: removed at its last switch-out (demand-events.c) */
         uint32_t delay_epoch;
         int32_t next;             /* hash chain / free list (index), -1 = end */

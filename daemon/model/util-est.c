@@ -50,12 +50,12 @@ unsigned util_initial(unsigned cpu_util_avg, unsigned cpu_load_avg, unsigned cpu
          * (init_entity_runnable_average()) until it decays: after a fork or two it is well above the util, and
          * the next child gets less than cap (a storm's, on its parent's CPU: 252 where cap was 455).
          */
-        uint64_t util;
+        unsigned cap;
 
         if (cpu_util_avg >= cpu_scale)
                 return 0;
+        cap = (cpu_scale - cpu_util_avg) / 2;
         if (cpu_util_avg == 0)
-                return (cpu_scale - cpu_util_avg) / 2;
-        util = (uint64_t) cpu_util_avg * NICE_0_LOAD / ((uint64_t) cpu_load_avg + 1);
-        return (unsigned) MIN(util, (uint64_t) (cpu_scale - cpu_util_avg) / 2);
+                return cap;
+        return (unsigned) MIN((uint64_t) cpu_util_avg * NICE_0_LOAD / ((uint64_t) cpu_load_avg + 1), (uint64_t) cap);
 }
