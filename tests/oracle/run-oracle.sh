@@ -217,19 +217,26 @@ start_load() {
 	sleep 0.5 # under way: its own start (two new sessions) is not what is compared
 }
 
-# Every live task's session (/proc/TID/stat field 6) as the recording starts: with autogroup a session is a task
-# group (kernel/sched/autogroup.c), which the sched events do not name for tasks that started before the recording.
+# Fields 6 (session) and 19 (nice) of a /proc/.../stat FILE into STAT_SID and STAT_NICE: counted after the ") "
+# that ends the comm (field 2), which may hold blanks. Fails when the task is gone.
+read_stat() { # FILE
+	local line
+	read -r line 2>/dev/null <"$1" || return 1
+	# shellcheck disable=SC2086
+	set -- ${line##*) }
+	STAT_SID=$4 STAT_NICE=${17}
+}
+
+# Every live task's session as the recording starts: with autogroup a session is a task group
+# (kernel/sched/autogroup.c), which the sched events do not name for tasks that started before the recording.
 # One "TID SID" a line; the comment form replay reads is made from it after the recording (session_comments).
 snapshot_sessions() { # FILE
-	local f line rest tid
+	local f tid
 	for f in /proc/[0-9]*/task/[0-9]*/stat; do
-		read -r line 2>/dev/null <"$f" || continue
-		rest=${line##*) }
+		read_stat "$f" || continue
 		tid=${f%/stat}
 		tid=${tid##*/}
-		# shellcheck disable=SC2086
-		set -- $rest
-		echo "$tid $4"
+		echo "$tid $STAT_SID"
 	done >"$1"
 }
 
@@ -249,16 +256,13 @@ write_topology "$TOPO" || die "cannot write $TOPO"
 # groups for the workloads (they run in this harness's session: with autogroup its group, kernel/sched/autogroup.c;
 # a cpu cgroup instead where the harness is in one), and the load as it started.
 write_environment() { # FILE
-	local file=$1 stat rest cg
-	read -r stat </proc/$$/stat
-	rest=${stat##*) }
-	# shellcheck disable=SC2086
-	set -- $rest
+	local cg
+	read_stat /proc/$$/stat
 	cg=$(awk -F: '$2 ~ /(^|,)cpu(,|$)/ || ($1 == 0 && $2 == "") { print $3; exit }' /proc/$$/cgroup)
 	printf 'kernel %s; harness session %s (%s), nice %s, cpu cgroup %s; model groups %s; load %s\n' \
-		"$(uname -r)" "$4" "$(cat /proc/$$/autogroup 2>/dev/null | tr -s ' ' || echo 'no autogroup')" \
-		"$(ps -o nice= -p $$ | tr -d ' ')" "${cg:-?}" "$([ $AUTOGROUP = 1 ] && echo yes || echo no)" \
-		"$(cut -d' ' -f1-3 /proc/loadavg)" >"$file"
+		"$(uname -r)" "$STAT_SID" "$(cat /proc/$$/autogroup 2>/dev/null | tr -s ' ' || echo 'no autogroup')" \
+		"$STAT_NICE" "${cg:-?}" "$([ $AUTOGROUP = 1 ] && echo yes || echo no)" \
+		"$(cut -d' ' -f1-3 /proc/loadavg)" >"$1"
 }
 write_environment "$OUT/environment.txt"
 SUMMARY="$OUT/summary.tsv"
