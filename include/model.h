@@ -274,20 +274,26 @@ void kernel_hz_format_tick(uint64_t tick_ns, char buf[static 32]);
 /*
  * The tick length of the kernel that recorded a trace, measured from the trace (replay: a trace may come from
  * another machine, whose CONFIG_HZ we cannot read). A running CFS task reports sched_stat_runtime at every tick
- * (task_tick_fair() → entity_tick() → update_curr(), kernel/sched/fair.c), with runtime= the time it ran since
- * its last report. So two consecutive reports of one task on one CPU whose second says it ran (nearly) the whole
- * time between them are one tick apart, unless something else called update_curr() in between (an enqueue on
- * that runqueue, a wake-up preemption check): then it ran less than the gap since its last report, and the gap is
- * not counted. Each counted gap votes for the nearest of the standard tick lengths (kernel/Kconfig.hz: HZ=100,
- * 250, 300, 1000) within a tenth of it; the result is the one with a clear majority of enough votes.
+ * (task_tick_fair() → entity_tick() → update_curr(), kernel/sched/fair.c), and a CPU's ticks lie on one grid
+ * (the tick hrtimer is forwarded by whole ticks, also when it restarts after idle: tick_nohz_restart()). Other
+ * reports (a switch, an enqueue or a wake-up preemption check on that runqueue) fall anywhere. So, for each
+ * standard tick (kernel/Kconfig.hz: HZ=100, 250, 300, 1000), the reports of each CPU go into a histogram by
+ * phase (time modulo that tick): the true tick's grid gathers its reports in one window, and so does every
+ * shorter tick that divides it (a 4 ms grid is on the 1 ms one too), while a longer one spreads them. And a
+ * task that ran between two of its reports (no switch between, runtime= the gap) for longer than a tick says
+ * the tick is longer: a 1 ms candidate is refuted by one 4 ms run, even where a workload's own 1 ms timer puts
+ * other reports on a 1 ms grid. The result is the longest tick no run outlasts whose grid holds (beyond chance)
+ * three quarters of the best such grid's reports. The gaps between reports alone cannot tell: a task with a
+ * steady duty cycle stops the same distance after a tick every period (a 30 % hog of 16 ms: 1 ms after its
+ * tick), and a fork storm's 1 ms children end 1 ms after theirs.
  *
  * Pure: events in, HZ out.
  */
 
-/* Counted gaps after which the estimate is decided (tick_estimate_enough()): a reader may stop there. */
-#define TICK_ESTIMATE_GAPS 64
-/* The fewest votes a result needs: below that, too few sched_stat_runtime reports to tell. */
-#define TICK_ESTIMATE_VOTES_MIN 16
+/* Reports on the winner's grid (beyond chance) after which the estimate is decided (tick_estimate_enough()). */
+#define TICK_ESTIMATE_ENOUGH 64
+/* The fewest reports (beyond chance) on a grid for a result: below that, too few to tell. */
+#define TICK_ESTIMATE_MIN 16
 
 typedef struct TickEstimate TickEstimate;
 
@@ -298,17 +304,14 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(TickEstimate *, tick_estimate_free);
 /* One event of the trace, in time order (events of CPUs outside 0..CPU_SETSIZE-1 are ignored). */
 void tick_estimate_event(TickEstimate *t, const SchedEvent *ev);
 
-/* TICK_ESTIMATE_GAPS gaps were counted: more events would not change a clear result. */
+/* Decided, with TICK_ESTIMATE_ENOUGH reports on the grid and as many runs: more events would not change it. */
 bool tick_estimate_enough(const TickEstimate *t);
 
 typedef struct TickEstimateResult {
         unsigned hz;              /* the winner, 0 when undecided */
-        unsigned votes;           /* its votes (undecided: the leader's) */
-        unsigned gaps;            /* every counted gap */
+        uint64_t on_grid;         /* reports on the winner's grid (one window per CPU and half second) */
+        uint64_t reports;         /* every sched_stat_runtime seen */
 } TickEstimateResult;
 
-/*
- * The estimate so far. Returns the HZ (> 0) with *@ret filled, or -ENODATA when fewer than
- * TICK_ESTIMATE_VOTES_MIN gaps voted for the leader, -ENOTUNIQ when the leader has no more than half the votes.
- */
+/* The estimate so far. Returns the HZ (> 0) with *@ret filled, or -ENODATA when no grid holds enough reports. */
 int tick_estimate_result(const TickEstimate *t, TickEstimateResult *ret);

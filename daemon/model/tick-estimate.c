@@ -1,25 +1,53 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* tick-estimate.c: the recording kernel's tick from a trace's sched_stat_runtime spacing (include/model.h). */
+/* tick-estimate.c: the recording kernel's tick from a trace's sched_stat_runtime reports (include/model.h). */
 
 #include <errno.h>
+#include <math.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "macro.h"
 #include "model.h"
 
-/* kernel/Kconfig.hz's choices (HZ_100, HZ_250, HZ_300, HZ_1000). */
+/* kernel/Kconfig.hz's choices (HZ_100, HZ_250, HZ_300, HZ_1000), longest tick first. */
 static const unsigned standard_hz[] = { 100, 250, 300, 1000 };
+#define N_HZ ELEMENTSOF(standard_hz)
+#define DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
 
-typedef struct RuntimeChain {
-        uint64_t last_ns;         /* the last sched_stat_runtime of ... */
-        int32_t pid;              /* ... this task on this CPU */
-        bool valid;
-} RuntimeChain;
+/*
+ * The phase histogram's bins, and the window that counts as one grid point (two bins): a tick's report comes a
+ * few µs after its hrtimer expires (tick_nohz_handler() → sched_tick() → task_tick_fair() → update_curr()),
+ * tens of µs when interrupts were off.
+ */
+#define BIN_NS UINT64_C(25000)
+#define WINDOW_NS (2 * BIN_NS)
+/*
+ * Phases are kept for half a second per CPU, then started again: a trace's clock (perf's and ftrace's default
+ * is local_clock()) may drift from the CLOCK_MONOTONIC the tick's hrtimer runs on by tens of ppm, which over
+ * seconds would smear one grid point over several windows.
+ */
+#define CHUNK_NS UINT64_C(500000000)
+
+typedef struct CpuPhases {
+        uint64_t chunk_start_ns;
+        unsigned n;               /* this chunk's reports */
+        unsigned best[N_HZ];      /* this chunk's fullest window per candidate */
+        unsigned *bins[N_HZ];     /* this chunk's reports by phase (time mod the candidate's tick), per candidate */
+        unsigned n_bins[N_HZ];
+        /* the running task's last report, for outlasting (no switch since) */
+        uint64_t last_ns;
+        int32_t pid;
+        bool chained;
+} CpuPhases;
 
 struct TickEstimate {
-        RuntimeChain cpu[CPU_SETSIZE];
-        unsigned votes[ELEMENTSOF(standard_hz)];
-        unsigned gaps;
+        CpuPhases *cpu[CPU_SETSIZE];
+        uint64_t on_grid[N_HZ];   /* Σ over CPUs and chunks of the fullest window */
+        double chance[N_HZ];      /* Σ over CPUs and chunks of what the fullest window holds by chance */
+        uint64_t outlasted[N_HZ]; /* runs without a report longer than the candidate's tick */
+        uint64_t runs;            /* runs between two reports of one task, ran throughout */
+        uint64_t reports;
 };
 
 int tick_estimate_new(TickEstimate **ret) {
@@ -31,81 +59,172 @@ int tick_estimate_new(TickEstimate **ret) {
         return 0;
 }
 
+static CpuPhases *cpu_phases_free(CpuPhases *c) {
+        if (!c)
+                return NULL;
+        for (size_t i = 0; i < N_HZ; i++)
+                free(c->bins[i]);
+        free(c);
+        return NULL;
+}
+
 TickEstimate *tick_estimate_free(TickEstimate *t) {
+        if (!t)
+                return NULL;
+        for (size_t i = 0; i < ELEMENTSOF(t->cpu); i++)
+                cpu_phases_free(t->cpu[i]);
         free(t);
         return NULL;
 }
 
-/* The standard tick within a tenth of @gap_ns (the nearest, relatively), or -1. */
-static int classify_gap(uint64_t gap_ns) {
-        int best = -1;
-        uint64_t best_diff = 0, best_period = 1;
+static CpuPhases *cpu_phases_new(void) {
+        CpuPhases *c = calloc(1, sizeof(CpuPhases));
 
-        for (size_t i = 0; i < ELEMENTSOF(standard_hz); i++) {
-                uint64_t period = kernel_hz_tick_ns(standard_hz[i]);
-                uint64_t diff = gap_ns > period ? gap_ns - period : period - gap_ns;
-
-                if (diff * 10 > period)
-                        continue;
-                /* diff/period < best_diff/best_period, without division */
-                if (best < 0 || diff * best_period < best_diff * period) {
-                        best = (int) i;
-                        best_diff = diff;
-                        best_period = period;
-                }
+        if (!c)
+                return NULL;
+        for (size_t i = 0; i < N_HZ; i++) {
+                c->n_bins[i] = (unsigned) DIV_ROUND_UP(kernel_hz_tick_ns(standard_hz[i]), BIN_NS);
+                c->bins[i] = calloc(c->n_bins[i], sizeof(unsigned));
+                if (!c->bins[i])
+                        return cpu_phases_free(c);
         }
-        return best;
+        return c;
+}
+
+static void chunk_restart(CpuPhases *c, uint64_t time_ns) {
+        c->chunk_start_ns = time_ns;
+        c->n = 0;
+        for (size_t i = 0; i < N_HZ; i++) {
+                memset(c->bins[i], 0, c->n_bins[i] * sizeof(unsigned));
+                c->best[i] = 0;
+        }
 }
 
 /*
- * Whether the task ran throughout the gap: its runtime= is the time since its previous update_curr() on the
- * runqueue's clock_task, which leaves out IRQ and steal time (update_rq_clock_task(), kernel/sched/core.c), so a
- * quarter of slack; a report after an update we did not see (another caller, or one a `runtime >= N` filter
- * dropped) covers much less than the gap.
+ * The fullest of @n_windows windows that @n reports at random phases fill, each with probability @p: the mean
+ * plus the spread of the largest of that many (the Gaussian tail, sqrt(2 ln k) deviations; enough for a bound,
+ * as a true grid holds every tick's report).
+ */
+static double chance_fullest(unsigned n, double p, unsigned n_windows) {
+        double mean = n * p;
+
+        return mean + sqrt(2.0 * mean * log((double) n_windows));
+}
+
+/* A report into each candidate's phase histogram; a fuller window than before counts on that grid. */
+static void add_phase(TickEstimate *t, CpuPhases *c, uint64_t time_ns) {
+        if (time_ns - c->chunk_start_ns >= CHUNK_NS || time_ns < c->chunk_start_ns)
+                chunk_restart(c, time_ns);
+        c->n++;
+        for (size_t i = 0; i < N_HZ; i++) {
+                uint64_t tick_ns = kernel_hz_tick_ns(standard_hz[i]);
+                unsigned n = c->n_bins[i], b = (unsigned) (time_ns % tick_ns / BIN_NS);
+                double p = (double) WINDOW_NS / (double) tick_ns;
+                unsigned *bins = c->bins[i];
+                unsigned w;
+
+                bins[b]++;
+                w = bins[b] + MAX(bins[(b + 1) % n], bins[(b + n - 1) % n]);
+                if (w > c->best[i]) {
+                        t->on_grid[i] += w - c->best[i];
+                        c->best[i] = w;
+                }
+                t->chance[i] += chance_fullest(c->n, p, n) - chance_fullest(c->n - 1, p, n);
+        }
+}
+
+/*
+ * Whether the task ran throughout the gap since its previous report: runtime= is the time since its previous
+ * update_curr() on the runqueue's clock_task, which leaves out IRQ and steal time (update_rq_clock_task(),
+ * kernel/sched/core.c), so a quarter of slack; a report after an update we did not see covers much less.
  */
 static bool ran_throughout(uint64_t runtime_ns, uint64_t gap_ns) {
         return runtime_ns >= gap_ns - gap_ns / 4 && runtime_ns <= gap_ns + gap_ns / 10;
 }
 
+/* A run of @gap_ns without a report outlasts every tick it is more than a tenth longer than. */
+static void add_run(TickEstimate *t, uint64_t gap_ns) {
+        t->runs++;
+        for (size_t i = 0; i < N_HZ; i++) {
+                uint64_t tick_ns = kernel_hz_tick_ns(standard_hz[i]);
+
+                if (gap_ns > tick_ns + tick_ns / 10)
+                        t->outlasted[i]++;
+        }
+}
+
 void tick_estimate_event(TickEstimate *t, const SchedEvent *ev) {
-        RuntimeChain *c;
-        int k;
+        CpuPhases *c;
 
         if (ev->cpu < 0 || ev->cpu >= CPU_SETSIZE)
                 return;
-        c = &t->cpu[ev->cpu];
+        if (ev->type != SCHED_EVENT_RUNTIME && ev->type != SCHED_EVENT_SWITCH)
+                return;
+        c = t->cpu[ev->cpu];
+        if (!c) {
+                if (ev->type == SCHED_EVENT_SWITCH)
+                        return;
+                c = t->cpu[ev->cpu] = cpu_phases_new();
+                if (!c)
+                        return; /* out of memory: this CPU is not measured */
+                chunk_restart(c, ev->time_ns);
+        }
         if (ev->type == SCHED_EVENT_SWITCH) {
-                c->valid = false; /* another task (or the same, after a sleep): a new chain */
+                c->chained = false; /* another task (or the same, after a sleep): a new run */
                 return;
         }
-        if (ev->type != SCHED_EVENT_RUNTIME)
-                return;
-        if (c->valid && c->pid == ev->runtime.pid && ev->time_ns > c->last_ns &&
-            ran_throughout(ev->runtime.runtime_ns, ev->time_ns - c->last_ns)) {
-                k = classify_gap(ev->time_ns - c->last_ns);
-                if (k >= 0) {
-                        t->votes[k]++;
-                        t->gaps++;
-                }
-        }
-        *c = (RuntimeChain) { .last_ns = ev->time_ns, .pid = ev->runtime.pid, .valid = true };
+        t->reports++;
+        add_phase(t, c, ev->time_ns);
+        if (c->chained && c->pid == ev->runtime.pid && ev->time_ns > c->last_ns &&
+            ran_throughout(ev->runtime.runtime_ns, ev->time_ns - c->last_ns))
+                add_run(t, ev->time_ns - c->last_ns);
+        c->last_ns = ev->time_ns;
+        c->pid = ev->runtime.pid;
+        c->chained = true;
+}
+
+/* Reports on candidate @i's grid beyond what as many at random phases would put in the fullest window. */
+static double grid_excess(const TickEstimate *t, size_t i) {
+        return (double) t->on_grid[i] - t->chance[i];
+}
+
+/*
+ * A tick no running task outlasts: a CFS task reports at every tick it runs through, so a run longer than the
+ * tick without a report says the tick is longer. A few runs may (a tick lost to an interrupted vCPU): up to 2
+ * and one in 1024.
+ */
+static bool outlasted(const TickEstimate *t, size_t i) {
+        return t->outlasted[i] > 2 + t->runs / 1024;
+}
+
+/* The winner's index, or -1: the longest tick not outlasted whose grid holds 3/4 of the best one's excess. */
+static int decide(const TickEstimate *t) {
+        double best = 0;
+
+        for (size_t i = 0; i < N_HZ; i++)
+                if (!outlasted(t, i))
+                        best = MAX(best, grid_excess(t, i));
+        if (best < TICK_ESTIMATE_MIN)
+                return -1;
+        for (size_t i = 0; i < N_HZ; i++) /* longest first */
+                if (!outlasted(t, i) && grid_excess(t, i) * 4 >= best * 3)
+                        return (int) i;
+        return -1;
 }
 
 bool tick_estimate_enough(const TickEstimate *t) {
-        return t->gaps >= TICK_ESTIMATE_GAPS;
+        int i = decide(t);
+
+        return i >= 0 && grid_excess(t, (size_t) i) >= TICK_ESTIMATE_ENOUGH && t->runs >= TICK_ESTIMATE_ENOUGH;
 }
 
 int tick_estimate_result(const TickEstimate *t, TickEstimateResult *ret) {
-        size_t best = 0;
+        int i = decide(t);
 
-        for (size_t i = 1; i < ELEMENTSOF(standard_hz); i++)
-                if (t->votes[i] > t->votes[best])
-                        best = i;
-        *ret = (TickEstimateResult) { .votes = t->votes[best], .gaps = t->gaps };
-        if (t->votes[best] < TICK_ESTIMATE_VOTES_MIN)
+        *ret = (TickEstimateResult) { .reports = t->reports };
+        if (i < 0)
                 return -ENODATA;
-        if (t->votes[best] * 2 <= t->gaps)
-                return -ENOTUNIQ;
-        ret->hz = standard_hz[best];
+        ret->hz = standard_hz[i];
+        ret->on_grid = t->on_grid[i];
         return (int) ret->hz;
 }

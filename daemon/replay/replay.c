@@ -81,7 +81,7 @@ typedef struct ReplayContext {
         bool compare_started;     /* our initial frequencies were fed */
         uint64_t tick_ns;         /* the synthetic ticks' period (cfg->tick_usec, or measured: replay_tick_set()) */
         bool tick_auto;           /* tick_ms = auto: measured before the first event */
-        char tick_text[96];       /* the summary's "tick" line: the tick and where it came from */
+        char tick_text[128];      /* the summary's "tick" line: the tick and where it came from */
         uint64_t next_tick_ns;    /* the next one, while ticking */
         bool ticking;             /* some CPU is busy: ticks run */
         ReplayReport *report;     /* the table's start time and the summary's figures */
@@ -616,17 +616,14 @@ static void replay_tick_set(ReplayContext *ctx, const TickEstimate *t) {
 
         kernel_hz_format_tick(ctx->tick_ns, tick);
         if (r > 0)
-                (void) snprintf(ctx->tick_text, sizeof(ctx->tick_text), "%s (HZ=%u from %u of %u sched_stat_runtime "
-                                "gaps)", tick, res.hz, res.votes, res.gaps);
-        else if (res.gaps == 0)
+                (void) snprintf(ctx->tick_text, sizeof(ctx->tick_text), "%s (HZ=%u: %" PRIu64 " of %" PRIu64
+                                " sched_stat_runtime on its grid)", tick, res.hz, res.on_grid, res.reports);
+        else if (res.reports == 0)
                 (void) snprintf(ctx->tick_text, sizeof(ctx->tick_text), "%s (default HZ=%u: no sched_stat_runtime "
                                 "to measure)", tick, KERNEL_HZ_DEFAULT);
-        else if (r == -ENODATA)
-                (void) snprintf(ctx->tick_text, sizeof(ctx->tick_text), "%s (default HZ=%u: %u sched_stat_runtime "
-                                "gaps, too few)", tick, KERNEL_HZ_DEFAULT, res.gaps);
         else
-                (void) snprintf(ctx->tick_text, sizeof(ctx->tick_text), "%s (default HZ=%u: sched_stat_runtime gaps "
-                                "of no one tick)", tick, KERNEL_HZ_DEFAULT);
+                (void) snprintf(ctx->tick_text, sizeof(ctx->tick_text), "%s (default HZ=%u: %" PRIu64
+                                " sched_stat_runtime, on no tick's grid)", tick, KERNEL_HZ_DEFAULT, res.reports);
 }
 
 /* A text trace's lines read ahead, replayed before the rest of the stream. */

@@ -424,7 +424,7 @@ Try 'schedfreqd --help'."
 # shows cpu0's RT signal every 1 ms (tick_ms = 4: every 4 ms). The traces without sched_stat_runtime (all the
 # others) replay on 4 ms as before: their results above are unchanged.
 expect tick_measured_summary "$(replay_as two-dt.ini hz1000.txt 2>/dev/null | grep '^  tick ')" \
-	"  tick            1 ms (HZ=1000 from 64 of 64 sched_stat_runtime gaps)"
+	"  tick            1 ms (HZ=1000: 73 of 73 sched_stat_runtime on its grid)"
 expect tick_measured_decisions "$(replay two-dt.ini hz1000.txt)" "\
 t=1044000000 policy=1 freq=1000000 cpu=1 kind=local util=208
 t=1074000000 policy=1 freq=1500000 cpu=1 kind=local util=425

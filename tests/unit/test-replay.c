@@ -355,7 +355,7 @@ TEST(gap_as_every_tick) {
         assert_gap_as_every_tick(GAP_TRACE("0"), "little.ini", &cfg);
 }
 
-/* ---- tick_ms = auto: the trace's tick, from its sched_stat_runtime spacing ---- */
+/* ---- tick_ms = auto: the trace's tick, from its sched_stat_runtime reports ---- */
 
 /*
  * A task busy on cpu1 for @busy_ms, reporting sched_stat_runtime every @period_us (each covering its gap), then
@@ -438,7 +438,7 @@ TEST(tick_measured_hz250) {
         ASSERT_EQ(aut.r, 0);
         ASSERT_EQ(aut.stats.tick_source, REPLAY_TICK_MEASURED);
         ASSERT_EQ(aut.stats.tick_hz, 250);
-        ASSERT_TRUE(strstr(aut.out, "\n  tick            4 ms (HZ=250 from 64 of 64 sched_stat_runtime gaps)\n"));
+        ASSERT_TRUE(strstr(aut.out, "\n  tick            4 ms (HZ=250: 68 of 68 sched_stat_runtime on its grid)\n"));
 }
 
 /*
@@ -476,7 +476,7 @@ TEST(tick_too_few) {
         ASSERT_EQ(aut.r, 0);
         ASSERT_EQ(aut.stats.tick_source, REPLAY_TICK_DEFAULT);
         ASSERT_U64_EQ(aut.stats.tick_ns, 4000000);
-        ASSERT_TRUE(strstr(aut.out, "\n  tick            4 ms (default HZ=250: 8 sched_stat_runtime gaps, too few)\n"));
+        ASSERT_TRUE(strstr(aut.out, "\n  tick            4 ms (default HZ=250: 9 sched_stat_runtime, on no tick's grid)\n"));
 }
 
 DEFINE_TEST_MAIN
