@@ -22,6 +22,14 @@
  * --slack-us S takes the model's latest line with time <= t + S instead: the kernel updates PELT inside the
  * scheduler path that emits the perf event (dequeue before sched_switch), a few microseconds before the event's
  * time stamp, so at S = 0 a record made at a dequeue is compared with the model's state before that dequeue.
+ * --settled-us W leaves out the kernel's transient records: a record followed within W µs by another of the same
+ * class (cfs records, rt records) on the same CPU is a step inside one scheduler operation, which the model, applying
+ * each traced event whole, has no state for: wake_up_new_task() records the cfs_rq's update and then the new task's
+ * attach 0.3 µs apart; a grouped task's exit (sched_autogroup_exit_task() → sched_move_task()) records the root
+ * without the task's util (its group's entity propagated) and with it again (attached to the root) 1 µs apart.
+ * The kernel's state after the operation, the last record, is compared (counted as "settled"; the others as
+ * "transient"). With it, a slack of a few µs is due: the operation's tracepoint, which tells the model, fires after
+ * its updates (sched_wakeup_new 1 µs after the attach).
  * The window is the trace's first..last event (--trace, or --from/--to; default: the model's first..last line),
  * minus --warmup-ms at its start.
  *
@@ -279,6 +287,31 @@ static int trace_window(const char *path, uint64_t *first, uint64_t *last) {
         return 0;
 }
 
+/*
+ * --settled-us: which of the (time-ordered) kernel records another record of its class (cfs: util or util_est;
+ * rt) on its CPU follows within @window_ns. malloc'd, one flag per record.
+ */
+static bool *mark_transient(const Vec *kernel, unsigned ncpu, uint64_t window_ns) {
+        bool *transient = calloc(kernel->n ? kernel->n : 1, sizeof(bool));
+        uint64_t *next_t = malloc(2 * (size_t) ncpu * sizeof(uint64_t));
+
+        if (!transient || !next_t) {
+                fprintf(stderr, "oracle-compare: out of memory\n");
+                exit(2);
+        }
+        for (size_t i = 0; i < 2 * (size_t) ncpu; i++)
+                next_t[i] = UINT64_MAX;
+        for (size_t i = kernel->n; i-- > 0;) {
+                const Point *k = &kernel->p[i];
+                size_t slot = 2 * (size_t) k->cpu + (k->has[SIG_RT] ? 1 : 0);
+
+                transient[i] = next_t[slot] != UINT64_MAX && next_t[slot] - k->t <= window_ns;
+                next_t[slot] = k->t;
+        }
+        free(next_t);
+        return transient;
+}
+
 static long percentile(const long *sorted, size_t n, double p) {
         size_t k;
 
@@ -301,6 +334,8 @@ static void usage(FILE *f) {
                    "  --from NS, --to NS   explicit window (CLOCK_MONOTONIC ns)\n"
                    "  --warmup-ms MS       skip the window's first MS milliseconds\n"
                    "  --slack-us S         take the model's latest line with time <= t + S µs (default 0)\n"
+                   "  --settled-us W       leave out kernel records followed within W µs by another of their class on\n"
+                   "                       their CPU: steps inside one scheduler operation (default 0: compare all)\n"
                    "  --cpu N              only CPU N (repeatable)\n"
                    "  --label NAME         first column of the rows (default \"-\")\n"
                    "  --no-header          no header row\n"
@@ -729,13 +764,14 @@ static bool parse_double(const char *s, double *ret) {
 
 int main(int argc, char **argv) {
         enum { ARG_FROM = 256, ARG_TO, ARG_WARMUP, ARG_SLACK, ARG_CPU, ARG_LABEL, ARG_NOHEADER, ARG_JOINED, ARG_P50, ARG_P90,
-               ARG_DECISIONS, ARG_P99, ARG_MIN_N };
+               ARG_DECISIONS, ARG_P99, ARG_MIN_N, ARG_SETTLED };
         static const struct option options[] = {
                 { "trace", required_argument, NULL, 'T' },
                 { "from", required_argument, NULL, ARG_FROM },
                 { "to", required_argument, NULL, ARG_TO },
                 { "warmup-ms", required_argument, NULL, ARG_WARMUP },
                 { "slack-us", required_argument, NULL, ARG_SLACK },
+                { "settled-us", required_argument, NULL, ARG_SETTLED },
                 { "cpu", required_argument, NULL, ARG_CPU },
                 { "label", required_argument, NULL, ARG_LABEL },
                 { "no-header", no_argument, NULL, ARG_NOHEADER },
@@ -749,7 +785,7 @@ int main(int argc, char **argv) {
                 {}
         };
         const char *trace = NULL, *label = "-", *joined_path = NULL;
-        uint64_t from = 0, to = UINT64_MAX, warmup_ms = 0, slack_us = 0, v;
+        uint64_t from = 0, to = UINT64_MAX, warmup_ms = 0, slack_us = 0, settled_us = 0, v;
         bool have_from = false, have_to = false, header = true;
         double max_p50 = -1, max_p90 = -1, max_p99 = -1;
         bool decisions = false;
@@ -777,6 +813,10 @@ int main(int argc, char **argv) {
                         break;
                 case ARG_SLACK:
                         if (!parse_u64(optarg, &slack_us) || slack_us > 1000000)
+                                goto bad;
+                        break;
+                case ARG_SETTLED:
+                        if (!parse_u64(optarg, &settled_us) || settled_us > 1000000)
                                 goto bad;
                         break;
                 case ARG_CPU:
@@ -818,7 +858,7 @@ int main(int argc, char **argv) {
                         .label = label, .joined_path = joined_path, .header = header,
                 };
 
-                if (trace || any_cpu_filter || slack_us || max_p50 >= 0 || max_p90 >= 0) {
+                if (trace || any_cpu_filter || slack_us || settled_us || max_p50 >= 0 || max_p90 >= 0) {
                         fprintf(stderr, "oracle-compare: --decisions takes --from/--to/--warmup-ms/--label/--joined/"
                                         "--max-p99/--min-n/--no-header only\n");
                         return 2;
@@ -879,8 +919,9 @@ int main(int argc, char **argv) {
                                 "model_t\n");
         }
 
+        bool *transient = settled_us ? mark_transient(&kernel, ncpu, settled_us * 1000) : NULL;
         Diffs diffs[SIG_N] = {};
-        size_t outside = 0, unmatched = 0, filtered = 0;
+        size_t outside = 0, unmatched = 0, filtered = 0, transients = 0;
         for (size_t i = 0; i < kernel.n; i++) {
                 const Point *k = &kernel.p[i];
 
@@ -890,6 +931,10 @@ int main(int argc, char **argv) {
                 }
                 if (any_cpu_filter && !cpu_filter[k->cpu]) {
                         filtered++;
+                        continue;
+                }
+                if (transient && transient[i]) {
+                        transients++;
                         continue;
                 }
                 /* Kernel records are in time order: each CPU's cursor only moves forward. */
@@ -945,6 +990,9 @@ int main(int argc, char **argv) {
                 " (%.3f s); %zu outside it, %zu before the model's first line on their CPU, %zu on other CPUs\n",
                 label, kernel.n, model.n, first, last, last > first ? (double) (last - first) / 1e9 : 0.0, outside,
                 unmatched, filtered);
+        if (transient)
+                fprintf(stderr, "oracle-compare: %s: %zu transient records left out (--settled-us %" PRIu64 ")\n", label,
+                        transients, settled_us);
 
         int rc = 0;
         if (max_p50 >= 0 || max_p90 >= 0) {
@@ -964,6 +1012,7 @@ int main(int argc, char **argv) {
 
         for (int s = 0; s < SIG_N; s++)
                 free(diffs[s].d);
+        free(transient);
         for (unsigned i = 0; i < ncpu; i++)
                 free(per_cpu[i].p);
         free(per_cpu);

@@ -7,7 +7,8 @@
 # `schedfreqd replay --print-util` at a fixed maximum frequency, and compares the two (oracle-compare).
 #
 #   tests/oracle/run-oracle.sh [--short] [--build DIR] [--out DIR] [--schedfreqd PATH] [--workloads A,B,...]
-#                              [--seconds S] [--warmup-ms MS] [--slack-us S] [--linger-ms MS] [--loaded]
+#                              [--seconds S] [--warmup-ms MS] [--slack-us S] [--settled-us W] [--linger-ms MS]
+#                              [--loaded]
 #                              [--autogroup | --no-autogroup] [--max-util-p50 A] [--max-util-p90 B]
 #
 #   --build DIR       where pelt-oracle, oracle-compare and the helpers are (default: build)
@@ -33,6 +34,9 @@
 #   --warmup-ms, --slack-us: passed to oracle-compare (skip the start of the window; compare each kernel record
 #                     with the model's latest line up to S µs after it: the kernel updates PELT a few µs before
 #                     the perf event that tells the model, which matters for util_est; default 0)
+#   --settled-us W    passed to oracle-compare: leave out the kernel's records followed within W µs by another on
+#                     their CPU, the steps inside one scheduler operation (a fork's update and attach, a grouped
+#                     task's exit moving it to the root), and compare the state after it (default 0: every record)
 #   --max-util-p50/--max-util-p90: exit 1 if a workload's util p50/p90 exceeds them
 #
 # Exit: 0 all compared (and within bounds if given), 1 a bound missed, 2 the harness itself failed (a recording,
@@ -56,6 +60,7 @@ WORKLOADS=
 SECONDS_PER=
 WARMUP_MS=0
 SLACK_US=0
+SETTLED_US=0
 LINGER_MS=1000
 LOADED=0
 AUTOGROUP=
@@ -84,6 +89,7 @@ while [ $# -gt 0 ]; do
 	--seconds) SECONDS_PER=${2:?}; shift ;;
 	--warmup-ms) WARMUP_MS=${2:?}; shift ;;
 	--slack-us) SLACK_US=${2:?}; shift ;;
+	--settled-us) SETTLED_US=${2:?}; shift ;;
 	--linger-ms) LINGER_MS=${2:?}; shift ;;
 	--loaded) LOADED=1 ;;
 	--autogroup) AUTOGROUP=1 ;;
@@ -335,7 +341,8 @@ run_workload() { # NAME
 	local bounds=()
 	[ -n "$MAX_P50" ] && bounds+=(--max-util-p50 "$MAX_P50")
 	[ -n "$MAX_P90" ] && bounds+=(--max-util-p90 "$MAX_P90")
-	"$COMPARE" --trace "$dir/trace.txt" --warmup-ms "$WARMUP_MS" --slack-us "$SLACK_US" --label "$name" --joined "$dir/joined.txt" \
+	"$COMPARE" --trace "$dir/trace.txt" --warmup-ms "$WARMUP_MS" --slack-us "$SLACK_US" --settled-us "$SETTLED_US" \
+		--label "$name" --joined "$dir/joined.txt" \
 		"${bounds[@]}" "$dir/kernel.txt" "$dir/model.txt" >"$dir/compare.txt" 2>"$dir/compare.log"
 	rc=$?
 	[ $rc -ge 2 ] && { echo "run-oracle: $name: oracle-compare failed: $(tail -n 5 "$dir/compare.log")" >&2; return 2; }
