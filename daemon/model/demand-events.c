@@ -57,6 +57,8 @@ static void switch_prev(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_n
         if (!k || k->cpu != cpu)
                 return;
         k->last_seen_ns = now_ns;
+        if (k->running && !k->rt)
+                dm_group_ran(d, k, dm_task_last_run_ns(k));     /* the clock its group's sleepers' lag is paid on */
         k->running = false;
         /* prev_state R or R+ (preempted): prev stays queued; anything else went to sleep (reference §6.3). */
         /* A dead task is not a sleeper: no delayed dequeue (DEQUEUE_SPECIAL for TASK_DEAD, try_to_block_task()) */
@@ -86,14 +88,18 @@ static void cpu_set_curr(Demand *d, int cpu, Task *k, uint64_t now_ns) {
         else if (!k->on_rq)
                 dm_task_enqueue(d, k, cpu, now_ns);    /* a wake-up we did not see */
         k->running = true;
+        k->run_start_ns = now_ns;
         c->curr_pid = k->pid;
         c->curr_cfs = !k->rt;
         c->curr_rt = k->rt && !k->stop;
         c->seen_ns = now_ns;
         c->curr_inferred = false;
         /* set_next_entity(): the pick updates its group (and the group's entity) */
-        if (!k->rt)
+        if (!k->rt) {
+                /* the pick dequeues the delayed ones it finds eligible in k's group */
+                dm_group_pick_task(d, k);
                 c->updates += dm_group_touch(d, k, 0);
+        }
 }
 
 /* The CPU runs its idle task from now on (it was advanced to now with its previous curr). */

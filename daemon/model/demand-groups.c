@@ -443,11 +443,13 @@ bool dm_group_touch_slow(Demand *d, Task *k, int delta_queued) {
 
 /*
  * EEVDF delayed dequeue (6.12+, dequeue_entity(): DELAY_DEQUEUE): a task that goes to sleep while not eligible stays
- * on its cfs_rq, its load still counted, until it is picked (then dequeued) or woken. Eligibility is not modelled: a
- * task that sleeps while others of its group are queued there (it has just run: its lag is negative) is taken as
- * delayed, until the CPU's next pick once its group has no runnable task left there (dm_groups_pick_slow()) or the
- * CPU's idle entry. What it changes is the group's load_avg, which scales a new task's initial util: measured on
- * this kernel (pelt-oracle at sched_wakeup_new), a storm's group held load ~430 for runnable ~150.
+ * on its cfs_rq, its load still counted, until it is picked (then dequeued) or woken. A task that sleeps while others
+ * of its group are queued there (it has just run: its lag is negative) is taken as delayed, until a pick of its group
+ * there finds it eligible (DelayedTasks: once the others ran as long as it did; dm_group_pick_task_slow()), the CPU's
+ * next pick once its group has no runnable task left there (dm_groups_pick_slow()) or the CPU's idle entry. What it
+ * changes is the group's load_avg, which scales a new task's initial util: measured on this kernel (pelt-oracle at
+ * sched_wakeup_new), a loaded storm's group held load ~360 at its forks where the model, which kept a sleeper until
+ * its group had nothing runnable, had ~415 (docs/fidelity.md, session 17).
  */
 void dm_group_sleep_slow(Demand *d, Task *k) {
         DemandGroup *g;
@@ -458,7 +460,22 @@ void dm_group_sleep_slow(Demand *d, Task *k) {
         q = &g->rq[k->cpu];
         if (q->nr_queued == 0)
                 return;
-        delayed_add(&q->delayed, k);
+        delayed_add(&q->delayed, k, dm_task_last_run_ns(k));
+}
+
+void dm_group_ran_slow(Demand *d, Task *k, uint64_t run_ns) {
+        DemandGroup *g = group_find(d, k->attached_group);
+
+        if (g && k->cpu >= 0)
+                delayed_ran(&g->rq[k->cpu].delayed, run_ns);
+}
+
+/* A pick in @k's group on its CPU (delayed_pick()). */
+void dm_group_pick_task_slow(Demand *d, Task *k) {
+        DemandGroup *g = group_find(d, k->attached_group);
+
+        if (g && k->cpu >= 0)
+                delayed_pick(&g->rq[k->cpu].delayed);
 }
 
 /*

@@ -26,6 +26,8 @@ bool dm_group_attach(Demand *d, Task *k);
 bool dm_group_detach_slow(Demand *d, Task *k, bool lazy);
 bool dm_group_touch_slow(Demand *d, Task *k, int delta_queued);
 void dm_group_sleep_slow(Demand *d, Task *k);
+void dm_group_ran_slow(Demand *d, Task *k, uint64_t run_ns);
+void dm_group_pick_task_slow(Demand *d, Task *k);
 void dm_groups_pick_slow(Demand *d, unsigned cpu);
 bool dm_groups_blocked_update_slow(Demand *d, unsigned cpu);
 bool dm_groups_busy_balance(Demand *d, unsigned cpu, uint64_t now_ns);
@@ -64,6 +66,18 @@ static inline bool dm_group_touch(Demand *d, Task *k, int delta_queued) {
 static inline void dm_group_sleep(Demand *d, Task *k) {
         if (k->attached_group != TASK_GROUP_ROOT)
                 dm_group_sleep_slow(d, k);
+}
+
+/* @k ran @run_ns on its CPU until now (its switch-out). */
+static inline void dm_group_ran(Demand *d, Task *k, uint64_t run_ns) {
+        if (k->attached_group != TASK_GROUP_ROOT)
+                dm_group_ran_slow(d, k, run_ns);
+}
+
+/* @k is picked on its CPU (its switch-in). */
+static inline void dm_group_pick_task(Demand *d, Task *k) {
+        if (k->attached_group != TASK_GROUP_ROOT)
+                dm_group_pick_task_slow(d, k);
 }
 
 static inline void dm_groups_pick(Demand *d, unsigned cpu) {

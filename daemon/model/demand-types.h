@@ -31,19 +31,36 @@ static inline uint64_t dm_pelt_clock_now(const PeltClock *clock) {
 /*
  * EEVDF delayed dequeue (6.12+, dequeue_entity(): DELAY_DEQUEUE) on one cfs_rq, the root's or a task group's: a task
  * that goes to sleep beside other queued tasks (it has just run: its lag is negative) stays on the cfs_rq, its
- * weight in cfs_rq->load.weight, until it is picked (then dequeued) or woken (requeue_delayed_entity()). Eligibility
- * is not modelled; the callers say when a sleep is delayed and when the cfs_rq's delayed ones are all dequeued. What
- * it changes is the cfs_rq's load_avg, which scales a new task's initial util (util_initial()).
+ * weight in cfs_rq->load.weight, until a pick finds it eligible (pick_next_entity() dequeues it then) or it is woken
+ * (requeue_delayed_entity()). What it changes is the cfs_rq's load_avg, which scales a new task's initial util
+ * (util_initial()). The callers say when a sleep is delayed and when a pick or the CPU's idle entry dequeues them all.
+ * Eligibility (vruntime <= avg_vruntime(), kernel/sched/fair.c) is followed in time, not in vruntime: the sleeper
+ * ran @lag_ns (its last run) while the others waited, so with one other of equal weight it is eligible once the
+ * others have run as long (ran_ns, the cfs_rq's running time); with more, the average moves slower. Taken as one,
+ * the common case (a parent and the child it forked); a pick before that leaves them (delayed_pick()).
  */
 typedef struct DelayedTasks {
         uint32_t nr;              /* asleep but still queued: load only */
         uint32_t epoch;           /* bumped when they are all dequeued: a task's mark from before no longer counts */
+        uint64_t ran_ns;          /* the cfs_rq's tasks' running time: the clock their lag is paid on */
+        uint64_t eligible_ns;     /* ran_ns at which the last of them is eligible */
 } DelayedTasks;
 
-static inline void delayed_add(DelayedTasks *q, Task *k) {
+/* @k's last run, from its switch-in to its switch-out (the time of its last evidence): at its sleep, its lag. */
+static inline uint64_t dm_task_last_run_ns(const Task *k) {
+        return k->last_seen_ns - MIN(k->last_seen_ns, k->run_start_ns);
+}
+
+static inline void delayed_add(DelayedTasks *q, Task *k, uint64_t lag_ns) {
+        q->eligible_ns = MAX(q->nr > 0 ? q->eligible_ns : 0, q->ran_ns + lag_ns);
         q->nr++;
         k->delayed = true;
         k->delay_epoch = q->epoch;
+}
+
+/* A task of the cfs_rq ran @run_ns until now (its switch-out). */
+static inline void delayed_ran(DelayedTasks *q, uint64_t run_ns) {
+        q->ran_ns += run_ns;
 }
 
 /* @k enqueued again: requeue_delayed_entity() when it was still on this cfs_rq. */
@@ -59,6 +76,12 @@ static inline void delayed_flush(DelayedTasks *q) {
                 return;
         q->nr = 0;
         q->epoch++;
+}
+
+/* A pick on the cfs_rq (a task of it switched in): the delayed ones are dequeued once eligible. */
+static inline void delayed_pick(DelayedTasks *q) {
+        if (q->nr > 0 && q->ran_ns >= q->eligible_ns)
+                delayed_flush(q);
 }
 
 typedef struct DemandCpu {

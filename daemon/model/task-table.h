@@ -52,6 +52,7 @@ typedef struct Task {
         bool delayed;             /* went to sleep still queued on its cfs_rq, in its epoch delay_epoch (DelayedTasks) */
         bool dead;                /* exited while running: removed at its last switch-out (demand-events.c) */
         uint32_t delay_epoch;
+        uint64_t run_start_ns;    /* its last switch-in: a sleep's run, for its lag (dm_group_sleep_slow()) */
         int32_t next;             /* hash chain / free list (index), -1 = end */
 } Task;
 

@@ -854,6 +854,54 @@ TEST(groups_delayed_until_the_next_pick) {
 }
 
 /*
+ * Two tasks of session 50 on cpu0, seen for the first time: 50 runs 1 ms and sleeps while 101, woken 0.1 ms before,
+ * is queued: delayed, its lag the 1 ms it ran. 101 runs 0.5 ms and is preempted by another session's task (60) for
+ * 4 ms, then runs @second_us and is preempted again for 4 ms, then is picked again and runs 6 ms before forking
+ * 102, whose initial util is returned (its group's util x 1024 / (load + 1), below the cap here: 101 waited long).
+ */
+static unsigned lag_forked_util(unsigned second_us) {
+        _cleanup_(demand_freep) Demand *d = NULL;
+        DemandTaskInfo info = {};
+        uint64_t t = T0, back_ns;
+
+        if (demand_new(2, &d) < 0)
+                return 0;
+        demand_set_autogroup(d, true);
+        (void) demand_task_set_session(d, 50, 50, T0);
+        (void) demand_task_set_session(d, 101, 50, T0);
+        (void) demand_task_set_session(d, 60, 60, T0);
+        (void) feed(d, in_context(wake(SCHED_EVENT_WAKEUP, t, 0, 50, 120, 0), 0), NULL);
+        (void) feed(d, in_context(sw(t, 0, 0, false, 50, 120), 0), NULL);
+        (void) feed(d, in_context(wake(SCHED_EVENT_WAKEUP, t + 9 * MSEC_NS / 10, 0, 101, 120, 0), 50), NULL);
+        (void) feed(d, in_context(sw(t + MSEC_NS, 0, 50, false, 101, 120), 50), NULL);
+        (void) feed(d, in_context(wake(SCHED_EVENT_WAKEUP, t + 3 * MSEC_NS / 2, 0, 60, 120, 0), 101), NULL);
+        (void) feed(d, in_context(sw(t + 3 * MSEC_NS / 2, 0, 101, true, 60, 120), 101), NULL);
+        back_ns = t + 11 * MSEC_NS / 2 + second_us * UINT64_C(1000);
+        (void) feed(d, in_context(sw(t + 11 * MSEC_NS / 2, 0, 60, false, 101, 120), 60), NULL);
+        (void) feed(d, in_context(wake(SCHED_EVENT_WAKEUP, back_ns, 0, 60, 120, 0), 101), NULL);
+        (void) feed(d, in_context(sw(back_ns, 0, 101, true, 60, 120), 101), NULL);
+        (void) feed(d, in_context(sw(back_ns + 4 * MSEC_NS, 0, 60, false, 101, 120), 60), NULL);
+        (void) feed(d, in_context(wake(SCHED_EVENT_WAKEUP_NEW, back_ns + 10 * MSEC_NS, 0, 102, 120, 0), 101), NULL);
+        (void) demand_task_info(d, 102, &info);
+        return info.util_avg;
+}
+
+/*
+ * EEVDF: a delayed task leaves its cfs_rq when a pick finds it eligible (pick_next_entity()), its vruntime no longer
+ * ahead of the others'. 50's lag (it ran 1 ms while 101 waited) is paid once 101 has run 1 ms: with a second slice
+ * of 0.6 ms (1.1 in all) 101's next pick dequeues 50, with 0.4 ms (0.9) 50 stays delayed through 101's 6 ms run,
+ * and the group's load holds its weight 6 ms longer. Without the eligibility both kept it until the group had
+ * nothing runnable: the two forks within a unit or two.
+ */
+TEST(groups_delayed_until_eligible) {
+        unsigned paid = lag_forked_util(600), unpaid = lag_forked_util(400);
+
+        printf("forked util: the delayed task's lag paid at the pick %u, not paid %u\n", paid, unpaid);
+        ASSERT_TRUE(unpaid > 0);
+        ASSERT_TRUE(paid * 100 > unpaid * 108);
+}
+
+/*
  * The same storm without task groups (autogroup off, or the harness in session 0, autogroup_default): the root's
  * load_avg counts the delayed parent and each child's initial 1024 (init_entity_runnable_average()), so a child gets
  * util x 1024 / (load + 1), well under the cap the model gave every child before session 16 (the kernel: 252 where
