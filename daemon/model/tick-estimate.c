@@ -29,12 +29,19 @@ static const unsigned standard_hz[] = { 100, 250, 300, 1000 };
  */
 #define CHUNK_NS UINT64_C(500000000)
 
+/* A standard tick, what every CPU's histogram for it needs. */
+typedef struct Candidate {
+        uint64_t tick_ns;         /* kernel_hz_tick_ns() */
+        unsigned n_bins;          /* its phase histogram's bins (the last one shorter) */
+        double p;                 /* the chance that a report at a random phase falls in a given window */
+        double log_windows;       /* ln(n_bins): the spread of the fullest of that many windows (chance_fullest()) */
+} Candidate;
+
 typedef struct CpuPhases {
         uint64_t chunk_start_ns;
         unsigned n;               /* this chunk's reports */
         unsigned best[N_HZ];      /* this chunk's fullest window per candidate */
         unsigned *bins[N_HZ];     /* this chunk's reports by phase (time mod the candidate's tick), per candidate */
-        unsigned n_bins[N_HZ];
         /* the running task's last report, for outlasting (no switch since) */
         uint64_t last_ns;
         int32_t pid;
@@ -42,6 +49,7 @@ typedef struct CpuPhases {
 } CpuPhases;
 
 struct TickEstimate {
+        Candidate cand[N_HZ];
         CpuPhases *cpu[CPU_SETSIZE];
         uint64_t on_grid[N_HZ];   /* Σ over CPUs and chunks of the fullest window */
         double chance[N_HZ];      /* Σ over CPUs and chunks of what the fullest window holds by chance */
@@ -55,6 +63,14 @@ int tick_estimate_new(TickEstimate **ret) {
 
         if (!t)
                 return -ENOMEM;
+        for (size_t i = 0; i < N_HZ; i++) {
+                Candidate *c = &t->cand[i];
+
+                c->tick_ns = kernel_hz_tick_ns(standard_hz[i]);
+                c->n_bins = (unsigned) DIV_ROUND_UP(c->tick_ns, BIN_NS);
+                c->p = (double) WINDOW_NS / (double) c->tick_ns;
+                c->log_windows = log((double) c->n_bins);
+        }
         *ret = t;
         return 0;
 }
@@ -77,49 +93,47 @@ TickEstimate *tick_estimate_free(TickEstimate *t) {
         return NULL;
 }
 
-static CpuPhases *cpu_phases_new(void) {
+static CpuPhases *cpu_phases_new(const TickEstimate *t) {
         CpuPhases *c = calloc(1, sizeof(CpuPhases));
 
         if (!c)
                 return NULL;
         for (size_t i = 0; i < N_HZ; i++) {
-                c->n_bins[i] = (unsigned) DIV_ROUND_UP(kernel_hz_tick_ns(standard_hz[i]), BIN_NS);
-                c->bins[i] = calloc(c->n_bins[i], sizeof(unsigned));
+                c->bins[i] = calloc(t->cand[i].n_bins, sizeof(unsigned));
                 if (!c->bins[i])
                         return cpu_phases_free(c);
         }
         return c;
 }
 
-static void chunk_restart(CpuPhases *c, uint64_t time_ns) {
+static void chunk_restart(const TickEstimate *t, CpuPhases *c, uint64_t time_ns) {
         c->chunk_start_ns = time_ns;
         c->n = 0;
         for (size_t i = 0; i < N_HZ; i++) {
-                memset(c->bins[i], 0, c->n_bins[i] * sizeof(unsigned));
+                memset(c->bins[i], 0, t->cand[i].n_bins * sizeof(unsigned));
                 c->best[i] = 0;
         }
 }
 
 /*
- * The fullest of @n_windows windows that @n reports at random phases fill, each with probability @p: the mean
- * plus the spread of the largest of that many (the Gaussian tail, sqrt(2 ln k) deviations; enough for a bound,
+ * The fullest of candidate @c's n_bins windows that @n reports at random phases fill, each with probability p: the
+ * mean plus the spread of the largest of that many (the Gaussian tail, sqrt(2 ln k) deviations; enough for a bound,
  * as a true grid holds every tick's report).
  */
-static double chance_fullest(unsigned n, double p, unsigned n_windows) {
-        double mean = n * p;
+static double chance_fullest(const Candidate *c, unsigned n) {
+        double mean = n * c->p;
 
-        return mean + sqrt(2.0 * mean * log((double) n_windows));
+        return mean + sqrt(2.0 * mean * c->log_windows);
 }
 
 /* A report into each candidate's phase histogram; a fuller window than before counts on that grid. */
 static void add_phase(TickEstimate *t, CpuPhases *c, uint64_t time_ns) {
         if (time_ns - c->chunk_start_ns >= CHUNK_NS || time_ns < c->chunk_start_ns)
-                chunk_restart(c, time_ns);
+                chunk_restart(t, c, time_ns);
         c->n++;
         for (size_t i = 0; i < N_HZ; i++) {
-                uint64_t tick_ns = kernel_hz_tick_ns(standard_hz[i]);
-                unsigned n = c->n_bins[i], b = (unsigned) (time_ns % tick_ns / BIN_NS);
-                double p = (double) WINDOW_NS / (double) tick_ns;
+                const Candidate *cand = &t->cand[i];
+                unsigned n = cand->n_bins, b = (unsigned) (time_ns % cand->tick_ns / BIN_NS);
                 unsigned *bins = c->bins[i];
                 unsigned w;
 
@@ -129,7 +143,7 @@ static void add_phase(TickEstimate *t, CpuPhases *c, uint64_t time_ns) {
                         t->on_grid[i] += w - c->best[i];
                         c->best[i] = w;
                 }
-                t->chance[i] += chance_fullest(c->n, p, n) - chance_fullest(c->n - 1, p, n);
+                t->chance[i] += chance_fullest(cand, c->n) - chance_fullest(cand, c->n - 1);
         }
 }
 
@@ -145,12 +159,9 @@ static bool ran_throughout(uint64_t runtime_ns, uint64_t gap_ns) {
 /* A run of @gap_ns without a report outlasts every tick it is more than a tenth longer than. */
 static void add_run(TickEstimate *t, uint64_t gap_ns) {
         t->runs++;
-        for (size_t i = 0; i < N_HZ; i++) {
-                uint64_t tick_ns = kernel_hz_tick_ns(standard_hz[i]);
-
-                if (gap_ns > tick_ns + tick_ns / 10)
+        for (size_t i = 0; i < N_HZ; i++)
+                if (gap_ns > t->cand[i].tick_ns + t->cand[i].tick_ns / 10)
                         t->outlasted[i]++;
-        }
 }
 
 void tick_estimate_event(TickEstimate *t, const SchedEvent *ev) {
@@ -164,10 +175,10 @@ void tick_estimate_event(TickEstimate *t, const SchedEvent *ev) {
         if (!c) {
                 if (ev->type == SCHED_EVENT_SWITCH)
                         return;
-                c = t->cpu[ev->cpu] = cpu_phases_new();
+                c = t->cpu[ev->cpu] = cpu_phases_new(t);
                 if (!c)
                         return; /* out of memory: this CPU is not measured */
-                chunk_restart(c, ev->time_ns);
+                chunk_restart(t, c, ev->time_ns);
         }
         if (ev->type == SCHED_EVENT_SWITCH) {
                 c->chained = false; /* another task (or the same, after a sleep): a new run */
