@@ -102,6 +102,22 @@ static void cpu_set_curr(Demand *d, int cpu, Task *k, uint64_t now_ns) {
         }
 }
 
+/*
+ * Nothing is queued on @cpu any more, whatever events were lost (dm_task_sync_rq(): a task of an older epoch is
+ * re-added at its next switch-in or wake-up): its counts, util_est sum, rule clamps and delayed tasks, the root's
+ * and every group's.
+ */
+static void cpu_forget_queue(Demand *d, unsigned cpu) {
+        DemandCpu *c = &d->cpus[cpu];
+
+        c->epoch++;
+        dm_cpu_clear_rules(c);
+        c->nr_cfs = c->nr_rt = 0;
+        c->util_est_sum = 0;
+        delayed_flush(&c->delayed);
+        dm_groups_cpu_empty(d, cpu);
+}
+
 /* The CPU runs its idle task from now on (it was advanced to now with its previous curr). */
 static void cpu_set_idle(Demand *d, unsigned cpu, uint64_t now_ns) {
         DemandCpu *c = &d->cpus[cpu];
@@ -112,13 +128,8 @@ static void cpu_set_idle(Demand *d, unsigned cpu, uint64_t now_ns) {
         c->curr_cfs = c->curr_rt = false;
         c->seen_ns = now_ns;
         c->curr_inferred = false;
-        /* Nothing is runnable here any more, whatever events were lost (dm_task_sync_rq()). */
-        c->epoch++;
-        dm_cpu_clear_rules(c);
-        c->nr_cfs = c->nr_rt = 0;
-        c->util_est_sum = 0;
-        delayed_flush(&c->delayed);
-        dm_groups_cpu_empty(d, cpu);
+        /* Nothing is runnable here any more, whatever events were lost. */
+        cpu_forget_queue(d, cpu);
         /*
          * The newidle balance on the way to idle (sched_balance_newidle() → sched_balance_update_blocked_averages())
          * updates every group's cfs_rq here: lazily removed util leaves, and reaches the root.
@@ -268,13 +279,8 @@ void demand_cpu_resync(Demand *d, unsigned cpu, uint64_t now_ns) {
         c->curr_cfs = c->curr_rt = false;
         c->curr_inferred = false;
         c->seen_ns = MAX(now_ns, c->clock.task_ns);
-        /* Every task queued here is forgotten (dm_task_sync_rq()): the next switch-in or wake-up re-adds it. */
-        c->epoch++;
-        dm_cpu_clear_rules(c);
-        c->nr_cfs = c->nr_rt = 0;
-        c->util_est_sum = 0;
-        delayed_flush(&c->delayed);
-        dm_groups_cpu_empty(d, cpu);
+        /* Every task queued here is forgotten: the next switch-in or wake-up re-adds it. */
+        cpu_forget_queue(d, cpu);
         d->resyncs++;
 }
 
