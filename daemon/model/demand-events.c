@@ -388,6 +388,14 @@ static int demand_runtime(Demand *d, int cpu, const SchedEvent *ev, uint64_t now
         (void) demand_advance(d, (unsigned) cpu, now_ns);
         if (ev->runtime.pid == 0)
                 return 0;
+        /*
+         * Recorded in another task's context: an update_curr() of another CPU's run queue done from here (an enqueue
+         * there by this CPU: the stopper's move_queued_task(), a remote wake-up), about the task current there. It
+         * says nothing of who runs here (the context said that: cpu_resync_context()); taken as this CPU's, a busy
+         * CPU's task was moved here whenever this one migrated a task to it.
+         */
+        if (ev->has_context && ev->context_pid != ev->runtime.pid)
+                return 0;
         if (c->curr_pid == ev->runtime.pid) {
                 /* entity_tick() (or a dequeue) after this update_curr(): update_load_avg(UPDATE_TG) up the groups */
                 k = dm_task_get(d, ev->runtime.pid);

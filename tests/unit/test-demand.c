@@ -854,6 +854,28 @@ TEST(groups_delayed_until_the_next_pick) {
 }
 
 /*
+ * The stopper on cpu0 moves a task to cpu1, where a hog runs: the enqueue there runs update_curr() of cpu1's run
+ * queue from cpu0, and the sched_stat_runtime it reports, recorded on cpu0 in the stopper's context, is about the
+ * hog (a migrate recording beside stress-ng). The hog stays cpu1's; cpu0 runs the stopper.
+ */
+TEST(runtime_of_another_cpus_task) {
+        _cleanup_(demand_freep) Demand *d = NULL;
+        DemandTaskInfo hog = {}, stopper = {};
+        SchedEvent remote = runtime(T0 + MSEC_NS, 0, 500);
+
+        ASSERT_OK(demand_new(2, &d));
+        ASSERT_OK(feed(d, in_context(sw(T0, 1, 0, false, 500, 120), 0), NULL));
+        ASSERT_OK(feed(d, in_context(sw(T0, 0, 0, false, 18, 0), 0), NULL));
+        ASSERT_OK(feed(d, in_context(remote, 18), NULL));
+        ASSERT_OK(demand_task_info(d, 500, &hog));
+        ASSERT_OK(demand_task_info(d, 18, &stopper));
+        ASSERT_EQ(hog.cpu, 1);
+        ASSERT_TRUE(hog.running);
+        ASSERT_EQ(stopper.cpu, 0);
+        ASSERT_TRUE(stopper.running);
+}
+
+/*
  * Two tasks of session 50 on cpu0, seen for the first time: 50 runs 1 ms and sleeps while 101, woken 0.1 ms before,
  * is queued: delayed, its lag the 1 ms it ran. 101 runs 0.5 ms and is preempted by another session's task (60) for
  * 4 ms, then runs @second_us and is preempted again for 4 ms, then is picked again and runs 6 ms before forking
