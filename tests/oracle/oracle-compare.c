@@ -196,8 +196,8 @@ static int load(const char *path, bool model, Vec *out) {
                 char at[16];
 
                 lineno++;
-                if (strncmp(line, "t=", 2) != 0 || strstr(line, " at=new "))
-                        continue;     /* pelt-oracle --new-groups: a group cfs_rq, not the CPU's signals */
+                if (strncmp(line, "t=", 2) != 0 || strstr(line, " at=new ") || strstr(line, " at=group "))
+                        continue;     /* pelt-oracle --new-groups, --group-entities: a group's, not the CPU's signals */
                 if (model && strstr(line, "policy="))
                         continue;
                 if (!field(line, "t", &t) || !field(line, "cpu", &cpu) || cpu >= MAX_CPUS) {
@@ -446,8 +446,8 @@ static int load_kernel_records(const char *path, KRec **out, size_t *n_out, bool
                 char at[16];
 
                 lineno++;
-                if (strncmp(line, "t=", 2) != 0 || strstr(line, " at=new "))
-                        continue;     /* pelt-oracle --new-groups: a group cfs_rq, not the CPU's signals */
+                if (strncmp(line, "t=", 2) != 0 || strstr(line, " at=new ") || strstr(line, " at=group "))
+                        continue;     /* pelt-oracle --new-groups, --group-entities: a group's, not the CPU's signals */
                 if (!field(line, "t", &t) || !field(line, "cpu", &cpu) || cpu >= MAX_CPUS) {
                         fprintf(stderr, "oracle-compare: %s:%zu: no valid t= and cpu=\n", path, lineno);
                         r = -1;

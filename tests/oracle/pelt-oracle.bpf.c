@@ -35,6 +35,8 @@ const volatile __u64 ring_wakeup_bytes = 1 << 20;
 const volatile bool record_new_groups = false;
 /* --sched-events */
 const volatile bool record_sched_events = true;
+/* --group-entities */
+const volatile bool record_group_entities = false;
 
 struct {
         __uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -207,6 +209,42 @@ static __always_inline void on_new_group(struct task_struct *p) {
         };
 
         emit_record(&r);
+}
+
+/*
+ * --group-entities: a task group's entity on a root cfs_rq after its PELT update (the group's share of the root):
+ * where the root's util differs from the model's, whether the group or the root's own tasks hold the difference.
+ */
+SEC("tp_btf/pelt_se_tp")
+int BPF_PROG(oracle_pelt_se, struct sched_entity *se) {
+        struct cfs_rq *my_q, *cfs_rq;
+        struct rq *rq;
+        __u64 id = 0;
+
+        if (!record_group_entities || !bpf_core_field_exists(se->my_q))
+                return 0;
+        my_q = BPF_CORE_READ(se, my_q);
+        cfs_rq = BPF_CORE_READ(se, cfs_rq);
+        if (!my_q || !cfs_rq)
+                return 0;
+        rq = root_rq_of(cfs_rq);
+        if (!rq)
+                return 0;
+        if (bpf_core_field_exists(my_q->tg->autogroup))
+                id = BPF_CORE_READ(my_q, tg, autogroup, id);
+        struct oracle_record r = {
+                .time_ns = bpf_ktime_get_ns(),
+                .kind = ORACLE_KIND_GROUP_SE,
+                .cpu = BPF_CORE_READ(rq, cpu),
+                .util = BPF_CORE_READ(se, avg.util_avg),
+                .util_est = BPF_CORE_READ(my_q, avg.util_avg),
+                .runnable = BPF_CORE_READ(se, avg.runnable_avg),
+                .rt = BPF_CORE_READ(my_q, avg.load_avg),
+                .dl = id,
+        };
+
+        emit_record(&r);
+        return 0;
 }
 
 SEC("tp_btf/sched_wakeup_new")

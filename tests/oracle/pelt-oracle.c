@@ -95,6 +95,11 @@ static int on_record(void *ctx, void *data, size_t size) {
                             " removed_nr=%" PRIu64 "\n", (uint64_t) r->time_ns, r->cpu, (uint64_t) r->util,
                             (uint64_t) r->util_est, (uint64_t) r->runnable, (uint64_t) r->rt, (uint64_t) r->dl,
                             (uint64_t) r->irq);
+        else if (r->kind == ORACLE_KIND_GROUP_SE)
+                n = fprintf(o->f, "t=%" PRIu64 " cpu=%u at=group group=%" PRIu64 " se_util=%" PRIu64
+                            " se_runnable=%" PRIu64 " group_util=%" PRIu64 " group_load=%" PRIu64 "\n",
+                            (uint64_t) r->time_ns, r->cpu, (uint64_t) r->dl, (uint64_t) r->util,
+                            (uint64_t) r->runnable, (uint64_t) r->util_est, (uint64_t) r->rt);
         else if (r->kind == ORACLE_KIND_IRQ)
                 n = fprintf(o->f, "t=%" PRIu64 " cpu=%u irq=%" PRIu64 "\n", (uint64_t) r->time_ns, r->cpu,
                             (uint64_t) r->util);
@@ -116,8 +121,8 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 }
 
 static void usage(FILE *f) {
-        fprintf(f, "Usage: pelt-oracle -o FILE [--stats] [--all-classes] [--sched-events] [--new-groups] [--drain-ms MS]\n"
-                   "                   [--linger-ms MS] [-- COMMAND [ARGS...]]\n"
+        fprintf(f, "Usage: pelt-oracle -o FILE [--stats] [--all-classes] [--sched-events] [--new-groups] [--group-entities]\n"
+                   "                   [--drain-ms MS] [--linger-ms MS] [-- COMMAND [ARGS...]]\n"
                    "Records the kernel's root cfs_rq PELT signals (util_avg, util_est, runnable_avg) and avg_rt of\n"
                    "every CPU, one line per tracepoint hit:\n"
                    "  t=<ns> cpu=<n> util=<u> util_est=<u> runnable=<u>\n"
@@ -131,6 +136,10 @@ static void usage(FILE *f) {
                    "group's with autogroup or cgroups) after post_init_entity_util_avg() and the attach:\n"
                    "  t=<ns> cpu=<n> at=new group_util=<u> group_load=<u> group_runnable=<u> child_util=<u>\n"
                    "        removed_util=<u> removed_nr=<n>   (oracle-compare skips these lines)\n"
+                   "--group-entities also records each task group's entity on a root cfs_rq after its update\n"
+                   "(pelt_se_tp): its util and runnable, its own cfs_rq's util and load, its autogroup's id (else 0):\n"
+                   "  t=<ns> cpu=<n> at=group group=<id> se_util=<u> se_runnable=<u> group_util=<u> group_load=<u>\n"
+                   "        (oracle-compare skips these lines)\n"
                    "Runs until SIGINT/SIGTERM, or until COMMAND exits and --linger-ms more have passed (the end of\n"
                    "the recording: how the signals decay once the workload is gone). Needs root and kernel BTF.\n");
 }
@@ -172,13 +181,14 @@ int main(int argc, char **argv) {
                 { "all-classes", no_argument, NULL, 'a' },
                 { "sched-events", no_argument, NULL, 'e' },
                 { "new-groups", no_argument, NULL, 'g' },
+                { "group-entities", no_argument, NULL, 'G' },
                 { "drain-ms", required_argument, NULL, 'd' },
                 { "linger-ms", required_argument, NULL, 'l' },
                 { "help", no_argument, NULL, 'h' },
                 {}
         };
         const char *out_path = NULL;
-        bool stats = false, all_classes = false, sched_events = false, new_groups = false;
+        bool stats = false, all_classes = false, sched_events = false, new_groups = false, group_entities = false;
         int drain_ms = 50, linger_ms = 0, c, rc = 0, err;
         struct pelt_oracle_bpf *skel = NULL;
         struct ring_buffer *rb = NULL;
@@ -187,13 +197,14 @@ int main(int argc, char **argv) {
         int child_status = 0;
         bool child_reaped = false;
 
-        while ((c = getopt_long(argc, argv, "+o:saegd:l:h", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "+o:saegGd:l:h", options, NULL)) >= 0) {
                 switch (c) {
                 case 'o': out_path = optarg; break;
                 case 's': stats = true; break;
                 case 'a': all_classes = true; break;
                 case 'e': sched_events = true; break;
                 case 'g': new_groups = true; break;
+                case 'G': group_entities = true; break;
                 case 'd': drain_ms = atoi(optarg); break;
                 case 'l': linger_ms = atoi(optarg); break;
                 case 'h': usage(stdout); return 0;
@@ -220,11 +231,14 @@ int main(int argc, char **argv) {
         skel->rodata->ring_wakeup_bytes = bpf_map__max_entries(skel->maps.records) / 4;
         skel->rodata->record_new_groups = new_groups;
         skel->rodata->record_sched_events = sched_events;
+        skel->rodata->record_group_entities = group_entities;
         /* DL and IRQ only when asked: the default output (and cost) stays what run-oracle.sh compares. */
         if (!all_classes) {
                 bpf_program__set_autoload(skel->progs.oracle_pelt_dl, false);
                 bpf_program__set_autoload(skel->progs.oracle_pelt_irq, false);
         }
+        if (!group_entities)
+                bpf_program__set_autoload(skel->progs.oracle_pelt_se, false);
         if (!sched_events) {
                 bpf_program__set_autoload(skel->progs.oracle_switch, false);
                 bpf_program__set_autoload(skel->progs.oracle_wakeup, false);

@@ -16,6 +16,9 @@ enum {
         ORACLE_KIND_NEW_GROUP = 7, /* a new task's group cfs_rq at sched_wakeup_new (--sched-events): util, load (in
                                     * util_est), runnable; the child's util in rt, the pending removed util in dl and
                                     * their count in irq */
+        ORACLE_KIND_GROUP_SE = 8, /* pelt_se_tp on a group's entity on a root cfs_rq (--group-entities): the
+                                   * entity's util and runnable, its cfs_rq's util (in util_est) and load (in rt),
+                                   * the group's id in dl (its autogroup's, else 0) */
         ORACLE_NKINDS,
 };
 

@@ -8,7 +8,7 @@
 #
 #   tests/oracle/run-oracle.sh [--short] [--build DIR] [--out DIR] [--schedfreqd PATH] [--workloads A,B,...]
 #                              [--seconds S] [--warmup-ms MS] [--slack-us S] [--settled-us W] [--linger-ms MS]
-#                              [--loaded]
+#                              [--loaded] [--oracle-option OPT]...
 #                              [--autogroup | --no-autogroup] [--max-util-p50 A] [--max-util-p90 B]
 #
 #   --build DIR       where pelt-oracle, oracle-compare and the helpers are (default: build)
@@ -38,6 +38,9 @@
 #                     their CPU, the steps inside one scheduler operation (a fork's update and attach, a grouped
 #                     task's exit moving it to the root), and compare the state after it (default 0: every record)
 #   --max-util-p50/--max-util-p90: exit 1 if a workload's util p50/p90 exceeds them
+#   --oracle-option OPT
+#                     one more option for pelt-oracle (repeatable): --new-groups (each new task's group cfs_rq),
+#                     --group-entities (each group's entity on the root), lines the comparison skips
 #
 # Exit: 0 all compared (and within bounds if given), 1 a bound missed, 2 the harness itself failed (a recording,
 # the replay or the comparison did not work).
@@ -67,6 +70,7 @@ AUTOGROUP=
 LOAD_PIDS=()
 MAX_P50=
 MAX_P90=
+ORACLE_OPTIONS=()
 EVENTS='sched:sched_switch,sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_migrate_task,sched:sched_process_exit,sched:sched_stat_runtime'
 # setsid() starts a session, and with autogroup a task group of its own (kernel/sched/autogroup.c,
 # sched_autogroup_create_attach()): the model follows each task's group from it (daemon/model/demand-groups.c).
@@ -96,6 +100,7 @@ while [ $# -gt 0 ]; do
 	--no-autogroup) AUTOGROUP=0 ;;
 	--max-util-p50) MAX_P50=${2:?}; shift ;;
 	--max-util-p90) MAX_P90=${2:?}; shift ;;
+	--oracle-option) ORACLE_OPTIONS+=("${2:?}"); shift ;;
 	-h | --help) sed -n '5,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument: $1 (see --help)" ;;
 	esac
@@ -301,7 +306,8 @@ run_workload() { # NAME
 
 	# 2. the oracle runs the workload once its programs are attached, and stops when the workload exits.
 	# shellcheck disable=SC2086
-	"$ORACLE" -o "$dir/kernel.txt" --stats --linger-ms "$LINGER_MS" -- $cmd >"$dir/workload.log" 2>"$dir/oracle.log"
+	"$ORACLE" -o "$dir/kernel.txt" --stats --linger-ms "$LINGER_MS" ${ORACLE_OPTIONS[@]+"${ORACLE_OPTIONS[@]}"} \
+		-- $cmd >"$dir/workload.log" 2>"$dir/oracle.log"
 	rc=$?
 
 	# 3. stop perf (and the load), then turn its data into text.
