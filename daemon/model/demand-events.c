@@ -26,12 +26,22 @@ static void effect_add(DemandEffect *e, int cpu) {
 
 static void demand_exit_pid(Demand *d, int32_t pid, uint64_t now_ns, DemandEffect *eff);
 
+/* A dead task's move out of its task group (sched_autogroup_exit_task(), demand_exit() below), if still to come. */
+static void task_exit_move(Demand *d, Task *k, uint64_t now_ns) {
+        if (!k->exit_move)
+                return;
+        k->exit_move = false;
+        dm_task_change_group(d, k, TASK_GROUP_ROOT, now_ns);
+}
+
 /* A task that exited while running is gone once switched out (task_dead_fair(), below): its util is removed. */
 static void task_dead_switched_out(Demand *d, Task *k, uint64_t now_ns) {
         DemandEffect eff = {};
 
-        if (k->dead)
-                demand_exit_pid(d, k->pid, now_ns, &eff);
+        if (!k->dead)
+                return;
+        task_exit_move(d, k, now_ns);    /* no report of the move seen: it came before the last switch all the same */
+        demand_exit_pid(d, k->pid, now_ns, &eff);
 }
 
 /* The CPU's previous task, if we missed its switch-out, is no longer running there. */
@@ -399,8 +409,10 @@ static int demand_runtime(Demand *d, int cpu, const SchedEvent *ev, uint64_t now
         if (c->curr_pid == ev->runtime.pid) {
                 /* entity_tick() (or a dequeue) after this update_curr(): update_load_avg(UPDATE_TG) up the groups */
                 k = dm_task_get(d, ev->runtime.pid);
-                if (k && k->cpu == cpu && !k->rt)
+                if (k && k->cpu == cpu && !k->rt) {
                         c->updates += dm_group_touch(d, k, 0);
+                        task_exit_move(d, k, now_ns);     /* sched_move_task()'s dequeue reported it */
+                }
                 c->updates += dm_groups_busy_balance(d, (unsigned) cpu, now_ns);
                 return 0;
         }
@@ -445,6 +457,13 @@ static void demand_exit_pid(Demand *d, int32_t pid, uint64_t now_ns, DemandEffec
  * update. The kernel's root shows the move, 467 -> 370 -> 467 within 2 µs, 60 µs after a storm child's
  * sched_process_exit, and the child's util gone at the CPU's next update (docs/fidelity.md, "Under load: the storm's
  * group, the exiting task, the wake-up's clock").
+ *
+ * The move comes late in do_exit() (after exit_mm(), exit_files(), ...: 50-500 µs after the tracepoint on these VMs),
+ * and sched_move_task()'s dequeue runs update_curr(), so its sched_stat_runtime is the first after the exit; the model
+ * moves the task there (demand_runtime()), or at the last switch-out if none is seen. Moved at the exit event, the task
+ * ran its last few hundred µs as the root's: the root's sum took that run, and the removal (its util_avg, recomputed
+ * only at a period boundary) did not take it back, leaving ~5 a child in the root that no entity held (loaded storm,
+ * docs/fidelity.md "The exiting task's last run").
  */
 static void demand_exit(Demand *d, const SchedEvent *ev, uint64_t now_ns, DemandEffect *eff) {
         Task *k = dm_task_get(d, ev->exit.pid);
@@ -459,8 +478,7 @@ static void demand_exit(Demand *d, const SchedEvent *ev, uint64_t now_ns, Demand
          * in docs/fidelity.md ("The storm on the CI VM"), p50 54-73 -> 15-22.
          */
         if (k && k->running && dm_cpu_valid(d, k->cpu) && d->cpus[k->cpu].curr_pid == k->pid) {
-                if (dm_task_grouped(d, k))
-                        dm_task_change_group(d, k, TASK_GROUP_ROOT, now_ns);
+                k->exit_move = dm_task_grouped(d, k);
                 k->dead = true;
                 return;
         }

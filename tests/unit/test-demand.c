@@ -938,6 +938,41 @@ TEST(root_load_scales_the_initial_util) {
 }
 
 /*
+ * The move out of the group comes late in do_exit(), and sched_move_task()'s dequeue reports the run so far
+ * (update_curr()): the first sched_stat_runtime after sched_process_exit. Until then the task runs in its group. Moved
+ * at the exit event instead, its last 500 µs ran as the root's: the root's sum took them, and the removal at the last
+ * switch-out (its util_avg, not recomputed without a period boundary) did not take them back, leaving util in the root
+ * that no entity held (the loaded storm's children left ~35 there, docs/fidelity.md "The exiting task's last run").
+ * Here no period boundary falls between the exit (10 ms after T0, 0.56 ms into a 1.024 µs-unit period) and the
+ * last switch-out (0.48 ms on); the root's util_avg shows what its sum kept at the next one.
+ */
+TEST(groups_exit_moves_at_its_next_update) {
+        _cleanup_(demand_freep) Demand *d = NULL;
+        uint64_t t = T0 + 10 * MSEC_NS;
+        unsigned before, at_exit, left;
+
+        ASSERT_OK(demand_new(2, &d));
+        demand_set_autogroup(d, true);
+        ASSERT_OK(demand_task_set_session(d, 40, 40, T0));
+        ASSERT_OK(feed(d, sw(T0, 1, 0, false, 40, 120), NULL));
+        for (unsigned k = 1; k <= 10; k++)
+                (void) demand_advance(d, 1, T0 + k * MSEC_NS);
+        before = demand_cpu_util_avg(d, 1);
+        ASSERT_OK(feed(d, in_context((SchedEvent) { .type = SCHED_EVENT_EXIT, .time_ns = t, .cpu = 1,
+                                                    .exit = { .pid = 40 } }, 40), NULL));
+        at_exit = demand_cpu_util_avg(d, 1);
+        ASSERT_OK(feed(d, runtime(t + 450 * 1000, 1, 40), NULL));       /* sched_move_task()'s update_curr() */
+        ASSERT_OK(feed(d, in_context(sw(t + 480 * 1000, 1, 40, false, 0, 120), 40), NULL));
+        (void) demand_advance(d, 1, t + 2 * MSEC_NS);    /* past a period boundary: util_avg from the sum */
+        left = demand_cpu_util_avg(d, 1);
+        printf("root: %u before the exit, %u at it, %u left after the last switch-out\n", before, at_exit, left);
+        ASSERT_TRUE(before > 150);
+        ASSERT_TRUE(at_exit + 5 >= before);
+        ASSERT_TRUE(left <= 2);
+        ASSERT_ERROR(demand_task_info(d, 40, &(DemandTaskInfo) {}), ENOENT);
+}
+
+/*
  * do_exit() → sched_autogroup_exit_task(): the exiting task leaves its session's group for the root's (PF_EXITING:
  * task_wants_autogroup() false), its util detached from the group's cfs_rq and attached to the root's, so its removal
  * at the last switch-out is the root's at once. Left in the group, it stayed on the root until the group's next
