@@ -241,7 +241,14 @@ int BPF_PROG(oracle_pelt_se, struct sched_entity *se) {
                 .runnable = BPF_CORE_READ(se, avg.runnable_avg),
                 .rt = BPF_CORE_READ(my_q, avg.load_avg),
                 .dl = id,
+                /* load.weight (scale_load_down: >> 10 on 64-bit), and the counts where this kernel has them */
+                .irq = (BPF_CORE_READ(my_q, load.weight) >> 10) & 0xffffffff,
         };
+
+        if (bpf_core_field_exists(my_q->nr_queued))
+                r.irq |= (__u64) (BPF_CORE_READ(my_q, nr_queued) & 0xffff) << 32;
+        if (bpf_core_field_exists(my_q->h_nr_runnable))
+                r.irq |= (__u64) (BPF_CORE_READ(my_q, h_nr_runnable) & 0xffff) << 48;
 
         emit_record(&r);
         return 0;

@@ -97,9 +97,12 @@ static int on_record(void *ctx, void *data, size_t size) {
                             (uint64_t) r->irq);
         else if (r->kind == ORACLE_KIND_GROUP_SE)
                 n = fprintf(o->f, "t=%" PRIu64 " cpu=%u at=group group=%" PRIu64 " se_util=%" PRIu64
-                            " se_runnable=%" PRIu64 " group_util=%" PRIu64 " group_load=%" PRIu64 "\n",
+                            " se_runnable=%" PRIu64 " group_util=%" PRIu64 " group_load=%" PRIu64
+                            " group_weight=%" PRIu64 " nr_queued=%" PRIu64 " h_nr_runnable=%" PRIu64 "\n",
                             (uint64_t) r->time_ns, r->cpu, (uint64_t) r->dl, (uint64_t) r->util,
-                            (uint64_t) r->runnable, (uint64_t) r->util_est, (uint64_t) r->rt);
+                            (uint64_t) r->runnable, (uint64_t) r->util_est, (uint64_t) r->rt,
+                            (uint64_t) (r->irq & 0xffffffff), (uint64_t) (r->irq >> 32 & 0xffff),
+                            (uint64_t) (r->irq >> 48));
         else if (r->kind == ORACLE_KIND_IRQ)
                 n = fprintf(o->f, "t=%" PRIu64 " cpu=%u irq=%" PRIu64 "\n", (uint64_t) r->time_ns, r->cpu,
                             (uint64_t) r->util);
@@ -139,6 +142,7 @@ static void usage(FILE *f) {
                    "--group-entities also records each task group's entity on a root cfs_rq after its update\n"
                    "(pelt_se_tp): its util and runnable, its own cfs_rq's util and load, its autogroup's id (else 0):\n"
                    "  t=<ns> cpu=<n> at=group group=<id> se_util=<u> se_runnable=<u> group_util=<u> group_load=<u>\n"
+                   "        group_weight=<load.weight> nr_queued=<n> h_nr_runnable=<n>\n"
                    "        (oracle-compare skips these lines)\n"
                    "Runs until SIGINT/SIGTERM, or until COMMAND exits and --linger-ms more have passed (the end of\n"
                    "the recording: how the signals decay once the workload is gone). Needs root and kernel BTF.\n");

@@ -18,7 +18,8 @@ enum {
                                     * their count in irq */
         ORACLE_KIND_GROUP_SE = 8, /* pelt_se_tp on a group's entity on a root cfs_rq (--group-entities): the
                                    * entity's util and runnable, its cfs_rq's util (in util_est) and load (in rt),
-                                   * the group's id in dl (its autogroup's, else 0) */
+                                   * the group's id in dl (its autogroup's, else 0), in irq its cfs_rq's
+                                   * load.weight >> 10 | nr_queued << 32 | h_nr_runnable << 48 */
         ORACLE_NKINDS,
 };
 
