@@ -26,12 +26,11 @@ static void effect_add(DemandEffect *e, int cpu) {
 
 static void demand_exit_pid(Demand *d, int32_t pid, uint64_t now_ns, DemandEffect *eff);
 
-/* A dead task's move out of its task group (sched_autogroup_exit_task(), demand_exit() below), if still to come. */
+/* A dead task's move out of its task group (sched_autogroup_exit_task(), demand_exit() below), if still to come:
+ * dead and still in a group. */
 static void task_exit_move(Demand *d, Task *k, uint64_t now_ns) {
-        if (!k->exit_move)
-                return;
-        k->exit_move = false;
-        dm_task_change_group(d, k, TASK_GROUP_ROOT, now_ns);
+        if (k->dead && dm_task_grouped(d, k))
+                dm_task_change_group(d, k, TASK_GROUP_ROOT, now_ns);
 }
 
 /* A task that exited while running is gone once switched out (task_dead_fair(), below): its util is removed. */
@@ -478,8 +477,7 @@ static void demand_exit(Demand *d, const SchedEvent *ev, uint64_t now_ns, Demand
          * in docs/fidelity.md ("The storm on the CI VM"), p50 54-73 -> 15-22.
          */
         if (k && k->running && dm_cpu_valid(d, k->cpu) && d->cpus[k->cpu].curr_pid == k->pid) {
-                k->exit_move = dm_task_grouped(d, k);
-                k->dead = true;
+                k->dead = true;   /* and moved out of its group at its next report (task_exit_move()) */
                 return;
         }
         demand_exit_pid(d, ev->exit.pid, now_ns, eff);

@@ -51,7 +51,6 @@ typedef struct Task {
         int32_t attached_group;   /* where its util is attached while attached: TASK_GROUP_ROOT = the root cfs_rq */
         bool delayed;             /* went to sleep still queued on its cfs_rq, in its epoch delay_epoch (DelayedTasks) */
         bool dead;                /* exited while running: removed at its last switch-out (demand-events.c) */
-        bool exit_move;           /* dead in a task group: moved to the root at its next update_curr() (ibid.) */
         uint32_t delay_epoch;
         uint64_t run_start_ns;    /* its last switch-in: a sleep's run, for its lag (dm_group_sleep_slow()) */
         int32_t next;             /* hash chain / free list (index), -1 = end */
