@@ -49,9 +49,9 @@ poke() { taskset -c "$1" true; }
 # The daemon's idea of policy N's frequency is the emulated driver's: nothing left stale. A read takes a few
 # processes (busctl, nsenter, cat), and on a slow host each may run long enough on CPU N to move policy N between
 # the daemon's answer and the driver's, read after by another process (the likely cause of one CI failure, 5 s of
-# mismatches after the ring overflow, perf source). So the reads run on the other CPU,
-# and the answer must be a frequency the driver had in force at some moment of the read: before it, set during
-# it (the emulator's scaling_cur_freq lines), or after it. A stale value (the driver elsewhere for good) is none.
+# mismatches after the ring overflow, perf source). So the reads run on the other CPU, and the answer must be a
+# frequency the driver had in force at some moment of the read: before it, set during it (the emulator's
+# scaling_cur_freq lines), or after it. A stale value (the driver elsewhere for good) is none.
 in_sync() { # N
 	local from before answer after
 

@@ -180,6 +180,11 @@ static bool field_str(const char *line, const char *name, char *buf, size_t size
 }
 
 /* Reads a kernel (pelt-oracle) or model (replay --print-util) file into per-line points. */
+/* A line of a CPU's signals: "t=..." and not pelt-oracle's --new-groups or --group-entities (a group's signals). */
+static bool cpu_signal_line(const char *line) {
+        return strncmp(line, "t=", 2) == 0 && !strstr(line, " at=new ") && !strstr(line, " at=group ");
+}
+
 static int load(const char *path, bool model, Vec *out) {
         FILE *f = fopen(path, "re");
         char *line = NULL;
@@ -196,8 +201,8 @@ static int load(const char *path, bool model, Vec *out) {
                 char at[16];
 
                 lineno++;
-                if (strncmp(line, "t=", 2) != 0 || strstr(line, " at=new ") || strstr(line, " at=group "))
-                        continue;     /* pelt-oracle --new-groups, --group-entities: a group's, not the CPU's signals */
+                if (!cpu_signal_line(line))
+                        continue;
                 if (model && strstr(line, "policy="))
                         continue;
                 if (!field(line, "t", &t) || !field(line, "cpu", &cpu) || cpu >= MAX_CPUS) {
@@ -446,8 +451,8 @@ static int load_kernel_records(const char *path, KRec **out, size_t *n_out, bool
                 char at[16];
 
                 lineno++;
-                if (strncmp(line, "t=", 2) != 0 || strstr(line, " at=new ") || strstr(line, " at=group "))
-                        continue;     /* pelt-oracle --new-groups, --group-entities: a group's, not the CPU's signals */
+                if (!cpu_signal_line(line))
+                        continue;
                 if (!field(line, "t", &t) || !field(line, "cpu", &cpu) || cpu >= MAX_CPUS) {
                         fprintf(stderr, "oracle-compare: %s:%zu: no valid t= and cpu=\n", path, lineno);
                         r = -1;

@@ -35,8 +35,6 @@ const volatile __u64 ring_wakeup_bytes = 1 << 20;
 const volatile bool record_new_groups = false;
 /* --sched-events */
 const volatile bool record_sched_events = true;
-/* --group-entities */
-const volatile bool record_group_entities = false;
 
 struct {
         __uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -212,8 +210,9 @@ static __always_inline void on_new_group(struct task_struct *p) {
 }
 
 /*
- * --group-entities: a task group's entity on a root cfs_rq after its PELT update (the group's share of the root):
- * where the root's util differs from the model's, whether the group or the root's own tasks hold the difference.
+ * --group-entities (loaded only then): a task group's entity on a root cfs_rq after its PELT update (the group's
+ * share of the root): where the root's util differs from the model's, whether the group or the root's own tasks
+ * hold the difference.
  */
 SEC("tp_btf/pelt_se_tp")
 int BPF_PROG(oracle_pelt_se, struct sched_entity *se) {
@@ -221,7 +220,7 @@ int BPF_PROG(oracle_pelt_se, struct sched_entity *se) {
         struct rq *rq;
         __u64 id = 0;
 
-        if (!record_group_entities || !bpf_core_field_exists(se->my_q))
+        if (!bpf_core_field_exists(se->my_q))
                 return 0;
         my_q = BPF_CORE_READ(se, my_q);
         cfs_rq = BPF_CORE_READ(se, cfs_rq);

@@ -235,7 +235,6 @@ int main(int argc, char **argv) {
         skel->rodata->ring_wakeup_bytes = bpf_map__max_entries(skel->maps.records) / 4;
         skel->rodata->record_new_groups = new_groups;
         skel->rodata->record_sched_events = sched_events;
-        skel->rodata->record_group_entities = group_entities;
         /* DL and IRQ only when asked: the default output (and cost) stays what run-oracle.sh compares. */
         if (!all_classes) {
                 bpf_program__set_autoload(skel->progs.oracle_pelt_dl, false);
