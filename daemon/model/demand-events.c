@@ -66,8 +66,11 @@ static void switch_prev(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_n
         if (!k || k->cpu != cpu)
                 return;
         k->last_seen_ns = now_ns;
-        if (k->running && !k->rt)
-                dm_group_ran(d, k, dm_task_last_run_ns(k));     /* the clock its group's sleepers' lag is paid on */
+        if (k->running && !k->rt) {
+                /* the clock its group's sleepers' lag is paid on, and the root's (every CFS run is under it) */
+                dm_group_ran(d, k, dm_task_last_run_ns(k));
+                delayed_ran(&d->cpus[cpu].delayed, dm_task_last_run_ns(k));
+        }
         k->running = false;
         /* prev_state R or R+ (preempted): prev stays queued; anything else went to sleep (reference §6.3). */
         /* A dead task is not a sleeper: no delayed dequeue (DEQUEUE_SPECIAL for TASK_DEAD, try_to_block_task()) */
@@ -105,8 +108,9 @@ static void cpu_set_curr(Demand *d, int cpu, Task *k, uint64_t now_ns) {
         c->curr_inferred = false;
         /* set_next_entity(): the pick updates its group (and the group's entity) */
         if (!k->rt) {
-                /* the pick dequeues the delayed ones it finds eligible in k's group */
+                /* the pick dequeues the delayed ones it finds eligible, on the root and in k's group */
                 dm_group_pick_task(d, k);
+                delayed_pick(&c->delayed);
                 c->updates += dm_group_touch(d, k, 0);
         }
 }

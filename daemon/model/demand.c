@@ -494,15 +494,17 @@ static bool task_take_early_util_est(Demand *d, Task *k, int cpu) {
 
 /*
  * The root cfs_rq's delayed tasks (DelayedTasks), as demand-groups.c keeps a group's: a root task that sleeps
- * beside another queued task is delayed, until the CPU's next pick with no task runnable (demand_switch()) or its
- * idle entry. A storm's parent sleeps delayed while its child runs, and the next child then gets 252 where cap is 463.
- * Eligibility, which a group's pick follows (dm_group_pick_task_slow()), is not followed here: every CFS switch-in
- * as the root's pick made a storm on a kernel not grouping worse quiet (settled p50 / p90 17 / 57 -> 22 / 66) and
- * better loaded (25 / 220 -> 16 / 222), so not yet (docs/fidelity.md, session 17). Its lag is not counted (0).
+ * beside another queued task is delayed, its lag its last run, until a CFS pick finds it eligible (once the CPU's CFS
+ * tasks ran as long: delayed_ran() at each switch-out, delayed_pick() at each switch-in; pick_next_entity(),
+ * kernel/sched/fair.c), the CPU's next pick with no task runnable (demand_switch()) or its idle entry. A storm's
+ * parent sleeps delayed while its child runs, and the next child then gets 252 where cap is 463. Kept until the CPU
+ * had nothing runnable (sessions 16-18), every sleeper stayed in the root's load while a busy task ran: 750 above
+ * the kernel's at the median at a loaded recording's forks without groups (pelt-oracle --new-groups), the children
+ * started up to 150 lower; now 300 (docs/fidelity.md, "The root's delayed tasks", session 19).
  */
 static void root_sleep_delayed(DemandCpu *c, Task *k) {
         if (k->attached_group == TASK_GROUP_ROOT && c->nr_cfs >= 2)
-                delayed_add(&c->delayed, k, 0);
+                delayed_add(&c->delayed, k, dm_task_last_run_ns(k));
 }
 
 static void root_requeue_delayed(DemandCpu *c, Task *k) {
