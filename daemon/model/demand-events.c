@@ -26,11 +26,12 @@ static void effect_add(DemandEffect *e, int cpu) {
 
 static void demand_exit_pid(Demand *d, int32_t pid, uint64_t now_ns, DemandEffect *eff);
 
-/* A dead task's move out of its task group (sched_autogroup_exit_task(), demand_exit() below), if still to come:
- * dead and still in a group. */
+/* A dead task's move to the root's cfs_rq (dm_task_exit_move(), demand_exit() below), if still to come. */
 static void task_exit_move(Demand *d, Task *k, uint64_t now_ns) {
-        if (k->dead && dm_task_grouped(d, k))
-                dm_task_change_group(d, k, TASK_GROUP_ROOT, now_ns);
+        if (!k->dead || k->exit_moved)
+                return;
+        k->exit_moved = true;
+        dm_task_exit_move(d, k, now_ns);
 }
 
 /* A task that exited while running is gone once switched out (task_dead_fair(), below): its util is removed. */
@@ -70,7 +71,10 @@ static void switch_prev(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_n
                 /* the clock its group's sleepers' lag is paid on, and the root's (every CFS run is under it) */
                 dm_group_ran(d, k, dm_task_last_run_ns(k));
                 delayed_ran(&d->cpus[cpu].delayed, dm_task_last_run_ns(k));
+                /* its lag: what it ran beside others is owed; alone, V is its own vruntime */
+                k->lag_ns = d->cpus[cpu].nr_cfs >= 2 ? k->lag_ns - (int64_t) dm_task_shared_run_ns(d, k) : 0;
         }
+        k->wait_start_ns = now_ns;
         k->running = false;
         /* prev_state R or R+ (preempted): prev stays queued; anything else went to sleep (reference §6.3). */
         /* A dead task is not a sleeper: no delayed dequeue (DEQUEUE_SPECIAL for TASK_DEAD, try_to_block_task()) */
@@ -94,6 +98,8 @@ static void cpu_set_curr(Demand *d, int cpu, Task *k, uint64_t now_ns) {
                 o->curr_cfs = o->curr_rt = o->curr_inferred = false;
         }
         dm_task_advance(d, k, now_ns);      /* the wait in the queue ends here */
+        if (k->on_rq && !k->running && k->cpu == cpu)
+                k->lag_ns += (int64_t) (now_ns - MIN(now_ns, k->wait_start_ns));   /* waited while others ran */
         c->idle_calls += c->curr_pid == 0;
         if (k->on_rq && k->cpu != cpu)
                 dm_task_migrate(d, k, cpu, now_ns);    /* a migration we did not see */
@@ -101,6 +107,7 @@ static void cpu_set_curr(Demand *d, int cpu, Task *k, uint64_t now_ns) {
                 dm_task_enqueue(d, k, cpu, now_ns);    /* a wake-up we did not see */
         k->running = true;
         k->run_start_ns = now_ns;
+        k->shared_start_ns = c->shared_ns;
         c->curr_pid = k->pid;
         c->curr_cfs = !k->rt;
         c->curr_rt = k->rt && !k->stop;

@@ -460,7 +460,9 @@ void dm_group_sleep_slow(Demand *d, Task *k) {
         q = &g->rq[k->cpu];
         if (q->nr_queued == 0)
                 return;
-        delayed_add(&q->delayed, k, dm_task_last_run_ns(k));
+        /* its lag: the part of its last run while others were queued on the CPU (any group's: the model has no
+         * per-group count of it; a run alone leaves no lag), session 19 */
+        delayed_add(&q->delayed, k, MIN(dm_task_last_run_ns(k), dm_task_shared_run_ns(d, k)));
 }
 
 void dm_group_ran_slow(Demand *d, Task *k, uint64_t run_ns) {

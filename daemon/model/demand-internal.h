@@ -35,6 +35,7 @@ bool dm_cpu_advance(Demand *d, unsigned cpu, uint64_t now_ns, bool *ret_rt);
 void dm_task_detach(Demand *d, Task *k, uint64_t now_ns, bool lazy);
 /* sched_move_task(): @k's util leaves its task group's cfs_rq for @group's (TASK_GROUP_ROOT: the root's). */
 void dm_task_change_group(Demand *d, Task *k, int32_t group, uint64_t now_ns);
+void dm_task_exit_move(Demand *d, Task *k, uint64_t now_ns);
 const TaskClamp *dm_task_rule(const Demand *d, const Task *k);
 void dm_task_unqueue_rule(Demand *d, DemandCpu *c, Task *k);
 void dm_cpu_clear_rules(DemandCpu *c);

@@ -35,9 +35,10 @@ static inline uint64_t dm_pelt_clock_now(const PeltClock *clock) {
  * (requeue_delayed_entity()). What it changes is the cfs_rq's load_avg, which scales a new task's initial util
  * (util_initial()). The callers say when a sleep is delayed and when a pick or the CPU's idle entry dequeues them all.
  * Eligibility (vruntime <= avg_vruntime(), kernel/sched/fair.c) is followed in time, not in vruntime: the sleeper
- * ran @lag_ns (its last run) while the others waited, so with one other of equal weight it is eligible once the
- * others have run as long (ran_ns, the cfs_rq's running time); with more, the average moves slower. Taken as one,
- * the common case (a parent and the child it forked); a pick before that leaves them (delayed_pick()).
+ * owes @lag_ns (what it ran while others waited, less what it waited: Task.lag_ns on the root, the shared part of
+ * its last run in a group), so with one other of equal weight it is eligible once the others have run as long
+ * (ran_ns, the cfs_rq's running time); with more, the average moves slower. Taken as one, the common case (a
+ * parent and the child it forked); a pick before that leaves them (delayed_pick()).
  */
 typedef struct DelayedTasks {
         uint32_t nr;              /* asleep but still queued: load only */
@@ -93,6 +94,8 @@ typedef struct DemandCpu {
         unsigned util_est_sum;    /* cfs_rq->avg.util_est: Σ util_est of the enqueued CFS tasks */
         unsigned nr_rt;           /* runnable RT/DL tasks */
         unsigned nr_cfs;          /* enqueued CFS tasks, the running one included */
+        uint64_t shared_ns;       /* CFS running time while another CFS task was queued: what a run owes others */
+        uint64_t shared_at_ns;    /* shared_ns brought up to here */
         int32_t curr_pid;         /* rq->curr, 0 = idle */
         uint64_t seen_ns;         /* the last evidence of curr_pid here: its switch-in, an event in its context */
         bool curr_inferred;       /* curr_pid was woken onto the idle CPU, its switch-in not recorded yet */
@@ -153,6 +156,14 @@ struct Demand {
         DemandSession *sessions;  /* by pid; consulted when a task is first seen */
         size_t n_sessions, max_sessions;
 };
+
+/* What @k ran on its CPU since its last switch-in while another CFS task was queued there (DemandCpu.shared_ns):
+ * the part of its run that EEVDF charges as lag (a task running alone is V itself). */
+static inline uint64_t dm_task_shared_run_ns(const Demand *d, const Task *k) {
+        const DemandCpu *c = &d->cpus[k->cpu];
+
+        return c->shared_ns - MIN(c->shared_ns, k->shared_start_ns);
+}
 
 /* rq_clock_pelt(): what every PELT signal of the CPU is updated with. */
 static inline uint64_t dm_cpu_pelt_now(const Demand *d, unsigned cpu) {

@@ -203,6 +203,12 @@ bool dm_cpu_advance(Demand *d, unsigned cpu, uint64_t now_ns, bool *ret_rt) {
         bool decayed, rt;
 
         cpu_clock_update(c, now_ns);
+        /* the running task shares the CPU with queued ones: its lag falls (EEVDF), theirs grows */
+        if (now_ns > c->shared_at_ns) {
+                if (c->curr_cfs && c->nr_cfs >= 2)
+                        c->shared_ns += now_ns - c->shared_at_ns;
+                c->shared_at_ns = now_ns;
+        }
         t = dm_pelt_clock_now(&c->clock);
         /* __update_load_avg_cfs_rq(): load = cfs_rq weight, runnable = h_nr_runnable, running = cfs_rq->curr */
         decayed = pelt_update(&c->pelt, t, c->curr_cfs);
@@ -313,6 +319,23 @@ void dm_task_change_group(Demand *d, Task *k, int32_t group, uint64_t now_ns) {
                 task_attach(d, k, now_ns);
         if (queued)
                 d->cpus[k->cpu].updates += dm_group_touch(d, k, 1);
+}
+
+/*
+ * do_exit() → sched_autogroup_exit_task() → sched_move_task(): the exiting task goes to the root's cfs_rq, out of its
+ * task group, or from the root to the root, which the kernel does all the same (detached and attached again: what
+ * the task ran since its last period boundary leaves the root's sum, attach_entity_load_avg() giving back only
+ * util_avg x divider; docs/fidelity.md, session 19).
+ */
+void dm_task_exit_move(Demand *d, Task *k, uint64_t now_ns) {
+        if (dm_task_grouped(d, k)) {
+                dm_task_change_group(d, k, TASK_GROUP_ROOT, now_ns);
+                return;
+        }
+        if (!k->attached || !dm_cpu_valid(d, k->cpu))
+                return;
+        dm_task_detach(d, k, now_ns, false);
+        task_attach(d, k, now_ns);
 }
 
 int demand_task_set_session(Demand *d, int32_t pid, int32_t sid, uint64_t now_ns) {
@@ -494,22 +517,33 @@ static bool task_take_early_util_est(Demand *d, Task *k, int cpu) {
 
 /*
  * The root cfs_rq's delayed tasks (DelayedTasks), as demand-groups.c keeps a group's: a root task that sleeps
- * beside another queued task is delayed, its lag its last run, until a CFS pick finds it eligible (once the CPU's CFS
- * tasks ran as long: delayed_ran() at each switch-out, delayed_pick() at each switch-in; pick_next_entity(),
- * kernel/sched/fair.c), the CPU's next pick with no task runnable (demand_switch()) or its idle entry. A storm's
- * parent sleeps delayed while its child runs, and the next child then gets 252 where cap is 463. Kept until the CPU
- * had nothing runnable (sessions 16-18), every sleeper stayed in the root's load while a busy task ran: 750 above
- * the kernel's at the median at a loaded recording's forks without groups (pelt-oracle --new-groups), the children
- * started up to 150 lower; now 300 (docs/fidelity.md, "The root's delayed tasks", session 19).
+ * beside another queued task and owes lag is delayed, until a CFS pick finds it eligible (once the CPU's CFS tasks
+ * ran as long: delayed_ran() at each switch-out, delayed_pick() at each switch-in; pick_next_entity(),
+ * kernel/sched/fair.c), the CPU's next pick with no task runnable (demand_switch()) or its idle entry. Its lag
+ * (Task.lag_ns, demand-events.c) is what it waited queued less what it ran while another CFS task was queued: EEVDF's
+ * V follows a task that runs alone (entity_lag() against avg_vruntime()). A storm's parent sleeps delayed while its
+ * child runs, and the next child then gets 252 where cap is 463. Kept until the CPU had nothing runnable (sessions
+ * 16-18), every sleeper stayed in the root's load while a busy task ran: 750 above the kernel's at the median at a
+ * loaded recording's forks without groups (pelt-oracle --new-groups); with the whole last run as the lag, 350 above
+ * at its sched events (pelt-oracle --sched-events), now 90 (docs/fidelity.md, "A sleeper's lag", session 19).
+ * Eligible (lag >= 0), a sleeper is dequeued at once; alone on the CPU its lag is 0.
  */
 static void root_sleep_delayed(DemandCpu *c, Task *k) {
-        if (k->attached_group == TASK_GROUP_ROOT && c->nr_cfs >= 2)
-                delayed_add(&c->delayed, k, dm_task_last_run_ns(k));
+        if (k->attached_group != TASK_GROUP_ROOT)
+                return;
+        if (c->nr_cfs >= 2 && k->lag_ns < 0)
+                delayed_add(&c->delayed, k, (uint64_t) -k->lag_ns);
+        else if (c->nr_cfs < 2)
+                k->lag_ns = 0;
 }
 
 static void root_requeue_delayed(DemandCpu *c, Task *k) {
-        if (k->attached_group == TASK_GROUP_ROOT)
-                delayed_requeue(&c->delayed, k);
+        if (k->attached_group != TASK_GROUP_ROOT)
+                return;
+        /* dequeued since (DELAY_ZERO: its lag then 0), or still delayed, its lag kept (requeue_delayed_entity()) */
+        if (k->lag_ns < 0 && !(k->delayed && k->delay_epoch == c->delayed.epoch))
+                k->lag_ns = 0;
+        delayed_requeue(&c->delayed, k);
 }
 
 /* enqueue_task_fair() / enqueue_task_rt() of @k on @cpu. */
@@ -529,6 +563,7 @@ void dm_task_enqueue(Demand *d, Task *k, int cpu, uint64_t now_ns) {
         else
                 dm_task_advance(d, k, now_ns);
         k->on_rq = true;
+        k->wait_start_ns = now_ns;
         k->rq_epoch = c->epoch;
         k->queued_rt = k->rt && !k->stop;
         k->queued_stop = k->stop;

@@ -51,8 +51,12 @@ typedef struct Task {
         int32_t attached_group;   /* where its util is attached while attached: TASK_GROUP_ROOT = the root cfs_rq */
         bool delayed;             /* went to sleep still queued on its cfs_rq, in its epoch delay_epoch (DelayedTasks) */
         bool dead;                /* exited while running: removed at its last switch-out (demand-events.c) */
+        bool exit_moved;          /* dead, and sched_move_task() of its exit seen (task_exit_move()) */
         uint32_t delay_epoch;
         uint64_t run_start_ns;    /* its last switch-in: a sleep's run, for its lag (dm_group_sleep_slow()) */
+        uint64_t wait_start_ns;   /* queued, not running, since (its enqueue or its preemption) */
+        uint64_t shared_start_ns; /* its CPU's shared_ns at its switch-in */
+        int64_t lag_ns;           /* its EEVDF lag on the root as time (root_sleep_delayed()): waited - ran */
         int32_t next;             /* hash chain / free list (index), -1 = end */
 } Task;
 

@@ -168,8 +168,15 @@ static __always_inline int on_sched(struct task_struct *p) {
                 .rt = BPF_CORE_READ(rq, avg_rt.util_avg),
                 .dl = BPF_CORE_READ(rq, avg_dl.util_avg),
                 .irq = bpf_core_field_exists(rq->avg_irq) ? BPF_CORE_READ(rq, avg_irq.util_avg) : 0,
+                .load = BPF_CORE_READ(rq, cfs.avg.load_avg),
+                /* load.weight (scale_load_down: >> 10 on 64-bit), and the counts where this kernel has them */
+                .weight = (BPF_CORE_READ(rq, cfs.load.weight) >> 10) & 0xffffffff,
         };
 
+        if (bpf_core_field_exists(rq->cfs.nr_queued))
+                r.weight |= (__u64) (BPF_CORE_READ(rq, cfs.nr_queued) & 0xffff) << 32;
+        if (bpf_core_field_exists(rq->cfs.h_nr_runnable))
+                r.weight |= (__u64) (BPF_CORE_READ(rq, cfs.h_nr_runnable) & 0xffff) << 48;
         emit_record(&r);
         return 0;
 }

@@ -86,9 +86,12 @@ static int on_record(void *ctx, void *data, size_t size) {
         else if (r->kind == ORACLE_KIND_SCHED)
                 n = fprintf(o->f,
                             "t=%" PRIu64 " cpu=%u at=sched util=%" PRIu64 " util_est=%" PRIu64 " runnable=%" PRIu64
-                            " rt=%" PRIu64 " dl=%" PRIu64 " irq=%" PRIu64 "\n",
+                            " rt=%" PRIu64 " dl=%" PRIu64 " irq=%" PRIu64 " load=%" PRIu64 " weight=%" PRIu64
+                            " nr_queued=%" PRIu64 " h_nr_runnable=%" PRIu64 "\n",
                             (uint64_t) r->time_ns, r->cpu, (uint64_t) r->util, (uint64_t) r->util_est,
-                            (uint64_t) r->runnable, (uint64_t) r->rt, (uint64_t) r->dl, (uint64_t) r->irq);
+                            (uint64_t) r->runnable, (uint64_t) r->rt, (uint64_t) r->dl, (uint64_t) r->irq,
+                            (uint64_t) r->load, (uint64_t) (r->weight & 0xffffffff),
+                            (uint64_t) (r->weight >> 32 & 0xffff), (uint64_t) (r->weight >> 48));
         else if (r->kind == ORACLE_KIND_NEW_GROUP)
                 n = fprintf(o->f, "t=%" PRIu64 " cpu=%u at=new group_util=%" PRIu64 " group_load=%" PRIu64
                             " group_runnable=%" PRIu64 " child_util=%" PRIu64 " removed_util=%" PRIu64
@@ -135,6 +138,7 @@ static void usage(FILE *f) {
                    "  t=<ns> cpu=<n> irq=<u>\n"
                    "--sched-events also reads the whole rq at sched_switch, sched_wakeup(_new), sched_migrate_task:\n"
                    "  t=<ns> cpu=<n> at=sched util=<u> util_est=<u> runnable=<u> rt=<u> dl=<u> irq=<u>\n"
+                   "  load=<root load_avg> weight=<root load.weight >> 10> nr_queued=<n> h_nr_runnable=<n>\n"
                    "--new-groups also reads, at each sched_wakeup_new, the cfs_rq the new task joined (its task\n"
                    "group's with autogroup or cgroups) after post_init_entity_util_avg() and the attach:\n"
                    "  t=<ns> cpu=<n> at=new group_util=<u> group_load=<u> group_runnable=<u> child_util=<u>\n"

@@ -44,4 +44,6 @@ struct oracle_record {
         __u64 util_est; /* cfs: avg.util_est without UTIL_AVG_UNCHANGED */
         __u64 runnable; /* cfs: avg.runnable_avg; dl: cpu_bw_dl() = dl.running_bw * 1024 >> 20 */
         __u64 rt, dl, irq; /* sched only: avg_rt, avg_dl, avg_irq util_avg */
+        __u64 load;     /* sched only: the root cfs_rq's load_avg */
+        __u64 weight;   /* sched only: its load.weight >> 10 | nr_queued << 32 | h_nr_runnable << 48 */
 };
