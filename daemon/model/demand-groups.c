@@ -431,7 +431,8 @@ bool dm_group_touch_slow(Demand *d, Task *k, int delta_queued) {
         if (delta_queued > 0) {
                 /* requeue_delayed_entity(): a delayed task woken where it sleeps was still on the cfs_rq */
                 delayed_requeue(&q->delayed, k);
-                q->nr_queued++;
+                if (++q->nr_queued == 2)
+                        q->contended_shared_ns = d->cpus[cpu].shared_ns;
         } else if (delta_queued < 0) {
                 /* the delayed ones stay when the last runnable leaves: dm_groups_pick_slow() */
                 q->nr_queued -= q->nr_queued > 0;
@@ -451,6 +452,14 @@ bool dm_group_touch_slow(Demand *d, Task *k, int delta_queued) {
  * sched_wakeup_new), a loaded storm's group held load ~360 at its forks where the model, which kept a sleeper until
  * its group had nothing runnable, had ~415 (docs/fidelity.md, session 17).
  */
+/* What @k ran since its switch-in while its group @q had another task queued on its CPU (DemandCpu.shared_ns counts
+ * that time: another CFS task was queued). */
+static uint64_t group_shared_run_ns(const Demand *d, const GroupRq *q, const Task *k) {
+        uint64_t shared_ns = d->cpus[k->cpu].shared_ns;
+
+        return shared_ns - MIN(shared_ns, MAX(k->shared_start_ns, q->contended_shared_ns));
+}
+
 void dm_group_sleep_slow(Demand *d, Task *k) {
         DemandGroup *g;
         GroupRq *q;
@@ -460,9 +469,9 @@ void dm_group_sleep_slow(Demand *d, Task *k) {
         q = &g->rq[k->cpu];
         if (q->nr_queued == 0)
                 return;
-        /* its lag: the part of its last run while others were queued on the CPU (any group's: the model has no
-         * per-group count of it; a run alone leaves no lag), session 19 */
-        delayed_add(&q->delayed, k, MIN(dm_task_last_run_ns(k), dm_task_shared_run_ns(d, k)));
+        /* its lag: the part of its last run while another task of its group was queued there (a run alone in the
+         * group leaves none: the group's V follows it), session 19 */
+        delayed_add(&q->delayed, k, MIN(dm_task_last_run_ns(k), group_shared_run_ns(d, q, k)));
 }
 
 void dm_group_ran_slow(Demand *d, Task *k, uint64_t run_ns) {

@@ -128,6 +128,7 @@ typedef struct GroupRq {
         DelayedTasks delayed;                   /* its delayed tasks (dm_group_sleep_slow()) */
         bool propagate;                         /* gcfs_rq->propagate: the root learns at the entity's next update */
         bool live;                              /* its windows were started */
+        uint64_t contended_shared_ns;           /* the CPU's shared_ns when a second task of the group was queued */
 } GroupRq;
 
 /* A task's session, known before the task is seen (demand_task_set_session()). */

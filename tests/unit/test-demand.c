@@ -926,6 +926,46 @@ TEST(groups_delayed_until_eligible) {
 }
 
 /*
+ * Session 50's 50 runs 1 ms on cpu0 while another session's 60 is queued there, forks 101 and sleeps 0.1 ms later.
+ * 101 runs 0.2 ms and is preempted by 60 for 1 ms, then is picked again. Returns how many tasks session 50's group
+ * holds delayed on cpu0 then (UINT_MAX: no such group).
+ */
+static unsigned group_shared_delayed(void) {
+        _cleanup_(demand_freep) Demand *d = NULL;
+        uint64_t t = T0 + MSEC_NS;
+
+        if (demand_new(2, &d) < 0)
+                return UINT_MAX;
+        demand_set_autogroup(d, true);
+        (void) demand_task_set_session(d, 50, 50, T0);
+        (void) demand_task_set_session(d, 101, 50, T0);
+        (void) demand_task_set_session(d, 60, 60, T0);
+        (void) feed(d, in_context(wake(SCHED_EVENT_WAKEUP, T0, 0, 50, 120, 0), 0), NULL);
+        (void) feed(d, in_context(sw(T0, 0, 0, false, 50, 120), 0), NULL);
+        (void) feed(d, in_context(wake(SCHED_EVENT_WAKEUP, T0, 0, 60, 120, 0), 50), NULL);
+        (void) feed(d, in_context(wake(SCHED_EVENT_WAKEUP_NEW, t, 0, 101, 120, 0), 50), NULL);
+        (void) feed(d, in_context(sw(t + MSEC_NS / 10, 0, 50, false, 101, 120), 50), NULL);
+        (void) feed(d, in_context(sw(t + 3 * MSEC_NS / 10, 0, 101, true, 60, 120), 101), NULL);
+        (void) feed(d, in_context(sw(t + 13 * MSEC_NS / 10, 0, 60, false, 101, 120), 60), NULL);
+        for (size_t i = 0; i < d->n_groups; i++)
+                if (d->groups[i].id == 50)
+                        return d->groups[i].rq[0].delayed.nr;
+        return UINT_MAX;
+}
+
+/*
+ * A group's V follows a task that runs alone in the group, whatever else the CPU runs: 50 ran 1 ms beside another
+ * session's task but beside a task of its own group only its last 0.1 ms, so its lag is paid by 101's first 0.1 ms
+ * and 101's next pick dequeues it. Charged with its whole run beside any queued task (1.1 ms), it stayed delayed.
+ */
+TEST(groups_lag_counts_the_groups_shared_run) {
+        unsigned delayed = group_shared_delayed();
+
+        printf("delayed in session 50's group at 101's second pick: %u\n", delayed);
+        ASSERT_EQ(delayed, 0u);
+}
+
+/*
  * The same storm without task groups (autogroup off, or the harness in session 0, autogroup_default): the root's
  * load_avg counts the delayed parent and each child's initial 1024 (init_entity_runnable_average()), so a child gets
  * util x 1024 / (load + 1), well under the cap the model gave every child before session 16 (the kernel: 252 where
