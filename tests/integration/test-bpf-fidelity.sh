@@ -122,6 +122,27 @@ else
 	fail "every reason=rt decision is at the maximum frequency" "$not_max of $n_rt are not" "$(cat "$TMP/run/rt.tsv")"
 fi
 
+# The root's weight and counts read at each sched event (cfs_rq_weight_counts() in pelt-oracle.bpf.c packs them in one
+# word, pelt-oracle.c unpacks them): load.weight is the sum of the queued entities' weights (kernel/sched/fair.c:
+# account_entity_enqueue() adds both together), so it is 0 exactly when nr_queued is. A wrong shift or mask breaks
+# that on the first record with a task queued.
+read -r n_sched n_queued n_odd < <(awk '/ at=sched / {
+		w = q = -1
+		for (i = 1; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "weight") w = kv[2]; if (kv[1] == "nr_queued") q = kv[2] }
+		n++; if (q > 0) nq++; if (w < 0 || q < 0 || (w > 0) != (q > 0)) odd++
+	} END { print n + 0, nq + 0, odd + 0 }' "$TMP/run/kernel.txt")
+if [ "$n_sched" -gt 0 ] && [ "$n_queued" -gt 0 ] && [ "$n_odd" = 0 ]; then
+	ok "at=sched: the root's weight is 0 exactly when its nr_queued is ($n_sched records, $n_queued with a task queued)"
+elif [ "$n_sched" -gt 0 ] && [ "$n_queued" = 0 ] && ! grep -q ' weight=[1-9]' "$TMP/run/kernel.txt"; then
+	fail "at=sched: the root's weight and nr_queued" "no record has either (neither read?)"
+elif [ "$n_sched" -gt 0 ] && [ "$n_queued" = 0 ]; then
+	ok "at=sched: the root's weight is read ($n_sched records; this kernel's cfs_rq has no nr_queued)"
+else
+	fail "at=sched: the root's weight is 0 exactly when its nr_queued is" \
+		"$n_odd of $n_sched records disagree ($n_queued with a task queued)" \
+		"$(grep ' at=sched ' "$TMP/run/kernel.txt" | head -n 5)"
+fi
+
 # The DL workload: decisions compared while the kernel's avg_dl was up (field 12 of joined.txt: dl).
 n_dl=$(awk '!/^#/ && $12 > 0 { n++ } END { print n + 0 }' "$TMP/run/dl/joined.txt" 2>/dev/null)
 if [ "${n_dl:-0}" -gt 0 ]; then

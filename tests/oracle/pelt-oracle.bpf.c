@@ -145,6 +145,20 @@ int BPF_PROG(oracle_pelt_irq, struct rq *rq) {
 }
 
 /* --sched-events only: the rq of a task (se.cfs_rq->rq, set for every class), read whole. */
+/*
+ * A cfs_rq's load.weight (scale_load_down: >> 10 on 64-bit) and, where this kernel has them, its nr_queued and
+ * h_nr_runnable, packed as pelt-oracle.h says: weight | nr_queued << 32 | h_nr_runnable << 48.
+ */
+static __always_inline __u64 cfs_rq_weight_counts(struct cfs_rq *cfs_rq) {
+        __u64 packed = (BPF_CORE_READ(cfs_rq, load.weight) >> 10) & 0xffffffff;
+
+        if (bpf_core_field_exists(cfs_rq->nr_queued))
+                packed |= (__u64) (BPF_CORE_READ(cfs_rq, nr_queued) & 0xffff) << 32;
+        if (bpf_core_field_exists(cfs_rq->h_nr_runnable))
+                packed |= (__u64) (BPF_CORE_READ(cfs_rq, h_nr_runnable) & 0xffff) << 48;
+        return packed;
+}
+
 static __always_inline int on_sched(struct task_struct *p) {
         struct cfs_rq *cfs_rq;
         struct rq *rq;
@@ -169,14 +183,9 @@ static __always_inline int on_sched(struct task_struct *p) {
                 .dl = BPF_CORE_READ(rq, avg_dl.util_avg),
                 .irq = bpf_core_field_exists(rq->avg_irq) ? BPF_CORE_READ(rq, avg_irq.util_avg) : 0,
                 .load = BPF_CORE_READ(rq, cfs.avg.load_avg),
-                /* load.weight (scale_load_down: >> 10 on 64-bit), and the counts where this kernel has them */
-                .weight = (BPF_CORE_READ(rq, cfs.load.weight) >> 10) & 0xffffffff,
+                .weight = cfs_rq_weight_counts(&rq->cfs),
         };
 
-        if (bpf_core_field_exists(rq->cfs.nr_queued))
-                r.weight |= (__u64) (BPF_CORE_READ(rq, cfs.nr_queued) & 0xffff) << 32;
-        if (bpf_core_field_exists(rq->cfs.h_nr_runnable))
-                r.weight |= (__u64) (BPF_CORE_READ(rq, cfs.h_nr_runnable) & 0xffff) << 48;
         emit_record(&r);
         return 0;
 }
@@ -247,14 +256,8 @@ int BPF_PROG(oracle_pelt_se, struct sched_entity *se) {
                 .runnable = BPF_CORE_READ(se, avg.runnable_avg),
                 .rt = BPF_CORE_READ(my_q, avg.load_avg),
                 .dl = id,
-                /* load.weight (scale_load_down: >> 10 on 64-bit), and the counts where this kernel has them */
-                .irq = (BPF_CORE_READ(my_q, load.weight) >> 10) & 0xffffffff,
+                .irq = cfs_rq_weight_counts(my_q),
         };
-
-        if (bpf_core_field_exists(my_q->nr_queued))
-                r.irq |= (__u64) (BPF_CORE_READ(my_q, nr_queued) & 0xffff) << 32;
-        if (bpf_core_field_exists(my_q->h_nr_runnable))
-                r.irq |= (__u64) (BPF_CORE_READ(my_q, h_nr_runnable) & 0xffff) << 48;
 
         emit_record(&r);
         return 0;

@@ -70,6 +70,19 @@ typedef struct Output {
         int error;         /* errno of the first write error */
 } Output;
 
+/* A cfs_rq's weight and counts as cfs_rq_weight_counts() in pelt-oracle.bpf.c packs them. */
+typedef struct WeightCounts {
+        uint64_t weight, nr_queued, h_nr_runnable;
+} WeightCounts;
+
+static WeightCounts unpack_weight_counts(uint64_t packed) {
+        return (WeightCounts) {
+                .weight = packed & 0xffffffff,
+                .nr_queued = packed >> 32 & 0xffff,
+                .h_nr_runnable = packed >> 48,
+        };
+}
+
 static int on_record(void *ctx, void *data, size_t size) {
         Output *o = ctx;
         const struct oracle_record *r = data;
@@ -77,6 +90,9 @@ static int on_record(void *ctx, void *data, size_t size) {
 
         if (size < sizeof(*r))
                 return 0;
+        /* sched records pack the root's weight and counts in weight, group entity records their group's in irq */
+        WeightCounts wc = unpack_weight_counts(r->kind == ORACLE_KIND_SCHED ? r->weight : r->irq);
+
         if (r->kind == ORACLE_KIND_RT)
                 n = fprintf(o->f, "t=%" PRIu64 " cpu=%u rt=%" PRIu64 "\n", (uint64_t) r->time_ns, r->cpu,
                             (uint64_t) r->util);
@@ -90,8 +106,7 @@ static int on_record(void *ctx, void *data, size_t size) {
                             " nr_queued=%" PRIu64 " h_nr_runnable=%" PRIu64 "\n",
                             (uint64_t) r->time_ns, r->cpu, (uint64_t) r->util, (uint64_t) r->util_est,
                             (uint64_t) r->runnable, (uint64_t) r->rt, (uint64_t) r->dl, (uint64_t) r->irq,
-                            (uint64_t) r->load, (uint64_t) (r->weight & 0xffffffff),
-                            (uint64_t) (r->weight >> 32 & 0xffff), (uint64_t) (r->weight >> 48));
+                            (uint64_t) r->load, wc.weight, wc.nr_queued, wc.h_nr_runnable);
         else if (r->kind == ORACLE_KIND_NEW_GROUP)
                 n = fprintf(o->f, "t=%" PRIu64 " cpu=%u at=new group_util=%" PRIu64 " group_load=%" PRIu64
                             " group_runnable=%" PRIu64 " child_util=%" PRIu64 " removed_util=%" PRIu64
@@ -104,8 +119,7 @@ static int on_record(void *ctx, void *data, size_t size) {
                             " group_weight=%" PRIu64 " nr_queued=%" PRIu64 " h_nr_runnable=%" PRIu64 "\n",
                             (uint64_t) r->time_ns, r->cpu, (uint64_t) r->dl, (uint64_t) r->util,
                             (uint64_t) r->runnable, (uint64_t) r->util_est, (uint64_t) r->rt,
-                            (uint64_t) (r->irq & 0xffffffff), (uint64_t) (r->irq >> 32 & 0xffff),
-                            (uint64_t) (r->irq >> 48));
+                            wc.weight, wc.nr_queued, wc.h_nr_runnable);
         else if (r->kind == ORACLE_KIND_IRQ)
                 n = fprintf(o->f, "t=%" PRIu64 " cpu=%u irq=%" PRIu64 "\n", (uint64_t) r->time_ns, r->cpu,
                             (uint64_t) r->util);
