@@ -34,6 +34,29 @@ static void task_exit_move(Demand *d, Task *k, uint64_t now_ns) {
         dm_task_exit_move(d, k, now_ns);
 }
 
+/*
+ * A dead task's sched_stat_runtime is its exit's move (sched_move_task()'s dequeue runs update_curr()) unless the
+ * task is preempted right after it: __schedule()'s put_prev_entity() runs update_curr() too, and the move comes when
+ * the task runs again (a storm's child preempted in exit_mm() by a waking task: the move 2 ms after that report,
+ * /tmp/orc-l8/phase in docs/fidelity.md, session 20). So the move waits for @cpu's next event: a switch that
+ * preempts the task takes it back, anything else makes it (at that event: the µs between are the final switch's).
+ */
+static void exit_move_settle(Demand *d, const SchedEvent *ev, uint64_t now_ns) {
+        DemandCpu *c = &d->cpus[ev->cpu];
+        Task *k;
+
+        if (c->exit_move_pid == 0)
+                return;
+        k = dm_task_get(d, c->exit_move_pid);
+        c->exit_move_pid = 0;
+        if (!k || k->cpu != ev->cpu)
+                return;
+        if (ev->type == SCHED_EVENT_SWITCH && ev->sw.prev_pid == k->pid && ev->sw.prev_runnable)
+                return;
+        (void) demand_advance(d, (unsigned) ev->cpu, now_ns);
+        task_exit_move(d, k, now_ns);
+}
+
 /* A task that exited while running is gone once switched out (task_dead_fair(), below): its util is removed. */
 static void task_dead_switched_out(Demand *d, Task *k, uint64_t now_ns) {
         DemandEffect eff = {};
@@ -81,7 +104,9 @@ static void switch_prev(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_n
         if (!ev->sw.prev_runnable && k->on_rq)
                 dm_task_dequeue(d, k, now_ns, !k->dead);
         dm_task_set_class(d, k, ev->sw.prev_prio, ev->sw.prev_comm, cpu, now_ns);
-        task_dead_switched_out(d, k, now_ns);
+        /* preempted in do_exit() (prev_state R+: exit_mm() can take ms), it runs again before its last switch */
+        if (!ev->sw.prev_runnable)
+                task_dead_switched_out(d, k, now_ns);
 }
 
 /* @k runs on @cpu from @now_ns (the CPU was advanced to @now_ns with its previous curr). */
@@ -421,7 +446,8 @@ static int demand_runtime(Demand *d, int cpu, const SchedEvent *ev, uint64_t now
                 k = dm_task_get(d, ev->runtime.pid);
                 if (k && k->cpu == cpu && !k->rt) {
                         c->updates += dm_group_touch(d, k, 0);
-                        task_exit_move(d, k, now_ns);     /* sched_move_task()'s dequeue reported it */
+                        if (k->dead && !k->exit_moved)
+                                c->exit_move_pid = k->pid;      /* sched_move_task()'s dequeue, or a preemption */
                 }
                 c->updates += dm_groups_busy_balance(d, (unsigned) cpu, now_ns);
                 return 0;
@@ -511,6 +537,7 @@ int demand_event(Demand *d, const SchedEvent *ev, uint64_t now_ns, DemandEffect 
         r = cpu_resync_context(d, ev, now_ns);
         if (r < 0)
                 return r;
+        exit_move_settle(d, ev, now_ns);
 
         switch (ev->type) {
         case SCHED_EVENT_SWITCH:

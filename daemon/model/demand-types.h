@@ -98,6 +98,7 @@ typedef struct DemandCpu {
         uint64_t shared_at_ns;    /* shared_ns brought up to here */
         int32_t curr_pid;         /* rq->curr, 0 = idle */
         uint64_t seen_ns;         /* the last evidence of curr_pid here: its switch-in, an event in its context */
+        int32_t exit_move_pid;    /* a dead curr whose sched_stat_runtime may be its exit's move (exit_move_settle()) */
         bool curr_inferred;       /* curr_pid was woken onto the idle CPU, its switch-in not recorded yet */
         bool curr_cfs;            /* rq->curr is a CFS task (cfs_rq->curr != NULL) */
         bool curr_rt;             /* rq->curr is an RT/DL task (not the stopper) */

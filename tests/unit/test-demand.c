@@ -1116,6 +1116,36 @@ TEST(root_exit_moves_at_its_next_update) {
 }
 
 /*
+ * A dead task's sched_stat_runtime followed by its preemption is __schedule()'s update_curr(), not its exit's move:
+ * the move comes when it runs again (a storm's child preempted in exit_mm(): the kernel moved it 2 ms after that
+ * report, docs/fidelity.md, session 20). 40 exits on cpu1, is preempted by 60 right after a report, runs again 2 ms
+ * later, and the next report is the move. Moved at the first report, its util left the group while 60 ran.
+ */
+TEST(exit_move_waits_out_a_preemption) {
+        _cleanup_(demand_freep) Demand *d = NULL;
+        uint64_t t = T0 + 10 * MSEC_NS;
+        const Task *k;
+
+        ASSERT_OK(demand_new(2, &d));
+        demand_set_autogroup(d, true);
+        ASSERT_OK(demand_task_set_session(d, 40, 40, T0));
+        ASSERT_OK(demand_task_set_session(d, 60, 60, T0));
+        ASSERT_OK(feed(d, sw(T0, 1, 0, false, 40, 120), NULL));
+        ASSERT_OK(feed(d, in_context((SchedEvent) { .type = SCHED_EVENT_EXIT, .time_ns = t, .cpu = 1,
+                                                    .exit = { .pid = 40 } }, 40), NULL));
+        ASSERT_OK(feed(d, in_context(wake(SCHED_EVENT_WAKEUP, t + 80 * 1000, 1, 60, 120, 1), 40), NULL));
+        ASSERT_OK(feed(d, runtime(t + 95 * 1000, 1, 40), NULL));          /* put_prev_entity()'s update_curr() */
+        ASSERT_OK(feed(d, in_context(sw(t + 100 * 1000, 1, 40, true, 60, 120), 40), NULL));
+        k = task_table_get(d->tasks, 40);
+        ASSERT_TRUE(k && k->dead && !k->exit_moved && k->attached_group == 40);
+        ASSERT_OK(feed(d, in_context(sw(t + 2 * MSEC_NS, 1, 60, true, 40, 120), 60), NULL));
+        ASSERT_OK(feed(d, runtime(t + 2 * MSEC_NS + 300 * 1000, 1, 40), NULL));  /* sched_move_task()'s */
+        ASSERT_OK(feed(d, in_context(sw(t + 2 * MSEC_NS + 320 * 1000, 1, 40, false, 60, 120), 40), NULL));
+        ASSERT_ERROR(demand_task_info(d, 40, &(DemandTaskInfo) {}), ENOENT);
+        ASSERT_EQ(d->cpus[1].exit_move_pid, 0);
+}
+
+/*
  * do_exit() → sched_autogroup_exit_task(): the exiting task leaves its session's group for the root's (PF_EXITING:
  * task_wants_autogroup() false), its util detached from the group's cfs_rq and attached to the root's, so its removal
  * at the last switch-out is the root's at once. Left in the group, it stayed on the root until the group's next
