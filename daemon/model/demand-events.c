@@ -57,6 +57,44 @@ static void exit_move_settle(Demand *d, const SchedEvent *ev, uint64_t now_ns) {
         task_exit_move(d, k, now_ns);
 }
 
+/*
+ * A pick that switches to nobody. __schedule() traces sched_switch only when it picks another task, but each of its
+ * picks dequeues the delayed entity it finds first (pick_next_entity(): DEQUEUE_DELAYED, then it picks again,
+ * kernel/sched/fair.c). One such pick comes at the end of a slice: update_curr() finds the current task past its
+ * deadline and, with anything else queued on its cfs_rq (a delayed entity counts), reschedules (update_deadline(),
+ * resched_curr_lazy()); the pick then goes down to the task's cfs_rq, where an eligible delayed sibling has the
+ * earlier deadline. Seen in a trace only as that update_curr()'s sched_stat_runtime with no switch after it: a storm's
+ * delayed parent left its group while its child ran on (docs/fidelity.md, session 20). Taken when the task ran a base
+ * slice since its deadline was set and no other task is runnable on the CPU (with others, the root's pick may take
+ * another entity, which the model does not follow: EEVDF's virtual deadlines), and only if the CPU's next event is
+ * not a switch (whose own pick the switch-in makes).
+ */
+static bool slice_ended(Demand *d, DemandCpu *c, Task *k, uint64_t now_ns) {
+        if (k->slice_run_ns + now_ns - MIN(now_ns, k->slice_mark_ns) < d->base_slice_ns)
+                return false;
+        k->slice_run_ns = 0;      /* update_deadline(): the next deadline a slice further */
+        k->slice_mark_ns = now_ns;
+        return c->nr_cfs <= 1;
+}
+
+static void slice_pick_settle(Demand *d, const SchedEvent *ev, uint64_t now_ns) {
+        DemandCpu *c = &d->cpus[ev->cpu];
+        uint64_t running_ns;
+        Task *k;
+
+        if (!c->slice_pick)
+                return;
+        c->slice_pick = false;
+        if (ev->type == SCHED_EVENT_SWITCH || c->curr_pid == 0 || !c->curr_cfs)
+                return;
+        k = dm_task_get(d, c->curr_pid);
+        if (!k || k->cpu != ev->cpu)
+                return;
+        running_ns = now_ns - MIN(now_ns, k->run_start_ns);
+        dm_group_pick_task(d, k, running_ns);
+        delayed_pick(&c->delayed, running_ns);
+}
+
 /* A task that exited while running is gone once switched out (task_dead_fair(), below): its util is removed. */
 static void task_dead_switched_out(Demand *d, Task *k, uint64_t now_ns) {
         DemandEffect eff = {};
@@ -97,6 +135,8 @@ static void switch_prev(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_n
                 /* its lag: what it ran beside others is owed; alone, V is its own vruntime */
                 k->lag_ns = d->cpus[cpu].nr_cfs >= 2 ? k->lag_ns - (int64_t) dm_task_shared_run_ns(d, k) : 0;
         }
+        if (k->running)
+                k->slice_run_ns += now_ns - MIN(now_ns, k->slice_mark_ns);
         k->wait_start_ns = now_ns;
         k->running = false;
         /* prev_state R or R+ (preempted): prev stays queued; anything else went to sleep (reference §6.3). */
@@ -133,6 +173,7 @@ static void cpu_set_curr(Demand *d, int cpu, Task *k, uint64_t now_ns) {
         k->running = true;
         k->run_start_ns = now_ns;
         k->shared_start_ns = c->shared_ns;
+        k->slice_mark_ns = now_ns;
         c->curr_pid = k->pid;
         c->curr_cfs = !k->rt;
         c->curr_rt = k->rt && !k->stop;
@@ -141,8 +182,8 @@ static void cpu_set_curr(Demand *d, int cpu, Task *k, uint64_t now_ns) {
         /* set_next_entity(): the pick updates its group (and the group's entity) */
         if (!k->rt) {
                 /* the pick dequeues the delayed ones it finds eligible, on the root and in k's group */
-                dm_group_pick_task(d, k);
-                delayed_pick(&c->delayed);
+                dm_group_pick_task(d, k, 0);
+                delayed_pick(&c->delayed, 0);
                 c->updates += dm_group_touch(d, k, 0);
         }
 }
@@ -382,6 +423,9 @@ static int demand_wakeup(Demand *d, const SchedEvent *ev, uint64_t now_ns, Deman
         if (is_new && !k->on_rq)
                 task_init_new(d, k, target, ev->has_context ? ev->context_pid : 0, now_ns);
 
+        /* place_entity(): a new deadline a slice away, half a slice for a new task (PLACE_DEADLINE_INITIAL) */
+        if (!k->on_rq)
+                k->slice_run_ns = is_new ? d->base_slice_ns / 2 : 0;
         old = k->cpu;
         if (k->on_rq && old == target)
                 return 0;     /* ttwu_runnable(): already queued there, nothing changes */
@@ -448,6 +492,7 @@ static int demand_runtime(Demand *d, int cpu, const SchedEvent *ev, uint64_t now
                         c->updates += dm_group_touch(d, k, 0);
                         if (k->dead && !k->exit_moved)
                                 c->exit_move_pid = k->pid;      /* sched_move_task()'s dequeue, or a preemption */
+                        c->slice_pick = slice_ended(d, c, k, now_ns);
                 }
                 c->updates += dm_groups_busy_balance(d, (unsigned) cpu, now_ns);
                 return 0;
@@ -538,6 +583,7 @@ int demand_event(Demand *d, const SchedEvent *ev, uint64_t now_ns, DemandEffect 
         if (r < 0)
                 return r;
         exit_move_settle(d, ev, now_ns);
+        slice_pick_settle(d, ev, now_ns);
 
         switch (ev->type) {
         case SCHED_EVENT_SWITCH:

@@ -481,12 +481,12 @@ void dm_group_ran_slow(Demand *d, Task *k, uint64_t run_ns) {
                 delayed_ran(&g->rq[k->cpu].delayed, run_ns);
 }
 
-/* A pick in @k's group on its CPU (delayed_pick()). */
-void dm_group_pick_task_slow(Demand *d, Task *k) {
+/* A pick in @k's group on its CPU (delayed_pick()), @running_ns into @k's run. */
+void dm_group_pick_task_slow(Demand *d, Task *k, uint64_t running_ns) {
         DemandGroup *g = group_find(d, k->attached_group);
 
         if (g && k->cpu >= 0)
-                delayed_pick(&g->rq[k->cpu].delayed);
+                delayed_pick(&g->rq[k->cpu].delayed, running_ns);
 }
 
 /*

@@ -27,7 +27,7 @@ bool dm_group_detach_slow(Demand *d, Task *k, bool lazy);
 bool dm_group_touch_slow(Demand *d, Task *k, int delta_queued);
 void dm_group_sleep_slow(Demand *d, Task *k);
 void dm_group_ran_slow(Demand *d, Task *k, uint64_t run_ns);
-void dm_group_pick_task_slow(Demand *d, Task *k);
+void dm_group_pick_task_slow(Demand *d, Task *k, uint64_t running_ns);
 void dm_groups_pick_slow(Demand *d, unsigned cpu);
 bool dm_groups_blocked_update_slow(Demand *d, unsigned cpu);
 bool dm_groups_busy_balance(Demand *d, unsigned cpu, uint64_t now_ns);
@@ -74,10 +74,10 @@ static inline void dm_group_ran(Demand *d, Task *k, uint64_t run_ns) {
                 dm_group_ran_slow(d, k, run_ns);
 }
 
-/* @k is picked on its CPU (its switch-in). */
-static inline void dm_group_pick_task(Demand *d, Task *k) {
+/* @k is picked on its CPU: at its switch-in (@running_ns 0), or again @running_ns into its run. */
+static inline void dm_group_pick_task(Demand *d, Task *k, uint64_t running_ns) {
         if (k->attached_group != TASK_GROUP_ROOT)
-                dm_group_pick_task_slow(d, k);
+                dm_group_pick_task_slow(d, k, running_ns);
 }
 
 static inline void dm_groups_pick(Demand *d, unsigned cpu) {

@@ -79,9 +79,10 @@ static inline void delayed_flush(DelayedTasks *q) {
         q->epoch++;
 }
 
-/* A pick on the cfs_rq (a task of it switched in): the delayed ones are dequeued once eligible. */
-static inline void delayed_pick(DelayedTasks *q) {
-        if (q->nr > 0 && q->ran_ns >= q->eligible_ns)
+/* A pick on the cfs_rq (a task of it switched in, or the curr picked again @running_ns into its run): the delayed ones
+ * are dequeued once eligible. */
+static inline void delayed_pick(DelayedTasks *q, uint64_t running_ns) {
+        if (q->nr > 0 && q->ran_ns + running_ns >= q->eligible_ns)
                 delayed_flush(q);
 }
 
@@ -99,6 +100,7 @@ typedef struct DemandCpu {
         int32_t curr_pid;         /* rq->curr, 0 = idle */
         uint64_t seen_ns;         /* the last evidence of curr_pid here: its switch-in, an event in its context */
         int32_t exit_move_pid;    /* a dead curr whose sched_stat_runtime may be its exit's move (exit_move_settle()) */
+        bool slice_pick;          /* curr's last report ended its slice alone: a pick that may switch to nobody */
         bool curr_inferred;       /* curr_pid was woken onto the idle CPU, its switch-in not recorded yet */
         bool curr_cfs;            /* rq->curr is a CFS task (cfs_rq->curr != NULL) */
         bool curr_rt;             /* rq->curr is an RT/DL task (not the stopper) */
@@ -144,6 +146,7 @@ typedef struct DemandGroup {
 
 struct Demand {
         unsigned n_cpus;
+        uint64_t base_slice_ns;   /* sysctl_sched_base_slice for n_cpus (dm_base_slice_ns()) */
         DemandCpu *cpus;
         TaskTable *tasks;
         uint64_t silence_ns;      /* demand_cpu_silent(): 0 = the source does not report sched_stat_runtime */

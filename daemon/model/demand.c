@@ -37,6 +37,19 @@
 #include "util-est.h"
 
 
+/*
+ * EEVDF's base slice, what a task runs before its deadline is set again (kernel/sched/fair.c: 0.75 ms scaled by
+ * get_update_sysctl_factor(), SCHED_TUNABLESCALING_LOG by default: 1 + ilog2(min(online CPUs, 8))): 1.5 ms on 2
+ * CPUs, 3 ms from 8. Taken from the topology's CPU count (debugfs' sched/base_slice_ns says what a tuned kernel has).
+ */
+static uint64_t dm_base_slice_ns(unsigned n_cpus) {
+        unsigned cpus = CLAMP(n_cpus, 1u, 8u), log2 = 0;
+
+        while (cpus >>= 1)
+                log2++;
+        return UINT64_C(750000) * (1 + log2);
+}
+
 int demand_new_with_limit(unsigned n_cpus, size_t max_tasks, Demand **ret) {
         _cleanup_(demand_freep) Demand *d = NULL;
         int r;
@@ -51,6 +64,7 @@ int demand_new_with_limit(unsigned n_cpus, size_t max_tasks, Demand **ret) {
         if (r < 0)
                 return r;
         d->n_cpus = n_cpus;
+        d->base_slice_ns = dm_base_slice_ns(n_cpus);
         for (unsigned i = 0; i < n_cpus; i++)
                 d->cpus[i] = (DemandCpu) { .cpu_scale = PELT_SCALE, .freq_scale = PELT_SCALE, .idle_max_util = RULE_UTIL_MAX,
                                             .idle_max_rule = -1 };

@@ -56,6 +56,8 @@ typedef struct Task {
         uint64_t run_start_ns;    /* its last switch-in: a sleep's run, for its lag (dm_group_sleep_slow()) */
         uint64_t wait_start_ns;   /* queued, not running, since (its enqueue or its preemption) */
         uint64_t shared_start_ns; /* its CPU's shared_ns at its switch-in */
+        uint64_t slice_run_ns;    /* what it ran since its deadline was set, up to slice_mark_ns (slice_ended()) */
+        uint64_t slice_mark_ns;   /* its switch-in, or the last deadline set while it ran */
         int64_t lag_ns;           /* its EEVDF lag on the root as time (root_sleep_delayed()): waited - ran */
         int32_t next;             /* hash chain / free list (index), -1 = end */
 } Task;

@@ -966,6 +966,50 @@ TEST(groups_lag_counts_the_groups_shared_run) {
 }
 
 /*
+ * Session 50's 50 forks 101 and sleeps 0.1 ms later, delayed in its group (it ran beside 101); 101 runs on, and its
+ * reports at 2 ms and 2.02 ms name no switch. With @other_queued, 60 (another session) waits on the CPU meanwhile.
+ * Returns the delayed tasks in 50's group after the second report.
+ */
+static unsigned slice_end_delayed(bool other_queued) {
+        _cleanup_(demand_freep) Demand *d = NULL;
+        uint64_t t = T0 + MSEC_NS, run = t + MSEC_NS / 10;
+
+        if (demand_new(2, &d) < 0)
+                return UINT_MAX;
+        demand_set_autogroup(d, true);
+        (void) demand_task_set_session(d, 50, 50, T0);
+        (void) demand_task_set_session(d, 60, 60, T0);
+        (void) feed(d, in_context(wake(SCHED_EVENT_WAKEUP, T0, 0, 50, 120, 0), 0), NULL);
+        (void) feed(d, in_context(sw(T0, 0, 0, false, 50, 120), 0), NULL);
+        (void) feed(d, in_context(wake(SCHED_EVENT_WAKEUP_NEW, t, 0, 101, 120, 0), 50), NULL);
+        (void) feed(d, in_context(sw(run, 0, 50, false, 101, 120), 50), NULL);
+        if (other_queued)
+                (void) feed(d, in_context(wake(SCHED_EVENT_WAKEUP, run + MSEC_NS / 2, 0, 60, 120, 0), 101), NULL);
+        (void) feed(d, runtime(run + 2 * MSEC_NS, 0, 101), NULL);
+        (void) feed(d, runtime(run + 2 * MSEC_NS + 20 * 1000, 0, 101), NULL);
+        for (size_t i = 0; i < d->n_groups; i++)
+                if (d->groups[i].id == 50)
+                        return d->groups[i].rq[0].delayed.nr;
+        return UINT_MAX;
+}
+
+/*
+ * A pick that switches to nobody: past its deadline (a new task's first comes after half a base slice, 0.75 ms here)
+ * 101's update_curr() reschedules, as its group holds the delayed 50, and the pick finds 50 eligible first, dequeues
+ * it and picks 101 again; no sched_switch says so. With another task waiting, the root's pick may take that one, and
+ * the model leaves 50 to the next switch-in of its group. Before session 20 50 stayed in both cases, its weight in the
+ * group's load: the loaded storm's group held load ~85 above the kernel's (docs/fidelity.md).
+ */
+TEST(slice_end_picks_without_a_switch) {
+        unsigned alone = slice_end_delayed(false), beside = slice_end_delayed(true);
+
+        printf("delayed in session 50's group after 101's slice ended: alone %u, another task waiting %u\n", alone,
+               beside);
+        ASSERT_EQ(alone, 0u);
+        ASSERT_EQ(beside, 1u);
+}
+
+/*
  * The same storm without task groups (autogroup off, or the harness in session 0, autogroup_default): the root's
  * load_avg counts the delayed parent and each child's initial 1024 (init_entity_runnable_average()), so a child gets
  * util x 1024 / (load + 1), well under the cap the model gave every child before session 16 (the kernel: 252 where
