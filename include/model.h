@@ -137,6 +137,9 @@ void demand_set_silence(Demand *d, uint64_t silence_ns);
  * group's cfs_rq; without it (the default) every task is on the root cfs_rq. Set before the first event.
  */
 void demand_set_autogroup(Demand *d, bool autogroup);
+/* Whether the described kernel keeps a sleeping task queued until it is eligible (EEVDF's DELAY_DEQUEUE, 6.12+, the
+ * default) or takes it off at once (an older kernel): the topology's [system] delayed_dequeue. */
+void demand_set_delayed_dequeue(Demand *d, bool on);
 /*
  * Task @pid is in session @sid (0: the kernel's, the root task group) from @now_ns: said by the trace for the
  * tasks that existed before it, or by setsid() (trace-parse.h, TraceSession); in the live daemon by /proc at

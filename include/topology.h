@@ -39,6 +39,10 @@ const char *cpufreq_driver_userspace_hint(const char *driver);
  *                                 group of their own (kernel.sched_autogroup_enabled = 1 and every task in the
  *                                 root cpu cgroup), whose cfs_rq a new task's initial util comes from; the model
  *                                 then follows the groups. Discovery sets it where that holds (autogroup.c)
+ *   delayed_dequeue = no          optional (default yes): the kernel takes a sleeping task off its cfs_rq at once
+ *                                 (before 6.12, or NO_DELAY_DEQUEUE); yes: EEVDF keeps it queued until eligible,
+ *                                 its weight in the cfs_rq's load, and the model follows that. Discovery says no
+ *                                 where the kernel lacks it (sched-features.c)
  *
  *   [policy0]                     one section per policy; N is the policy number (its first CPU by convention)
  *   cpus = 0-3                    related_cpus (all CPUs of the policy, offline ones included)
@@ -106,6 +110,7 @@ typedef struct Topology {
         cpu_set_t online;
         cpu_set_t possible;
         bool autogroup;                /* [system] autogroup: the kernel groups tasks by session */
+        bool no_delayed_dequeue;       /* [system] delayed_dequeue = no: sleepers leave their cfs_rq at once */
 } Topology;
 
 Topology *topology_free(Topology *t);

@@ -159,6 +159,7 @@ int engine_new(const Topology *topo, const Config *cfg, EngineCommitFn commit, v
                 return r;
         e->n_cpus = demand_n_cpus(e->demand);
         demand_set_autogroup(e->demand, topo->autogroup);
+        demand_set_delayed_dequeue(e->demand, !topo->no_delayed_dequeue);
 
         e->policy_of_cpu = malloc(MAX(n_cpus, 1u) * sizeof(int));
         e->policies = calloc(MAX(topo->n_policies, (size_t) 1), sizeof(EnginePolicy));

@@ -156,6 +156,7 @@ struct Demand {
         TaskClamp clamps[RULES_MAX]; /* each rule's clamp (rules_clamp()): what the model applies */
         uint16_t rules_gen;       /* bumped by each demand_set_rules(): tasks are matched again */
         bool groups_on;           /* demand_set_autogroup(): tasks in per-session task groups (demand-groups.c) */
+        bool no_delayed_dequeue;  /* demand_set_delayed_dequeue(false): a sleeper leaves its cfs_rq at once */
         DemandGroup *groups;
         size_t n_groups, max_groups;
         DemandSession *sessions;  /* by pid; consulted when a task is first seen */

@@ -73,6 +73,10 @@ int demand_new_with_limit(unsigned n_cpus, size_t max_tasks, Demand **ret) {
         return 0;
 }
 
+void demand_set_delayed_dequeue(Demand *d, bool on) {
+        d->no_delayed_dequeue = !on;
+}
+
 int demand_new(unsigned n_cpus, Demand **ret) {
         return demand_new_with_limit(n_cpus, 0, ret);
 }
@@ -649,7 +653,7 @@ void dm_task_dequeue(Demand *d, Task *k, uint64_t now_ns, bool sleep) {
                 return;
         }
         c->updates += dm_group_touch(d, k, -1);
-        if (sleep) {
+        if (sleep && !d->no_delayed_dequeue) {
                 dm_group_sleep(d, k);
                 root_sleep_delayed(c, k);
         }

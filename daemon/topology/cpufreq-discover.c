@@ -44,6 +44,7 @@
 
 #include "alloc-util.h"
 #include "autogroup.h"
+#include "sched-features.h"
 #include "cpufreq-sysfs-internal.h"
 #include "cpulist.h"
 #include "energy-model.h"
@@ -698,6 +699,8 @@ int cpufreq_discover(Topology **ret) {
                 return log_debug_errno(SYNTHETIC_ERRNO(ENODEV), "no online CPU has a cpufreq directory");
         /* [system] autogroup: whether this kernel groups the tasks by session (autogroup.c). */
         t->autogroup = autogroup_applies(NULL);
+        /* [system] delayed_dequeue: whether this kernel keeps a sleeper queued until eligible (sched-features.c). */
+        t->no_delayed_dequeue = !sched_delays_dequeue(NULL);
 
         *ret = TAKE_PTR(t);
         return 0;

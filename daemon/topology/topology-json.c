@@ -106,6 +106,8 @@ int topology_write_json(FILE *f, const Topology *t) {
                 return r;
         if (t->autogroup) /* as the INI: only when set */
                 json_member_bool(&w, "autogroup", true);
+        if (t->no_delayed_dequeue) /* as the INI: only when not the default */
+                json_member_bool(&w, "delayed_dequeue", false);
         json_object_end(&w);
 
         for (size_t i = 0; i < t->n_policies; i++) {

@@ -56,7 +56,7 @@ struct Parser {
         PolicyParse policy;        /* valid while section == SECTION_POLICY */
         cpu_set_t used;            /* CPUs of the policies finished so far */
 
-        unsigned system_line, online_line, possible_line, autogroup_line;
+        unsigned system_line, online_line, possible_line, autogroup_line, delayed_dequeue_line;
         cpu_set_t online, possible;
 };
 

@@ -253,6 +253,21 @@ static int system_autogroup(Parser *p, const char *value) {
         return 0;
 }
 
+/* delayed_dequeue = yes|no: whether the described kernel delays a sleeper's dequeue (sched-features.c). */
+static int system_delayed_dequeue(Parser *p, const char *value) {
+        if (p->delayed_dequeue_line)
+                return parser_error(p, p->line, "delayed_dequeue is set twice (first on line %u)",
+                                    p->delayed_dequeue_line);
+        if (streq(value, "yes") || streq(value, "1"))
+                p->topology->no_delayed_dequeue = false;
+        else if (streq(value, "no") || streq(value, "0"))
+                p->topology->no_delayed_dequeue = true;
+        else
+                return parser_error(p, p->line, "delayed_dequeue: \"%s\" is not yes or no", value);
+        p->delayed_dequeue_line = p->line;
+        return 0;
+}
+
 static int system_key(Parser *p, const char *key, const char *value) {
         unsigned *line;
         cpu_set_t *set;
@@ -260,6 +275,8 @@ static int system_key(Parser *p, const char *key, const char *value) {
 
         if (streq(key, "autogroup"))
                 return system_autogroup(p, value);
+        if (streq(key, "delayed_dequeue"))
+                return system_delayed_dequeue(p, value);
         if (streq(key, "online")) {
                 line = &p->online_line;
                 set = &p->online;

@@ -303,6 +303,8 @@ int topology_write(FILE *f, const Topology *t) {
                 return r;
         if (t->autogroup)
                 fputs("autogroup = yes\n", f);
+        if (t->no_delayed_dequeue)
+                fputs("delayed_dequeue = no\n", f);
 
         for (size_t i = 0; i < t->n_policies; i++) {
                 r = write_policy(f, &t->policies[i]);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "autogroup.h"
+#include "sched-features.h"
 #include "governor.h"
 #include "macro.h"
 #include "string-util.h"
@@ -220,6 +221,7 @@ static void test_discover_fixture(void) {
         ASSERT_TRUE(topology_consistent(t));
         /* [system] autogroup is this machine's, not the fixture's (/proc/sys, /sys/fs/cgroup: test-autogroup). */
         expected->autogroup = autogroup_applies(NULL);
+        expected->no_delayed_dequeue = !sched_delays_dequeue(NULL);
 
         got = topology_to_string(t);
         want = topology_to_string(expected);
@@ -279,6 +281,7 @@ static void test_discover_emulated(void) {
         }
         /* The emulator serves cpufreq only: autogroup is the real kernel's (test-autogroup). */
         expected->autogroup = autogroup_applies(NULL);
+        expected->no_delayed_dequeue = !sched_delays_dequeue(NULL);
         got = topology_to_string(t);
         want = topology_to_string(expected);
         ASSERT_TRUE(got && want);

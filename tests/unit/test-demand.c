@@ -1106,6 +1106,27 @@ TEST(root_lag_counts_the_shared_run) {
         ASSERT_EQ(whole, 1u);
 }
 
+/*
+ * A kernel before 6.12 (Debian 12's 6.1), or with NO_DELAY_DEQUEUE, takes a sleeper off its cfs_rq at once: 50, which
+ * ran 4 ms beside 60 and owes it all, is delayed on the root with the feature ([system] delayed_dequeue = yes, the
+ * default) and not without it; its weight would have stayed in the root's load_avg, lowering a new task's start.
+ */
+TEST(no_delayed_dequeue_before_6_12) {
+        for (int on = 0; on <= 1; on++) {
+                _cleanup_(demand_freep) Demand *d = NULL;
+                uint64_t t = T0 + 4 * MSEC_NS;
+
+                ASSERT_OK(demand_new(2, &d));
+                demand_set_delayed_dequeue(d, on);
+                ASSERT_OK(feed(d, in_context(wake(SCHED_EVENT_WAKEUP, T0, 0, 50, 120, 0), 0), NULL));
+                ASSERT_OK(feed(d, in_context(sw(T0, 0, 0, false, 50, 120), 0), NULL));
+                ASSERT_OK(feed(d, in_context(wake(SCHED_EVENT_WAKEUP, T0 + 1000, 0, 60, 120, 0), 50), NULL));
+                ASSERT_OK(feed(d, in_context(sw(t, 0, 50, false, 60, 120), 50), NULL));
+                printf("delayed dequeue %s: %u delayed after 50's sleep\n", on ? "on" : "off", d->cpus[0].delayed.nr);
+                ASSERT_EQ(d->cpus[0].delayed.nr, (uint32_t) on);
+        }
+}
+
 /* Task 40 runs 10 ms on cpu1 and exits there (with @groups in its own session's group); the move's report comes
  * 450 µs later, its last switch-out 30 µs after that. Returns the root's util after the next period boundary, and
  * the root's before the exit and at it. */

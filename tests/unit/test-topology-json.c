@@ -95,6 +95,15 @@ TEST(autogroup) {
                            "    \"autogroup\": true\n  }\n}\n");
 }
 
+/* [system] delayed_dequeue = no as false; the default (yes) left out, as the INI writer leaves it out. */
+TEST(delayed_dequeue) {
+        _cleanup_free_ char *json = json_of("[system]\nonline = 0\npossible = 0\ndelayed_dequeue = no\n");
+
+        ASSERT_TRUE(json);
+        ASSERT_STREQ(json, "{\n  \"system\": {\n    \"online\": \"0\",\n    \"possible\": \"0\",\n"
+                           "    \"delayed_dequeue\": false\n  }\n}\n");
+}
+
 /* A driver name that is not UTF-8 (sysfs promises nothing): still valid JSON, the byte as U+FFFD. */
 TEST(driver_not_utf8) {
         _cleanup_free_ char *json = json_of("[policy0]\ncpus = 0\ndriver = dt\xff\ncpuinfo_min_khz = 1\n"

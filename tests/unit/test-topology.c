@@ -742,3 +742,32 @@ TEST(autogroup_key) {
         ASSERT_TRUE(parse_fails_with("[system]\nautogroup = no\nautogroup = yes\n",
                                      "t.ini:3: autogroup is set twice (first on line 2)"));
 }
+
+/* [system] delayed_dequeue: yes by default (written only when no), as the model's delayed tasks depend on it. */
+TEST(delayed_dequeue_key) {
+        static const char *const policy = "[policy0]\ncpus = 0\ndriver = acpi-cpufreq\nfrequencies_khz = 500000\n";
+        _cleanup_(topology_freep) Topology *t = NULL, *on = NULL;
+        _cleanup_free_ char *error = NULL, *text = NULL, *out = NULL, *out_on = NULL;
+        size_t size = 0;
+        FILE *f;
+
+        ASSERT_TRUE(asprintf(&text, "[system]\ndelayed_dequeue = no\n%s", policy) > 0);
+        ASSERT_OK(parse_text(text, &t, &error));
+        ASSERT_TRUE(t->no_delayed_dequeue);
+        f = open_memstream(&out, &size);
+        ASSERT_TRUE(f);
+        ASSERT_OK(topology_write(f, t));
+        ASSERT_EQ(fclose(f), 0);
+        ASSERT_TRUE(strstr(out, "delayed_dequeue = no\n"));
+        ASSERT_OK(parse_text(policy, &on, &error));
+        ASSERT_TRUE(!on->no_delayed_dequeue);
+        f = open_memstream(&out_on, &size);
+        ASSERT_TRUE(f);
+        ASSERT_OK(topology_write(f, on));
+        ASSERT_EQ(fclose(f), 0);
+        ASSERT_TRUE(!strstr(out_on, "delayed_dequeue"));
+        ASSERT_TRUE(parse_fails_with("[system]\ndelayed_dequeue = later\n",
+                                     "t.ini:2: delayed_dequeue: \"later\" is not yes or no"));
+        ASSERT_TRUE(parse_fails_with("[system]\ndelayed_dequeue = yes\ndelayed_dequeue = no\n",
+                                     "t.ini:3: delayed_dequeue is set twice (first on line 2)"));
+}
