@@ -239,44 +239,36 @@ static int section_begin(Parser *p, const char *name) {
         return 0;
 }
 
-/* autogroup = yes|no: kernel.sched_autogroup_enabled of the described machine (demand-groups.c). */
-static int system_autogroup(Parser *p, const char *value) {
-        if (p->autogroup_line)
-                return parser_error(p, p->line, "autogroup is set twice (first on line %u)", p->autogroup_line);
+/* @key = yes|no (or 1|0), once: into @ret, the line into @line. */
+static int system_yes_no(Parser *p, const char *key, const char *value, unsigned *line, bool *ret) {
+        if (*line)
+                return parser_error(p, p->line, "%s is set twice (first on line %u)", key, *line);
         if (streq(value, "yes") || streq(value, "1"))
-                p->topology->autogroup = true;
+                *ret = true;
         else if (streq(value, "no") || streq(value, "0"))
-                p->topology->autogroup = false;
+                *ret = false;
         else
-                return parser_error(p, p->line, "autogroup: \"%s\" is not yes or no", value);
-        p->autogroup_line = p->line;
-        return 0;
-}
-
-/* delayed_dequeue = yes|no: whether the described kernel delays a sleeper's dequeue (sched-features.c). */
-static int system_delayed_dequeue(Parser *p, const char *value) {
-        if (p->delayed_dequeue_line)
-                return parser_error(p, p->line, "delayed_dequeue is set twice (first on line %u)",
-                                    p->delayed_dequeue_line);
-        if (streq(value, "yes") || streq(value, "1"))
-                p->topology->no_delayed_dequeue = false;
-        else if (streq(value, "no") || streq(value, "0"))
-                p->topology->no_delayed_dequeue = true;
-        else
-                return parser_error(p, p->line, "delayed_dequeue: \"%s\" is not yes or no", value);
-        p->delayed_dequeue_line = p->line;
+                return parser_error(p, p->line, "%s: \"%s\" is not yes or no", key, value);
+        *line = p->line;
         return 0;
 }
 
 static int system_key(Parser *p, const char *key, const char *value) {
         unsigned *line;
         cpu_set_t *set;
+        bool yes;
         int r;
 
+        /* autogroup: kernel.sched_autogroup_enabled of the described machine (demand-groups.c) */
         if (streq(key, "autogroup"))
-                return system_autogroup(p, value);
-        if (streq(key, "delayed_dequeue"))
-                return system_delayed_dequeue(p, value);
+                return system_yes_no(p, key, value, &p->autogroup_line, &p->topology->autogroup);
+        /* delayed_dequeue: whether the described kernel delays a sleeper's dequeue (sched-features.c) */
+        if (streq(key, "delayed_dequeue")) {
+                r = system_yes_no(p, key, value, &p->delayed_dequeue_line, &yes);
+                if (r >= 0)
+                        p->topology->no_delayed_dequeue = !yes;
+                return r;
+        }
         if (streq(key, "online")) {
                 line = &p->online_line;
                 set = &p->online;

@@ -725,17 +725,12 @@ TEST(autogroup_key) {
         static const char *const policy = "[policy0]\ncpus = 0\ndriver = acpi-cpufreq\nfrequencies_khz = 500000\n";
         _cleanup_(topology_freep) Topology *t = NULL, *off = NULL;
         _cleanup_free_ char *error = NULL, *text = NULL, *out = NULL;
-        size_t size = 0;
-        FILE *f;
 
         ASSERT_TRUE(asprintf(&text, "[system]\nautogroup = yes\n%s", policy) > 0);
         ASSERT_OK(parse_text(text, &t, &error));
         ASSERT_TRUE(t->autogroup);
-        f = open_memstream(&out, &size);
-        ASSERT_TRUE(f);
-        ASSERT_OK(topology_write(f, t));
-        ASSERT_EQ(fclose(f), 0);
-        ASSERT_TRUE(strstr(out, "autogroup = yes\n"));
+        out = topology_to_string(t);
+        ASSERT_TRUE(out && strstr(out, "autogroup = yes\n"));
         ASSERT_OK(parse_text(policy, &off, &error));
         ASSERT_TRUE(!off->autogroup);
         ASSERT_TRUE(parse_fails_with("[system]\nautogroup = maybe\n", "t.ini:2: autogroup: \"maybe\" is not yes or no"));
@@ -748,24 +743,16 @@ TEST(delayed_dequeue_key) {
         static const char *const policy = "[policy0]\ncpus = 0\ndriver = acpi-cpufreq\nfrequencies_khz = 500000\n";
         _cleanup_(topology_freep) Topology *t = NULL, *on = NULL;
         _cleanup_free_ char *error = NULL, *text = NULL, *out = NULL, *out_on = NULL;
-        size_t size = 0;
-        FILE *f;
 
         ASSERT_TRUE(asprintf(&text, "[system]\ndelayed_dequeue = no\n%s", policy) > 0);
         ASSERT_OK(parse_text(text, &t, &error));
         ASSERT_TRUE(t->no_delayed_dequeue);
-        f = open_memstream(&out, &size);
-        ASSERT_TRUE(f);
-        ASSERT_OK(topology_write(f, t));
-        ASSERT_EQ(fclose(f), 0);
-        ASSERT_TRUE(strstr(out, "delayed_dequeue = no\n"));
+        out = topology_to_string(t);
+        ASSERT_TRUE(out && strstr(out, "delayed_dequeue = no\n"));
         ASSERT_OK(parse_text(policy, &on, &error));
         ASSERT_TRUE(!on->no_delayed_dequeue);
-        f = open_memstream(&out_on, &size);
-        ASSERT_TRUE(f);
-        ASSERT_OK(topology_write(f, on));
-        ASSERT_EQ(fclose(f), 0);
-        ASSERT_TRUE(!strstr(out_on, "delayed_dequeue"));
+        out_on = topology_to_string(on);
+        ASSERT_TRUE(out_on && !strstr(out_on, "delayed_dequeue"));
         ASSERT_TRUE(parse_fails_with("[system]\ndelayed_dequeue = later\n",
                                      "t.ini:2: delayed_dequeue: \"later\" is not yes or no"));
         ASSERT_TRUE(parse_fails_with("[system]\ndelayed_dequeue = yes\ndelayed_dequeue = no\n",
