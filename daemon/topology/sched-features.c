@@ -16,11 +16,11 @@
 #include <string.h>
 
 #include "fs-util.h"
+#include "kernel-version.h"
 #include "macro.h"
 #include "sched-features.h"
 
-#define DELAY_DEQUEUE_MAJOR 6u
-#define DELAY_DEQUEUE_MINOR 12u
+#define DELAY_DEQUEUE_SINCE KERNEL_VERSION_CODE(6, 12)
 
 /* @name is one of the blank-separated words of @list. */
 static bool has_word(const char *list, const char *name) {
@@ -33,15 +33,15 @@ static bool has_word(const char *list, const char *name) {
 }
 
 bool sched_delays_dequeue_from(const char *features, const char *release) {
-        unsigned major, minor;
+        unsigned version;
 
         if (features && has_word(features, "NO_DELAY_DEQUEUE"))
                 return false;
         if (features && has_word(features, "DELAY_DEQUEUE"))
                 return true;
-        if (!release || sscanf(release, "%u.%u", &major, &minor) != 2)
+        if (kernel_version_parse(release, &version) < 0)
                 return true;
-        return major > DELAY_DEQUEUE_MAJOR || (major == DELAY_DEQUEUE_MAJOR && minor >= DELAY_DEQUEUE_MINOR);
+        return version >= DELAY_DEQUEUE_SINCE;
 }
 
 /* Reads @rel (a path from the root, "/…") under @root into @buf; false when it cannot. */

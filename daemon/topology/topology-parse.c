@@ -256,7 +256,7 @@ static int system_yes_no(Parser *p, const char *key, const char *value, unsigned
 static int system_key(Parser *p, const char *key, const char *value) {
         unsigned *line;
         cpu_set_t *set;
-        bool yes;
+        bool yes = true;
         int r;
 
         /* autogroup: kernel.sched_autogroup_enabled of the described machine (demand-groups.c) */
