@@ -106,12 +106,14 @@ else
 	fail "trace-cmd report -t | replay: exit 0" "$(cat "$TMP/report.err" "$TMP/report-ns.err")"
 fi
 
-# trace-cmd report (µs): the same frequencies in the same order but for at most 5 % of the lines.
+# trace-cmd report (µs): the same frequencies in the same order but for at most 5 % of the lines, and at least four
+# diff lines allowed: a recording of a dozen decisions (the hog's 0.3 s) has one or two boundaries crossed
+# differently at µs (one removed and two added lines each), which failed 1 run in ~6 under ASan (session 20).
 if trace-cmd report "$TMP/run.dat" 2>/dev/null | "$SFD" replay --kv --topology "$TOPO" - >"$TMP/report-us.kv" 2>"$TMP/report-us.err"; then
 	diff <(awk '{ print $2, $3 }' "$TMP/dat.kv") <(awk '{ print $2, $3 }' "$TMP/report-us.kv") >"$TMP/us.diff"
 	n=$(wc -l <"$TMP/dat.kv")
 	n_diff=$(grep -c '^[<>]' "$TMP/us.diff")
-	if [ "$n" -gt 0 ] && [ $((n_diff * 100)) -le $((n * 2 * 5)) ]; then
+	if [ "$n" -gt 0 ] && { [ $((n_diff * 100)) -le $((n * 2 * 5)) ] || [ "$n_diff" -le 4 ]; }; then
 		ok "trace-cmd report text (µs): the .dat's decisions (policy, frequency) in order but $n_diff of $n lines"
 	else
 		fail "trace-cmd report text (µs): the .dat's decisions in order (at most 5 % differing)" "$n_diff of $n" \
