@@ -58,6 +58,15 @@ static void exit_move_settle(Demand *d, const SchedEvent *ev, uint64_t now_ns) {
 }
 
 /*
+ * A pick on @k's CPU while @k runs there (@running_ns into its run; 0 at its switch-in): pick_next_entity() dequeues
+ * the eligible delayed entities it finds, on the root and in @k's group (kernel/sched/fair.c).
+ */
+static void cpu_pick_with(Demand *d, Task *k, uint64_t running_ns) {
+        dm_group_pick_task(d, k, running_ns);
+        delayed_pick(&d->cpus[k->cpu].delayed, running_ns);
+}
+
+/*
  * A pick that switches to nobody. __schedule() traces sched_switch only when it picks another task, but each of its
  * picks dequeues the delayed entity it finds first (pick_next_entity(): DEQUEUE_DELAYED, then it picks again,
  * kernel/sched/fair.c). One such pick comes at the end of a slice: update_curr() finds the current task past its
@@ -91,8 +100,7 @@ static void slice_pick_settle(Demand *d, const SchedEvent *ev, uint64_t now_ns) 
         if (!k || k->cpu != ev->cpu)
                 return;
         running_ns = now_ns - MIN(now_ns, k->run_start_ns);
-        dm_group_pick_task(d, k, running_ns);
-        delayed_pick(&c->delayed, running_ns);
+        cpu_pick_with(d, k, running_ns);
 }
 
 /* A task that exited while running is gone once switched out (task_dead_fair(), below): its util is removed. */
@@ -181,9 +189,7 @@ static void cpu_set_curr(Demand *d, int cpu, Task *k, uint64_t now_ns) {
         c->curr_inferred = false;
         /* set_next_entity(): the pick updates its group (and the group's entity) */
         if (!k->rt) {
-                /* the pick dequeues the delayed ones it finds eligible, on the root and in k's group */
-                dm_group_pick_task(d, k, 0);
-                delayed_pick(&c->delayed, 0);
+                cpu_pick_with(d, k, 0);
                 c->updates += dm_group_touch(d, k, 0);
         }
 }
