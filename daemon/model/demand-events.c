@@ -61,9 +61,9 @@ static void exit_move_settle(Demand *d, const SchedEvent *ev, uint64_t now_ns) {
  * A pick on @k's CPU while @k runs there (@running_ns into its run; 0 at its switch-in): pick_next_entity() dequeues
  * the eligible delayed entities it finds, on the root and in @k's group (kernel/sched/fair.c).
  */
-static void cpu_pick_with(Demand *d, Task *k, uint64_t running_ns) {
-        dm_group_pick_task(d, k, running_ns);
-        delayed_pick(&d->cpus[k->cpu].delayed, running_ns);
+static void cpu_pick_with(Demand *d, Task *k, uint64_t now_ns) {
+        dm_group_pick_task(d, k, now_ns - MIN(now_ns, k->run_start_ns));
+        dm_root_pick(&d->cpus[k->cpu], now_ns);
 }
 
 /*
@@ -88,7 +88,6 @@ static bool slice_ended(Demand *d, DemandCpu *c, Task *k, uint64_t now_ns) {
 
 static void slice_pick_settle(Demand *d, const SchedEvent *ev, uint64_t now_ns) {
         DemandCpu *c = &d->cpus[ev->cpu];
-        uint64_t running_ns;
         Task *k;
 
         if (!c->slice_pick)
@@ -99,8 +98,7 @@ static void slice_pick_settle(Demand *d, const SchedEvent *ev, uint64_t now_ns) 
         k = dm_task_get(d, c->curr_pid);
         if (!k || k->cpu != ev->cpu)
                 return;
-        running_ns = now_ns - MIN(now_ns, k->run_start_ns);
-        cpu_pick_with(d, k, running_ns);
+        cpu_pick_with(d, k, now_ns);
 }
 
 /* A task that exited while running is gone once switched out (task_dead_fair(), below): its util is removed. */
@@ -139,13 +137,10 @@ static void switch_prev(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_n
         if (k->running && !k->rt) {
                 /* the clock its group's sleepers' lag is paid on, and the root's (every CFS run is under it) */
                 dm_group_ran(d, k, dm_task_last_run_ns(k));
-                delayed_ran(&d->cpus[cpu].delayed, dm_task_last_run_ns(k));
-                /* its lag: what it ran beside others is owed; alone, V is its own vruntime */
-                k->lag_ns = d->cpus[cpu].nr_cfs >= 2 ? k->lag_ns - (int64_t) dm_task_shared_run_ns(d, k) : 0;
+                dm_root_lag_switch_out(&d->cpus[cpu], k, dm_task_last_run_ns(k));
         }
         if (k->running)
                 k->slice_run_ns += now_ns - MIN(now_ns, k->slice_mark_ns);
-        k->wait_start_ns = now_ns;
         k->running = false;
         /* prev_state R or R+ (preempted): prev stays queued; anything else went to sleep (reference §6.3). */
         /* A dead task is not a sleeper: no delayed dequeue (DEQUEUE_SPECIAL for TASK_DEAD, try_to_block_task()) */
@@ -171,13 +166,13 @@ static void cpu_set_curr(Demand *d, int cpu, Task *k, uint64_t now_ns) {
                 o->curr_cfs = o->curr_rt = o->curr_inferred = false;
         }
         dm_task_advance(d, k, now_ns);      /* the wait in the queue ends here */
-        if (k->on_rq && !k->running && k->cpu == cpu)
-                k->lag_ns += (int64_t) (now_ns - MIN(now_ns, k->wait_start_ns));   /* waited while others ran */
         c->idle_calls += c->curr_pid == 0;
         if (k->on_rq && k->cpu != cpu)
                 dm_task_migrate(d, k, cpu, now_ns);    /* a migration we did not see */
         else if (!k->on_rq)
                 dm_task_enqueue(d, k, cpu, now_ns);    /* a wake-up we did not see */
+        if (!k->running)
+                dm_root_lag_switch_in(c, k);           /* what it waited is credited */
         k->running = true;
         k->run_start_ns = now_ns;
         k->shared_start_ns = c->shared_ns;
@@ -189,7 +184,7 @@ static void cpu_set_curr(Demand *d, int cpu, Task *k, uint64_t now_ns) {
         c->curr_inferred = false;
         /* set_next_entity(): the pick updates its group (and the group's entity) */
         if (!k->rt) {
-                cpu_pick_with(d, k, 0);
+                cpu_pick_with(d, k, now_ns);
                 c->updates += dm_group_touch(d, k, 0);
         }
 }
@@ -392,6 +387,7 @@ static void task_init_new(Demand *d, Task *k, int cpu, int32_t parent_pid, uint6
         pelt_reset(&k->util, now_ns);
         pelt_reset(&k->runnable, now_ns);
         pelt_reset(&k->load, now_ns);
+        k->lag_ns = 0;           /* a new task is placed at V (its vlag 0) */
         dm_task_inherit_group(d, k, parent_pid);
         if (k->rt)
                 return;

@@ -96,7 +96,9 @@ typedef struct DemandCpu {
         unsigned nr_rt;           /* runnable RT/DL tasks */
         unsigned nr_cfs;          /* enqueued CFS tasks, the running one included */
         uint64_t shared_ns;       /* CFS running time while another CFS task was queued: what a run owes others */
-        uint64_t shared_at_ns;    /* shared_ns brought up to here */
+        uint64_t shared_at_ns;    /* shared_ns and vclock_ns brought up to here */
+        uint64_t vclock_ns;       /* V, the root's avg_vruntime(), as time at nice 0: + run / entities while a CFS
+                                   * task runs, moved by a placed or leaving entity's lag (demand-lag.c) */
         int32_t curr_pid;         /* rq->curr, 0 = idle */
         uint64_t seen_ns;         /* the last evidence of curr_pid here: its switch-in, an event in its context */
         int32_t exit_move_pid;    /* a dead curr whose sched_stat_runtime may be its exit's move (exit_move_settle()) */
@@ -163,12 +165,9 @@ struct Demand {
         size_t n_sessions, max_sessions;
 };
 
-/* What @k ran on its CPU since its last switch-in while another CFS task was queued there (DemandCpu.shared_ns):
- * the part of its run that EEVDF charges as lag (a task running alone is V itself). */
-static inline uint64_t dm_task_shared_run_ns(const Demand *d, const Task *k) {
-        const DemandCpu *c = &d->cpus[k->cpu];
-
-        return c->shared_ns - MIN(c->shared_ns, k->shared_start_ns);
+/* The root cfs_rq's entities (cfs_rq->nr_queued): its queued CFS tasks, the running one and the delayed ones. */
+static inline unsigned dm_root_nr(const DemandCpu *c) {
+        return MAX(c->nr_cfs, (unsigned) c->curr_cfs) + c->delayed.nr;
 }
 
 /* rq_clock_pelt(): what every PELT signal of the CPU is updated with. */

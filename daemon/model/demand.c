@@ -225,6 +225,9 @@ bool dm_cpu_advance(Demand *d, unsigned cpu, uint64_t now_ns, bool *ret_rt) {
         if (now_ns > c->shared_at_ns) {
                 if (c->curr_cfs && c->nr_cfs >= 2)
                         c->shared_ns += now_ns - c->shared_at_ns;
+                /* update_curr(): curr's vruntime grows by its run, the average V by run / entities */
+                if (c->curr_cfs)
+                        c->vclock_ns += (now_ns - c->shared_at_ns) / dm_root_nr(c);
                 c->shared_at_ns = now_ns;
         }
         t = dm_pelt_clock_now(&c->clock);
@@ -533,37 +536,6 @@ static bool task_take_early_util_est(Demand *d, Task *k, int cpu) {
         return false;
 }
 
-/*
- * The root cfs_rq's delayed tasks (DelayedTasks), as demand-groups.c keeps a group's: a root task that sleeps
- * beside another queued task and owes lag is delayed, until a CFS pick finds it eligible (once the CPU's CFS tasks
- * ran as long: delayed_ran() at each switch-out, delayed_pick() at each switch-in; pick_next_entity(),
- * kernel/sched/fair.c), the CPU's next pick with no task runnable (demand_switch()) or its idle entry. Its lag
- * (Task.lag_ns, demand-events.c) is what it waited queued less what it ran while another CFS task was queued: EEVDF's
- * V follows a task that runs alone (entity_lag() against avg_vruntime()). A storm's parent sleeps delayed while its
- * child runs, and the next child then gets 252 where cap is 463. Kept until the CPU had nothing runnable (sessions
- * 16-18), every sleeper stayed in the root's load while a busy task ran: 750 above the kernel's at the median at a
- * loaded recording's forks without groups (pelt-oracle --new-groups); with the whole last run as the lag, 350 above
- * at its sched events (pelt-oracle --sched-events), now 90 (docs/fidelity.md, "A sleeper's lag", session 19).
- * Eligible (lag >= 0), a sleeper is dequeued at once; alone on the CPU its lag is 0.
- */
-static void root_sleep_delayed(DemandCpu *c, Task *k) {
-        if (k->attached_group != TASK_GROUP_ROOT)
-                return;
-        if (c->nr_cfs >= 2 && k->lag_ns < 0)
-                delayed_add(&c->delayed, k, (uint64_t) -k->lag_ns);
-        else if (c->nr_cfs < 2)
-                k->lag_ns = 0;
-}
-
-static void root_requeue_delayed(DemandCpu *c, Task *k) {
-        if (k->attached_group != TASK_GROUP_ROOT)
-                return;
-        /* dequeued since (DELAY_ZERO: its lag then 0), or still delayed, its lag kept (requeue_delayed_entity()) */
-        if (k->lag_ns < 0 && !(k->delayed && k->delay_epoch == c->delayed.epoch))
-                k->lag_ns = 0;
-        delayed_requeue(&c->delayed, k);
-}
-
 /* enqueue_task_fair() / enqueue_task_rt() of @k on @cpu. */
 void dm_task_enqueue(Demand *d, Task *k, int cpu, uint64_t now_ns) {
         DemandCpu *c = &d->cpus[cpu];
@@ -581,7 +553,6 @@ void dm_task_enqueue(Demand *d, Task *k, int cpu, uint64_t now_ns) {
         else
                 dm_task_advance(d, k, now_ns);
         k->on_rq = true;
-        k->wait_start_ns = now_ns;
         k->rq_epoch = c->epoch;
         k->queued_rt = k->rt && !k->stop;
         k->queued_stop = k->stop;
@@ -600,7 +571,7 @@ void dm_task_enqueue(Demand *d, Task *k, int cpu, uint64_t now_ns) {
                 task_attach(d, k, now_ns);
         /* enqueue_entity() of its group's entity: the group's update, then one more queued task there */
         c->updates += dm_group_touch(d, k, +1);
-        root_requeue_delayed(c, k);
+        dm_root_enqueue(c, k);
         c->nr_cfs++;
         /* util_est_enqueue(): cfs_rq->avg.util_est += _task_util_est(p), unless sched_stat_iowait did it already */
         if (early)
@@ -655,8 +626,9 @@ void dm_task_dequeue(Demand *d, Task *k, uint64_t now_ns, bool sleep) {
         c->updates += dm_group_touch(d, k, -1);
         if (sleep && !d->no_delayed_dequeue) {
                 dm_group_sleep(d, k);
-                root_sleep_delayed(c, k);
-        }
+                (void) dm_root_sleep(d, c, k);
+        } else
+                dm_root_leave(d, c, k);
         c->nr_cfs -= c->nr_cfs > 0;
         /* util_est_dequeue(): sub_positive(&cfs_rq->avg.util_est, _task_util_est(p)) */
         c->util_est_sum -= MIN(c->util_est_sum, k->util_est_enqueued);

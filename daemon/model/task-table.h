@@ -54,11 +54,11 @@ typedef struct Task {
         bool exit_moved;          /* dead, and sched_move_task() of its exit seen (task_exit_move()) */
         uint32_t delay_epoch;
         uint64_t run_start_ns;    /* its last switch-in: a sleep's run, for its lag (dm_group_sleep_slow()) */
-        uint64_t wait_start_ns;   /* queued, not running, since (its enqueue or its preemption) */
+        uint64_t vmark_ns;        /* its CPU's vclock_ns when lag_ns was last brought up (demand-lag.c) */
         uint64_t shared_start_ns; /* its CPU's shared_ns at its switch-in */
         uint64_t slice_run_ns;    /* what it ran since its deadline was set, up to slice_mark_ns (slice_ended()) */
         uint64_t slice_mark_ns;   /* its switch-in, or the last deadline set while it ran */
-        int64_t lag_ns;           /* its EEVDF lag on the root as time (root_sleep_delayed()): waited - ran */
+        int64_t lag_ns;           /* its EEVDF lag on the root as time at vmark_ns: V - its vruntime (demand-lag.c) */
         int32_t next;             /* hash chain / free list (index), -1 = end */
 } Task;
 

@@ -1092,10 +1092,9 @@ static unsigned root_shared_delayed(unsigned shared_us) {
 }
 
 /*
- * EEVDF's lag is what a task ran while others were queued less what it waited (V follows a task that runs alone):
- * 50 ran 4 ms, but beside 60 only its last 40 µs, so its lag (−40 µs) is paid by 60's first 40 µs and 101's pick
- * dequeues it; beside 60 all along (woken 4 ms before), 50 owes 4 ms and stays delayed, its weight in the root's
- * load_avg. Taking the whole last run as the lag kept 50 in both; on a loaded recording without groups the root then
+ * EEVDF's lag grows only while others are queued (V follows a task that runs alone): 50 ran 4 ms, but beside 60 only
+ * its last 40 µs, so its lag (−20 µs: half of it, two entities) is paid by 60's first 40 µs and 101's pick dequeues
+ * it; beside 60 all along (woken 4 ms before), 50 owes 2 ms and stays delayed, its weight in the root's load_avg. Taking the whole last run as the lag kept 50 in both; on a loaded recording without groups the root then
  * held load ~200 above the kernel's at its sched events (pelt-oracle --sched-events, docs/fidelity.md, session 19).
  */
 TEST(root_lag_counts_the_shared_run) {
@@ -1104,6 +1103,41 @@ TEST(root_lag_counts_the_shared_run) {
         printf("delayed at 101's pick: the sleeper shared its run 40 µs %u, 4 ms %u\n", brief, whole);
         ASSERT_EQ(brief, 0u);
         ASSERT_EQ(whole, 1u);
+}
+
+/*
+ * Without task groups, on cpu0: 50 runs 3 ms while 60 and 70 (woken with it, new) wait; 60 then runs @run_us and
+ * sleeps, 70 switching in. Returns how many tasks the root holds delayed after that sleep.
+ */
+static unsigned root_three_delayed(unsigned run_us) {
+        _cleanup_(demand_freep) Demand *d = NULL;
+        uint64_t t = T0 + 3 * MSEC_NS;
+
+        if (demand_new(2, &d) < 0)
+                return UINT_MAX;
+        (void) feed(d, in_context(wake(SCHED_EVENT_WAKEUP, T0, 0, 50, 120, 0), 0), NULL);
+        (void) feed(d, in_context(sw(T0, 0, 0, false, 50, 120), 0), NULL);
+        (void) feed(d, in_context(wake(SCHED_EVENT_WAKEUP, T0, 0, 60, 120, 0), 50), NULL);
+        (void) feed(d, in_context(wake(SCHED_EVENT_WAKEUP, T0, 0, 70, 120, 0), 50), NULL);
+        (void) feed(d, in_context(sw(t, 0, 50, true, 60, 120), 50), NULL);
+        (void) feed(d, in_context(sw(t + run_us * UINT64_C(1000), 0, 60, false, 70, 120), 60), NULL);
+        return d->cpus[0].delayed.nr;
+}
+
+/*
+ * EEVDF's lag is V minus the task's vruntime, V the mean of the queued entities' (avg_vruntime(), kernel/sched/fair.c):
+ * while 50 runs 3 ms among three, V grows 1 ms, so 60 is owed 1 ms, not the 3 ms it waited; each ms 60 then runs
+ * costs it 2/3 ms. After 1 ms its lag is +1/3 ms and it leaves at its sleep; after 2 ms, -1/3 ms: not eligible, it
+ * stays queued (DELAY_DEQUEUE). Counting the whole wait (+3 ms) and the whole shared run kept it eligible after 2 ms;
+ * on a flat loaded recording the storm's parent then left at sleeps where the kernel kept it, and the root's load
+ * was ~100 below the kernel's at the forks (docs/fidelity.md, session 21).
+ */
+TEST(root_lag_follows_the_mean_vruntime) {
+        unsigned one = root_three_delayed(1000), two = root_three_delayed(2000);
+
+        printf("delayed after 60's sleep among three: ran 1 ms %u, 2 ms %u\n", one, two);
+        ASSERT_EQ(one, 0u);
+        ASSERT_EQ(two, 1u);
 }
 
 /*
