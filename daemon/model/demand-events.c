@@ -58,8 +58,8 @@ static void exit_move_settle(Demand *d, const SchedEvent *ev, uint64_t now_ns) {
 }
 
 /*
- * A pick on @k's CPU while @k runs there (@running_ns into its run; 0 at its switch-in): pick_next_entity() dequeues
- * the eligible delayed entities it finds, on the root and in @k's group (kernel/sched/fair.c).
+ * A pick on @k's CPU at @now_ns while @k runs there (at its switch-in, or later in its run): pick_next_entity()
+ * dequeues the eligible delayed entities it finds, on the root and in @k's group (kernel/sched/fair.c).
  */
 static void cpu_pick_with(Demand *d, Task *k, uint64_t now_ns) {
         dm_group_pick_task(d, k, now_ns - MIN(now_ns, k->run_start_ns));
@@ -135,7 +135,7 @@ static void switch_prev(Demand *d, int cpu, const SchedEvent *ev, uint64_t now_n
                 return;
         k->last_seen_ns = now_ns;
         if (k->running && !k->rt) {
-                /* the clock its group's sleepers' lag is paid on, and the root's (every CFS run is under it) */
+                /* the clock its group's sleepers' lag is paid on; on the root, its own lag (V grew meanwhile) */
                 dm_group_ran(d, k, dm_task_last_run_ns(k));
                 dm_root_lag_switch_out(&d->cpus[cpu], k, dm_task_last_run_ns(k));
         }
