@@ -1074,14 +1074,23 @@ TEST(root_delayed_until_eligible) {
  * Without task groups, on cpu0: 50 runs 4 ms and sleeps; 60 was woken @shared_us before that sleep and waited. 60
  * runs 0.35 ms and is preempted by 101. Returns how many tasks the root holds delayed once 101 runs.
  */
-static unsigned root_shared_delayed(unsigned shared_us) {
-        _cleanup_(demand_freep) Demand *d = NULL;
-        uint64_t t = T0 + 4 * MSEC_NS;
+/* A model of two CPUs without task groups where 50 wakes on cpu0 at T0 and runs from idle. */
+static Demand *root_50_running(void) {
+        Demand *d = NULL;
 
         if (demand_new(2, &d) < 0)
-                return UINT_MAX;
+                return NULL;
         (void) feed(d, in_context(wake(SCHED_EVENT_WAKEUP, T0, 0, 50, 120, 0), 0), NULL);
         (void) feed(d, in_context(sw(T0, 0, 0, false, 50, 120), 0), NULL);
+        return d;
+}
+
+static unsigned root_shared_delayed(unsigned shared_us) {
+        _cleanup_(demand_freep) Demand *d = root_50_running();
+        uint64_t t = T0 + 4 * MSEC_NS;
+
+        if (!d)
+                return UINT_MAX;
         (void) feed(d, in_context(wake(SCHED_EVENT_WAKEUP, t - shared_us * UINT64_C(1000), 0, 60, 120, 0), 50), NULL);
         (void) feed(d, in_context(sw(t, 0, 50, false, 60, 120), 50), NULL);
         if (d->cpus[0].delayed.nr != 1)
@@ -1094,8 +1103,9 @@ static unsigned root_shared_delayed(unsigned shared_us) {
 /*
  * EEVDF's lag grows only while others are queued (V follows a task that runs alone): 50 ran 4 ms, but beside 60 only
  * its last 40 µs, so its lag (−20 µs: half of it, two entities) is paid by 60's first 40 µs and 101's pick dequeues
- * it; beside 60 all along (woken 4 ms before), 50 owes 2 ms and stays delayed, its weight in the root's load_avg. Taking the whole last run as the lag kept 50 in both; on a loaded recording without groups the root then
- * held load ~200 above the kernel's at its sched events (pelt-oracle --sched-events, docs/fidelity.md, session 19).
+ * it; beside 60 all along (woken 4 ms before), 50 owes 2 ms and stays delayed, its weight in the root's load_avg.
+ * Taking the whole last run as the lag kept 50 in both; on a loaded recording without groups the root then held load
+ * ~200 above the kernel's at its sched events (pelt-oracle --sched-events, docs/fidelity.md, session 19).
  */
 TEST(root_lag_counts_the_shared_run) {
         unsigned brief = root_shared_delayed(40), whole = root_shared_delayed(4000);
@@ -1110,13 +1120,11 @@ TEST(root_lag_counts_the_shared_run) {
  * sleeps, 70 switching in. Returns how many tasks the root holds delayed after that sleep.
  */
 static unsigned root_three_delayed(unsigned run_us) {
-        _cleanup_(demand_freep) Demand *d = NULL;
+        _cleanup_(demand_freep) Demand *d = root_50_running();
         uint64_t t = T0 + 3 * MSEC_NS;
 
-        if (demand_new(2, &d) < 0)
+        if (!d)
                 return UINT_MAX;
-        (void) feed(d, in_context(wake(SCHED_EVENT_WAKEUP, T0, 0, 50, 120, 0), 0), NULL);
-        (void) feed(d, in_context(sw(T0, 0, 0, false, 50, 120), 0), NULL);
         (void) feed(d, in_context(wake(SCHED_EVENT_WAKEUP, T0, 0, 60, 120, 0), 50), NULL);
         (void) feed(d, in_context(wake(SCHED_EVENT_WAKEUP, T0, 0, 70, 120, 0), 50), NULL);
         (void) feed(d, in_context(sw(t, 0, 50, true, 60, 120), 50), NULL);
