@@ -48,10 +48,8 @@ void dm_task_dequeue(Demand *d, Task *k, uint64_t now_ns, bool sleep);
 void dm_task_migrate(Demand *d, Task *k, int dest, uint64_t now_ns);
 
 /* demand-lag.c: EEVDF's lag on the root cfs_rq, for its delayed sleepers. */
-uint64_t dm_root_vclock_at(const DemandCpu *c, uint64_t now_ns);
 void dm_root_lag_switch_in(DemandCpu *c, Task *k);
 void dm_root_lag_switch_out(DemandCpu *c, Task *k, uint64_t run_ns);
-void dm_root_place(DemandCpu *c, Task *k);
 void dm_root_leave(const Demand *d, DemandCpu *c, Task *k);
 bool dm_root_sleep(const Demand *d, DemandCpu *c, Task *k);
 void dm_root_enqueue(DemandCpu *c, Task *k);

@@ -38,7 +38,7 @@ static int64_t lag_clamp(const Demand *d, int64_t lag_ns) {
 }
 
 /* V now, @now_ns past the CPU's last advance (its running task's run since then counted). */
-uint64_t dm_root_vclock_at(const DemandCpu *c, uint64_t now_ns) {
+static uint64_t root_vclock_at(const DemandCpu *c, uint64_t now_ns) {
         if (!c->curr_cfs || now_ns <= c->shared_at_ns)
                 return c->vclock_ns;
         return c->vclock_ns + (now_ns - c->shared_at_ns) / dm_root_nr(c);
@@ -67,7 +67,7 @@ void dm_root_lag_switch_out(DemandCpu *c, Task *k, uint64_t run_ns) {
 }
 
 /* place_entity() of @k (enqueued on @c, not a delayed task's requeue): its lag kept, V moved by the lag it brings. */
-void dm_root_place(DemandCpu *c, Task *k) {
+static void root_place(DemandCpu *c, Task *k) {
         unsigned n = dm_root_nr(c);     /* the entities before it */
 
         if (k->attached_group != TASK_GROUP_ROOT || n == 0)
@@ -110,7 +110,7 @@ bool dm_root_sleep(const Demand *d, DemandCpu *c, Task *k) {
  * since was eligible: DELAY_ZERO, its lag 0). */
 void dm_root_enqueue(DemandCpu *c, Task *k) {
         if (k->attached_group != TASK_GROUP_ROOT) {
-                dm_root_place(c, k);     /* its group's delayed state is demand-groups.c's */
+                root_place(c, k);     /* its group's delayed state is demand-groups.c's */
                 return;
         }
         if (k->delayed && k->delay_epoch == c->delayed.epoch) {
@@ -120,11 +120,11 @@ void dm_root_enqueue(DemandCpu *c, Task *k) {
         if (k->delayed)
                 k->lag_ns = 0;
         delayed_requeue(&c->delayed, k);
-        dm_root_place(c, k);
+        root_place(c, k);
 }
 
 /* A pick on @c at @now_ns: its delayed tasks leave once V has reached their vruntime (pick_next_entity()). */
 void dm_root_pick(DemandCpu *c, uint64_t now_ns) {
-        c->delayed.ran_ns = dm_root_vclock_at(c, now_ns);
+        c->delayed.ran_ns = root_vclock_at(c, now_ns);
         delayed_pick(&c->delayed, 0);
 }

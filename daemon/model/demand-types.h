@@ -95,7 +95,7 @@ typedef struct DemandCpu {
         unsigned util_est_sum;    /* cfs_rq->avg.util_est: Σ util_est of the enqueued CFS tasks */
         unsigned nr_rt;           /* runnable RT/DL tasks */
         unsigned nr_cfs;          /* enqueued CFS tasks, the running one included */
-        uint64_t shared_ns;       /* CFS running time while another CFS task was queued: what a run owes others */
+        uint64_t shared_ns;       /* CFS running time while another CFS task was queued: a group sleeper's lag */
         uint64_t shared_at_ns;    /* shared_ns and vclock_ns brought up to here */
         uint64_t vclock_ns;       /* V, the root's avg_vruntime(), as time at nice 0: + run / entities while a CFS
                                    * task runs, moved by a placed or leaving entity's lag (demand-lag.c) */
