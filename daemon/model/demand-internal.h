@@ -51,6 +51,6 @@ void dm_task_migrate(Demand *d, Task *k, int dest, uint64_t now_ns);
 void dm_root_lag_switch_in(DemandCpu *c, Task *k);
 void dm_root_lag_switch_out(DemandCpu *c, Task *k, uint64_t run_ns);
 void dm_root_leave(const Demand *d, DemandCpu *c, Task *k);
-bool dm_root_sleep(const Demand *d, DemandCpu *c, Task *k);
+void dm_root_sleep(const Demand *d, DemandCpu *c, Task *k);
 void dm_root_enqueue(DemandCpu *c, Task *k);
 void dm_root_pick(DemandCpu *c, uint64_t now_ns);

@@ -92,18 +92,17 @@ void dm_root_leave(const Demand *d, DemandCpu *c, Task *k) {
 }
 
 /* @k goes to sleep on @c: not eligible (lag < 0) beside another entity, it stays queued (DELAY_DEQUEUE), eligible
- * once V has caught up with its vruntime; else it leaves. Returns whether it was delayed. */
-bool dm_root_sleep(const Demand *d, DemandCpu *c, Task *k) {
+ * once V has caught up with its vruntime; else it leaves. */
+void dm_root_sleep(const Demand *d, DemandCpu *c, Task *k) {
         if (k->attached_group != TASK_GROUP_ROOT)
-                return false;
+                return;
         lag_mark(c, k);
         if (dm_root_nr(c) >= 2 && k->lag_ns < 0) {
                 c->delayed.ran_ns = c->vclock_ns;
                 delayed_add(&c->delayed, k, (uint64_t) -k->lag_ns);
-                return true;
+                return;
         }
         dm_root_leave(d, c, k);
-        return false;
 }
 
 /* @k enqueued on @c: requeued where it was if still delayed there, else placed (a delayed task dequeued at a pick

@@ -34,16 +34,16 @@ static inline uint64_t dm_pelt_clock_now(const PeltClock *clock) {
  * weight in cfs_rq->load.weight, until a pick finds it eligible (pick_next_entity() dequeues it then) or it is woken
  * (requeue_delayed_entity()). What it changes is the cfs_rq's load_avg, which scales a new task's initial util
  * (util_initial()). The callers say when a sleep is delayed and when a pick or the CPU's idle entry dequeues them all.
- * Eligibility (vruntime <= avg_vruntime(), kernel/sched/fair.c) is followed in time, not in vruntime: the sleeper
- * owes @lag_ns (what it ran while others waited, less what it waited: Task.lag_ns on the root, the shared part of
- * its last run in a group), so with one other of equal weight it is eligible once the others have run as long
- * (ran_ns, the cfs_rq's running time); with more, the average moves slower. Taken as one, the common case (a
+ * Eligibility (vruntime <= avg_vruntime(), kernel/sched/fair.c): the sleeper owes @lag_ns, and is eligible once
+ * ran_ns has grown by it. On the root ran_ns is V itself and the lag Task.lag_ns (demand-lag.c, session 21); in a
+ * group, ran_ns is the group's tasks' running time and the lag the shared part of the sleeper's last run, so with
+ * one other of equal weight it is eligible once the others have run as long. Taken as one, the common case (a
  * parent and the child it forked); a pick before that leaves them (delayed_pick()).
  */
 typedef struct DelayedTasks {
         uint32_t nr;              /* asleep but still queued: load only */
         uint32_t epoch;           /* bumped when they are all dequeued: a task's mark from before no longer counts */
-        uint64_t ran_ns;          /* the cfs_rq's tasks' running time: the clock their lag is paid on */
+        uint64_t ran_ns;          /* the clock their lag is paid on: V on the root, the tasks' running time in a group */
         uint64_t eligible_ns;     /* ran_ns at which the last of them is eligible */
 } DelayedTasks;
 

@@ -626,7 +626,7 @@ void dm_task_dequeue(Demand *d, Task *k, uint64_t now_ns, bool sleep) {
         c->updates += dm_group_touch(d, k, -1);
         if (sleep && !d->no_delayed_dequeue) {
                 dm_group_sleep(d, k);
-                (void) dm_root_sleep(d, c, k);
+                dm_root_sleep(d, c, k);
         } else
                 dm_root_leave(d, c, k);
         c->nr_cfs -= c->nr_cfs > 0;

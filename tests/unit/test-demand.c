@@ -1070,10 +1070,6 @@ TEST(root_delayed_until_eligible) {
  * Here no period boundary falls between the exit (10 ms after T0, 0.56 ms into a 1.024 µs-unit period) and the
  * last switch-out (0.48 ms on); the root's util_avg shows what its sum kept at the next one.
  */
-/*
- * Without task groups, on cpu0: 50 runs 4 ms and sleeps; 60 was woken @shared_us before that sleep and waited. 60
- * runs 0.35 ms and is preempted by 101. Returns how many tasks the root holds delayed once 101 runs.
- */
 /* A model of two CPUs without task groups where 50 wakes on cpu0 at T0 and runs from idle. */
 static Demand *root_50_running(void) {
         Demand *d = NULL;
@@ -1085,6 +1081,10 @@ static Demand *root_50_running(void) {
         return d;
 }
 
+/*
+ * Without task groups, on cpu0: 50 runs 4 ms and sleeps; 60 was woken @shared_us before that sleep and waited. 60
+ * runs 0.35 ms and is preempted by 101. Returns how many tasks the root holds delayed once 101 runs.
+ */
 static unsigned root_shared_delayed(unsigned shared_us) {
         _cleanup_(demand_freep) Demand *d = root_50_running();
         uint64_t t = T0 + 4 * MSEC_NS;
